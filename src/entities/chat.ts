@@ -1,0 +1,83 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import { tenantColumns, timestamps } from './tenant.ts';
+
+const ConversationSchema = defineEntity({
+  name: 'Conversation',
+  uniques: [{ properties: ['clinic', 'patientPhone'] }],
+  properties: {
+    ...tenantColumns(),
+    /** E.164 */
+    patientPhone: p.string(),
+    clinicPhone: p.string().nullable(),
+    displayName: p.string().nullable(),
+    lastMessagePreview: p.text().nullable(),
+    lastActivityAt: p.datetime().nullable(),
+    lastInboundAt: p.datetime().nullable(),
+    lastOutboundAt: p.datetime().nullable(),
+    isHandled: p.boolean().default(false),
+    ...timestamps(),
+  },
+});
+export class Conversation extends ConversationSchema.class {}
+ConversationSchema.setClass(Conversation);
+
+export const messageTypes = ['text', 'image', 'document', 'audio', 'video', 'sticker', 'contacts'] as const;
+
+const MessageSchema = defineEntity({
+  name: 'Message',
+  indexes: [
+    { properties: ['conversation', 'createdAt', 'id'] },
+    { properties: ['clinic', 'updatedAt', 'id'] },
+  ],
+  properties: {
+    ...tenantColumns(),
+    conversation: () => p.manyToOne(Conversation),
+    direction: p.enum(['inbound', 'outbound'] as const),
+    type: p.enum(messageTypes),
+    fromPhone: p.string().nullable(),
+    toPhone: p.string().nullable(),
+    text: p.text().nullable(),
+    mediaType: p.string().nullable(),
+    mediaMime: p.string().nullable(),
+    mediaPath: p.string().nullable(),
+    mediaFilename: p.string().nullable(),
+    templateName: p.string().nullable(),
+    templateParams: p.json<string[]>().nullable(),
+    repliedTo: () => p.manyToOne(Message).nullable(),
+    reactionPatient: p.string().nullable(),
+    reactionClinic: p.string().nullable(),
+    failureReason: p.string().nullable(),
+    networkMessageId: p.string().nullable().index(),
+    sentAt: p.datetime().nullable(),
+    deliveredAt: p.datetime().nullable(),
+    readAt: p.datetime().nullable(),
+    failedAt: p.datetime().nullable(),
+    ...timestamps(),
+  },
+});
+export class Message extends MessageSchema.class {}
+MessageSchema.setClass(Message);
+
+const TemplateSchema = defineEntity({
+  name: 'Template',
+  uniques: [{ properties: ['clinic', 'name'] }],
+  properties: {
+    ...tenantColumns(),
+    name: p.string(),
+    displayName: p.string().nullable(),
+    language: p.string().nullable(),
+    modelType: p.string().nullable(),
+    category: p.string().nullable(),
+    status: p.string().nullable(),
+    rejectionReason: p.string().nullable(),
+    parameterCount: p.integer().nullable(),
+    body: p.text().nullable(),
+    header: p.json<unknown>().nullable(),
+    footer: p.json<unknown>().nullable(),
+    buttons: p.json<unknown>().nullable(),
+    hasActiveVersion: p.boolean().default(true),
+    ...timestamps(),
+  },
+});
+export class Template extends TemplateSchema.class {}
+TemplateSchema.setClass(Template);

@@ -1,0 +1,109 @@
+import { defineEntity, p } from '@mikro-orm/core';
+import {
+  AppointmentStatus,
+  AppointmentType,
+  BillingAccount,
+  Branch,
+  Provider,
+  TreatmentMenuItem,
+} from './catalog.ts';
+import { Patient } from './patient.ts';
+import { tenantColumns, timestamps } from './tenant.ts';
+
+const AppointmentSchema = defineEntity({
+  name: 'Appointment',
+  indexes: [{ properties: ['patient', 'startAt', 'id'] }],
+  properties: {
+    ...tenantColumns(),
+    patient: () => p.manyToOne(Patient),
+    branch: () => p.manyToOne(Branch),
+    provider: () => p.manyToOne(Provider).nullable(),
+    type: () => p.manyToOne(AppointmentType).nullable(),
+    status: () => p.manyToOne(AppointmentStatus).nullable(),
+    startAt: p.datetime(),
+    endAt: p.datetime(),
+    note: p.text().nullable(),
+    cancelledAt: p.datetime().nullable(),
+    ...timestamps(),
+  },
+});
+export class Appointment extends AppointmentSchema.class {}
+AppointmentSchema.setClass(Appointment);
+
+export const treatmentStatuses = ['planned', 'completed'] as const;
+
+const TreatmentSchema = defineEntity({
+  name: 'Treatment',
+  indexes: [{ properties: ['patient', 'performedAt', 'id'] }],
+  properties: {
+    ...tenantColumns(),
+    patient: () => p.manyToOne(Patient),
+    appointment: () => p.manyToOne(Appointment).nullable(),
+    menuItem: () => p.manyToOne(TreatmentMenuItem).nullable(),
+    provider: () => p.manyToOne(Provider).nullable(),
+    description: p.string().nullable(),
+    /** Tooth numbers (FDI) at dental clinics. */
+    teeth: p.array().nullable(),
+    price: p.decimal('number').precision(12).scale(2).nullable(),
+    status: p.enum(treatmentStatuses),
+    performedAt: p.datetime(),
+    note: p.text().nullable(),
+    cancelledAt: p.datetime().nullable(),
+    ...timestamps(),
+  },
+});
+export class Treatment extends TreatmentSchema.class {}
+TreatmentSchema.setClass(Treatment);
+
+export const paymentMethods = ['cash', 'card', 'check', 'bank_transfer', 'other'] as const;
+
+const PaymentSchema = defineEntity({
+  name: 'Payment',
+  indexes: [{ properties: ['patient', 'paidAt', 'id'] }],
+  properties: {
+    ...tenantColumns(),
+    patient: () => p.manyToOne(Patient),
+    billingAccount: () => p.manyToOne(BillingAccount),
+    /** Positive; a refund has isRefund and is shown as the amount given back. */
+    amount: p.decimal('number').precision(12).scale(2),
+    currency: p.string().length(3),
+    methodType: p.enum(paymentMethods),
+    /** Card, check and bank details. Stored for the clinic's own records; never returned by the API. */
+    methodDetails: p.json<Record<string, unknown>>().nullable().hidden(),
+    isRefund: p.boolean().default(false),
+    refundOf: () => p.manyToOne(Payment).nullable(),
+    receiptNumber: p.string().nullable(),
+    paidAt: p.datetime(),
+    note: p.text().nullable(),
+    cancelledAt: p.datetime().nullable(),
+    ...timestamps(),
+  },
+});
+export class Payment extends PaymentSchema.class {}
+PaymentSchema.setClass(Payment);
+
+const CallSchema = defineEntity({
+  name: 'Call',
+  properties: {
+    ...tenantColumns(),
+    patient: () => p.manyToOne(Patient).nullable(),
+    direction: p.enum(['inbound', 'outbound'] as const),
+    fromPhone: p.string().nullable(),
+    toPhone: p.string().nullable(),
+    startedAt: p.datetime(),
+    endedAt: p.datetime().nullable(),
+    durationSeconds: p.integer().default(0),
+    answered: p.boolean().default(false),
+    note: p.text().nullable(),
+    recorded: p.boolean().default(false),
+    recordingAvailable: p.boolean().default(false),
+    recordingPath: p.string().nullable(),
+    /** null, pending, completed or failed */
+    transcriptStatus: p.string().nullable(),
+    transcriptSummary: p.text().nullable(),
+    transcriptSegments: p.json<unknown[]>().nullable(),
+    ...timestamps(),
+  },
+});
+export class Call extends CallSchema.class {}
+CallSchema.setClass(Call);

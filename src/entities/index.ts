@@ -1,0 +1,59 @@
+import { ApiKey } from './api-key.ts';
+import {
+  AppointmentStatus,
+  AppointmentType,
+  BillingAccount,
+  Branch,
+  Breed,
+  Measurement,
+  PatientStatus,
+  Provider,
+  Species,
+  TreatmentCategory,
+  TreatmentMenuItem,
+  Vaccine,
+} from './catalog.ts';
+import { Conversation, Message, Template } from './chat.ts';
+import { Clinic } from './clinic.ts';
+import { Appointment, Call, Payment, Treatment } from './clinical.ts';
+import { Owner, Patient } from './patient.ts';
+import { Event, WebhookDelivery, WebhookSubscription } from './webhooks.ts';
+
+export * from './api-key.ts';
+export * from './catalog.ts';
+export * from './chat.ts';
+export * from './clinic.ts';
+export * from './clinical.ts';
+export * from './patient.ts';
+export type { Address } from './tenant.ts';
+export * from './webhooks.ts';
+
+/** Entities whose rows belong to one clinic: the `tenant` filter applies to all of them. */
+export const tenantEntities = [
+  PatientStatus,
+  Owner,
+  Patient,
+  Branch,
+  AppointmentType,
+  AppointmentStatus,
+  TreatmentCategory,
+  TreatmentMenuItem,
+  Provider,
+  BillingAccount,
+  Species,
+  Breed,
+  Vaccine,
+  Measurement,
+  Appointment,
+  Treatment,
+  Payment,
+  Call,
+  Conversation,
+  Message,
+  Template,
+  Event,
+  WebhookSubscription,
+  WebhookDelivery,
+];
+
+export const allEntities = [Clinic, ApiKey, ...tenantEntities];

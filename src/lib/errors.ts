@@ -1,0 +1,63 @@
+/**
+ * The one error type of the service. Services throw it; the GraphQL layer puts `code` in
+ * `extensions.code`, the REST layer answers `{error: {code, message, param?, request_id}}` with
+ * `status`. Anything else that escapes is logged and masked as 500 internal_error.
+ */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'validation_failed'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'conflict'
+  | 'rate_limited'
+  | 'internal_error';
+
+const statusOf: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  validation_failed: 422,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  rate_limited: 429,
+  internal_error: 500,
+};
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly param?: string;
+  readonly details?: Record<string, unknown>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { param?: string; details?: Record<string, unknown> } = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = statusOf[code];
+    this.param = opts.param;
+    this.details = opts.details;
+  }
+}
+
+export const notFound = (what: string, id: string) =>
+  new AppError('not_found', `No ${what} with id '${id}'.`);
+
+export const invalid = (param: string, message: string) =>
+  new AppError('validation_failed', message, { param });
+
+/** Finds the AppError behind a GraphQL error (graphql-js wraps resolver errors in originalError). */
+export function findAppError(err: unknown): AppError | undefined {
+  let cur: any = err;
+  for (let i = 0; i < 5 && cur; i++) {
+    if (cur instanceof AppError) return cur;
+    cur = cur.originalError;
+  }
+  return undefined;
+}

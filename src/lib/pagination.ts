@@ -1,0 +1,137 @@
+import { AppError } from './errors.ts';
+
+/**
+ * Keyset pagination, the one helper behind every list: `{data, next_cursor}` pages in REST and
+ * Relay connections in GraphQL. A cursor is base64url JSON `[listTag, ...sortValues, id]` of the
+ * last row returned; the next page starts strictly after it, so inserts and deletes between
+ * fetches neither skip nor repeat rows.
+ */
+export const DEFAULT_LIMIT = 25;
+export const MAX_LIMIT = 100;
+
+export type SortDir = 'asc' | 'desc';
+
+export interface KeysetSpec<T> {
+  /** Names the list a cursor belongs to; a cursor from another list is refused. */
+  tag: string;
+  /** The sort column (an entity property holding a Date, number or string), then the id. */
+  sortBy?: { prop: string; dir: SortDir; get: (row: T) => Date | number | string };
+  idDir: SortDir;
+  id: (row: T) => number;
+}
+
+export interface PageRequest {
+  limit: number;
+  after: unknown[] | null;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export function parseLimit(raw: unknown, param = 'limit'): number {
+  if (raw === undefined || raw === null || raw === '') return DEFAULT_LIMIT;
+  const s = typeof raw === 'number' ? String(raw) : raw;
+  if (typeof s !== 'string' || !/^\d+$/.test(s.trim())) {
+    throw new AppError('validation_failed', `${param} must be an integer from 1 to ${MAX_LIMIT}.`, { param });
+  }
+  const n = Number(s);
+  if (n < 1 || n > MAX_LIMIT) {
+    throw new AppError('validation_failed', `${param} must be an integer from 1 to ${MAX_LIMIT}.`, { param });
+  }
+  return n;
+}
+
+function badCursor(param: string): AppError {
+  return new AppError(
+    'validation_failed',
+    `${param} is not a cursor of this list; pass next_cursor back verbatim.`,
+    {
+      param,
+    },
+  );
+}
+
+export function encodeCursor<T>(spec: KeysetSpec<T>, row: T): string {
+  const values: unknown[] = [spec.tag];
+  if (spec.sortBy) {
+    const v = spec.sortBy.get(row);
+    values.push(v instanceof Date ? v.toISOString() : v);
+  }
+  values.push(spec.id(row));
+  return Buffer.from(JSON.stringify(values)).toString('base64url');
+}
+
+export function decodeCursor<T>(spec: KeysetSpec<T>, raw: unknown, param = 'cursor'): unknown[] | null {
+  if (raw === undefined || raw === null || raw === '') return null;
+  if (typeof raw !== 'string' || raw.length > 512 || !/^[A-Za-z0-9_-]+$/.test(raw)) throw badCursor(param);
+  let values: unknown;
+  try {
+    values = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    throw badCursor(param);
+  }
+  const expected = spec.sortBy ? 3 : 2;
+  if (!Array.isArray(values) || values.length !== expected || values[0] !== spec.tag) throw badCursor(param);
+  const id = values[expected - 1];
+  if (!Number.isSafeInteger(id) || (id as number) < 0) throw badCursor(param);
+  const out: unknown[] = [];
+  if (spec.sortBy) {
+    const v = values[1];
+    // The sort value's type is checked against what the list sorts by; dates must parse.
+    if (typeof v === 'string' && /^\d{4}-\d\d-\d\dT/.test(v)) {
+      const d = new Date(v);
+      if (Number.isNaN(d.getTime())) throw badCursor(param);
+      out.push(d);
+    } else if (typeof v === 'string' || typeof v === 'number') {
+      out.push(v);
+    } else {
+      throw badCursor(param);
+    }
+  }
+  out.push(id);
+  return out;
+}
+
+/** The MikroORM condition "strictly after the cursor" for this keyset. */
+export function afterCondition<T>(spec: KeysetSpec<T>, after: unknown[]): Record<string, unknown> {
+  const op = (dir: SortDir) => (dir === 'asc' ? '$gt' : '$lt');
+  if (!spec.sortBy) return { id: { [op(spec.idDir)]: after[0] } };
+  const [v, id] = after;
+  return {
+    $or: [
+      { [spec.sortBy.prop]: { [op(spec.sortBy.dir)]: v } },
+      { [spec.sortBy.prop]: v, id: { [op(spec.idDir)]: id } },
+    ],
+  };
+}
+
+export function orderBy<T>(spec: KeysetSpec<T>): Record<string, SortDir>[] {
+  return spec.sortBy ? [{ [spec.sortBy.prop]: spec.sortBy.dir }, { id: spec.idDir }] : [{ id: spec.idDir }];
+}
+
+/**
+ * Runs one page: `fetch` receives the extra condition, order and row count (limit + 1, the extra
+ * row only tells whether another page exists).
+ */
+export async function paginate<T>(
+  spec: KeysetSpec<T>,
+  args: { limit?: unknown; cursor?: unknown; limitParam?: string; cursorParam?: string },
+  fetch: (q: {
+    after: Record<string, unknown> | null;
+    orderBy: Record<string, SortDir>[];
+    take: number;
+  }) => Promise<T[]>,
+): Promise<Page<T>> {
+  const limit = parseLimit(args.limit, args.limitParam);
+  const after = decodeCursor(spec, args.cursor, args.cursorParam);
+  const rows = await fetch({
+    after: after ? afterCondition(spec, after) : null,
+    orderBy: orderBy(spec),
+    take: limit + 1,
+  });
+  const items = rows.length > limit ? rows.slice(0, limit) : rows;
+  const nextCursor = rows.length > limit ? encodeCursor(spec, items[items.length - 1]) : null;
+  return { items, nextCursor };
+}

@@ -1,0 +1,43 @@
+import { Clinic } from './entities/index.ts';
+import { loadConfig } from './lib/config.ts';
+import { migrate, openOrm, startDatabase } from './lib/database.ts';
+import { logger } from './lib/logger.ts';
+import { startHttpServer } from './server/start.ts';
+import { printWelcome } from './server/welcome.ts';
+import { seedDemo } from './services/demo/seed-demo.ts';
+
+/** `npm start`: database (embedded unless DATABASE_URL), migrations, demo data once, HTTP server. */
+const config = loadConfig();
+const db = await startDatabase({
+  url: config.DATABASE_URL,
+  dataDir: config.DATA_DIR,
+  port: config.EMBEDDED_PG_PORT,
+});
+const orm = await openOrm(db.url);
+const applied = await migrate(orm);
+if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+
+const em = orm.em.fork();
+const empty = (await em.count(Clinic, {})) === 0;
+const demo = empty ? await seedDemo(em) : null;
+
+const running = await startHttpServer({
+  orm,
+  port: config.PORT,
+  host: config.HOST,
+  keyCacheTtlMs: config.KEY_CACHE_TTL_MS,
+});
+printWelcome(running.url, demo);
+
+let stopping = false;
+async function stop(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'shutting down');
+  await running.close();
+  await orm.close();
+  await db.stop();
+  process.exit(0);
+}
+process.on('SIGINT', () => void stop('SIGINT'));
+process.on('SIGTERM', () => void stop('SIGTERM'));

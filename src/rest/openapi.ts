@@ -1,0 +1,475 @@
+import {
+  type GraphQLField,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  isListType,
+  isNonNullType,
+  isObjectType,
+} from 'graphql';
+import { schemas } from '../schema/index.ts';
+import { detailedPatientFields } from '../services/presenters.ts';
+import { type RestRoute, restRoutes } from './routes.ts';
+
+/**
+ * The /v1 OpenAPI document: SOFA's (fets') generated document, fixed up.
+ *
+ * SOFA's document is the source of the operations' parameters and success schemas and of the
+ * component schemas; it is then corrected against the route table (paths, methods, operationId,
+ * tag, summary) and the Rest GraphQL schema (nullability, list items, scopes):
+ *
+ * - OpenAPI 3.1: nullable fields are `type: [T, "null"]`, nullable objects `anyOf: [$ref, null]`.
+ *   `required` lists the non-null fields, so fields REST may leave out (the detailed patient
+ *   fields, owner, species) are never required.
+ * - Full paths (`/v1/patients/{id}`), no server prefix, only the routes of the table (no SOFA
+ *   /webhook), one parameter per name, path parameters in the path, the rest in the query, with
+ *   the schema of what the services accept.
+ * - Error responses share one `Error` schema (src/rest/errors.ts). Unreferenced component
+ *   schemas (Query, ...) are dropped and the rest sorted, so the output is deterministic.
+ */
+export function openApiDocument(
+  router: any,
+  restSchema: GraphQLSchema = schemas().restSchema,
+): Record<string, any> {
+  const sofa = structuredClone(router.openAPIDocument) as Record<string, any>;
+  const queryFields = restSchema.getQueryType()?.getFields() ?? {};
+
+  const sofaSchemas: Record<string, any> = sofa.components?.schemas ?? {};
+  const converted: Record<string, any> = {};
+  for (const [name, schema] of Object.entries(sofaSchemas)) {
+    const type = restSchema.getType(name);
+    converted[name] = isObjectType(type) ? objectSchema(name, schema, type.getFields()) : schema;
+  }
+  if (converted.Error)
+    throw new Error('openapi: a Rest GraphQL type is named Error, which clashes with the error schema.');
+  converted.Error = errorSchema;
+
+  const paths: Record<string, any> = {};
+  for (const route of restRoutes) {
+    const path = `/v1${oasPath(route.path)}`;
+    const method = route.method.toLowerCase();
+    const source = findSofaOperation(sofa, route);
+    if (!source)
+      throw new Error(
+        `openapi: SOFA generated no ${route.method} ${route.path} (Rest field ${route.field}).`,
+      );
+    const field = queryFields[route.field];
+    paths[path] ??= {};
+    paths[path][method] = operation(route, path, source, field, converted);
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: sofa.info?.title ?? 'clinic-gateway',
+      version: sofa.info?.version ?? '1.0.0',
+      description: infoDescription,
+    },
+    tags: [...new Set(restRoutes.map((r) => r.tag))].map((name) => ({
+      name,
+      description: tagDescriptions[name] ?? name,
+    })),
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key of the clinic: `Authorization: Bearer <API_KEY>`. Each key has scopes.',
+        },
+      },
+      headers: {
+        RequestId: {
+          description:
+            'Id of this request (also `request_id` in error bodies); quote it when reporting a problem.',
+          schema: { type: 'string' },
+        },
+      },
+      schemas: reachableSchemas(paths, converted),
+    },
+  };
+}
+
+const infoDescription = [
+  'REST API of clinic-gateway. Every path lives under `/v1`; the same data is also served as GraphQL at `/graphql`.',
+  '',
+  'Authenticate with `Authorization: Bearer <API_KEY>`. Keys are scoped: each operation names the scopes it needs,',
+  'and a key without one gets 403 with the missing scopes in `error.required_scopes`.',
+  '',
+  'Single objects come as `{data}`. Paginated lists come as `{data, next_cursor}`: pass `next_cursor` back verbatim as',
+  '`cursor` for the next page; it is null on the last page. `limit` is 1 to 100 (default 25). Bounded lists (catalog)',
+  'return everything as `{data}`.',
+  '',
+  'Errors are `{"error": {"code", "message", "param"?, "request_id", "required_scopes"?}}`.',
+].join('\n');
+
+const tagDescriptions: Record<string, string> = {
+  Patients: 'Patients (animals at veterinary clinics) and their appointments, treatments and payments.',
+  Catalog: 'Read-only reference data of the clinic; bounded lists, no cursor.',
+};
+
+/** `/patients/:id` → `/patients/{id}`. */
+function oasPath(path: string): string {
+  return path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+}
+
+/** SOFA's operation for a route: fets keys paths without the base path, `{param}` form. */
+function findSofaOperation(sofa: Record<string, any>, route: RestRoute): any {
+  const method = route.method.toLowerCase();
+  const p = oasPath(route.path);
+  for (const candidate of [p, `/v1${p}`, route.path, `/v1${route.path}`]) {
+    const op = sofa.paths?.[candidate]?.[method];
+    if (op) return op;
+  }
+  return undefined;
+}
+
+// ---------- operations ----------
+
+interface ParameterSpec {
+  description: string;
+  schema: Record<string, unknown>;
+  style?: string;
+  explode?: boolean;
+  example?: unknown;
+  /** The 422 message for a bad value, when the services validate it. */
+  invalid?: string;
+}
+
+const patientFormatNote = detailedPatientFields.join(', ');
+
+/** What the services accept for each parameter name (see src/lib/pagination.ts, services/patients). */
+const knownParameters: Record<string, ParameterSpec> = {
+  limit: {
+    description: 'Page size, 1 to 100.',
+    schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
+    invalid: 'limit must be an integer from 1 to 100.',
+  },
+  cursor: {
+    description: '`next_cursor` of the previous page, passed back verbatim. Omit for the first page.',
+    schema: { type: 'string' },
+    invalid: 'cursor is not a cursor of this list; pass next_cursor back verbatim.',
+  },
+  response_format: {
+    description: `\`concise\` returns the core fields; \`detailed\` adds ${patientFormatNote}.`,
+    schema: { type: 'string', enum: ['concise', 'detailed'], default: 'concise' },
+    invalid: 'response_format must be concise or detailed.',
+  },
+  include: {
+    description:
+      'Veterinary clinics: comma list of `owner`, `species` to embed in the patient (e.g. `owner,species`). Unknown values are a 422.',
+    schema: { type: 'string' },
+    style: 'form',
+    explode: false,
+    example: 'owner,species',
+    invalid: 'Unknown include value(s): owner2. Allowed: owner, species.',
+  },
+  phone: {
+    description: 'Patients with this phone number; separators ignored, local (0…) or international form.',
+    schema: { type: 'string' },
+    invalid: "phone 'abc' is not a phone number.",
+  },
+  email: {
+    description: 'Patients with this email address (case-insensitive exact match).',
+    schema: { type: 'string' },
+  },
+  query: {
+    description: 'Name search: prefix of the first name, last name or full name.',
+    schema: { type: 'string' },
+  },
+  appointment_id: {
+    description: 'Only the treatments of this appointment (an appointment id, e.g. `appt_1`).',
+    schema: { type: 'string' },
+    invalid: "appointment_id 'x' is not an appointment id.",
+  },
+  species_id: {
+    description: 'Only the breeds of this species (a species id, e.g. `spc_1`).',
+    schema: { type: 'string' },
+    invalid: "species_id 'x' is not a species id.",
+  },
+};
+
+function parameters(
+  path: string,
+  sofaParams: any[],
+): { params: any[]; invalid: { param: string; message: string }[] } {
+  const inPath = new Set([...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]));
+  const seen = new Map<string, any>();
+  // Path parameters first, in path order; then the query parameters in SOFA's (argument) order.
+  for (const name of inPath) seen.set(name, sofaParams.find((p) => p?.name === name) ?? { name });
+  for (const p of sofaParams) if (p?.name && !seen.has(p.name)) seen.set(p.name, p);
+
+  const invalid: { param: string; message: string }[] = [];
+  const params = [...seen.values()].map((p) => {
+    const { description: schemaDescription, ...sofaSchema } = p.schema ?? { type: 'string' };
+    if (inPath.has(p.name)) {
+      return {
+        name: p.name,
+        in: 'path',
+        required: true,
+        description: p.description ?? schemaDescription ?? `${p.name} of the object.`,
+        schema: { type: 'string' },
+      };
+    }
+    const known = knownParameters[p.name];
+    // An unknown parameter keeps SOFA's schema and is assumed to be validated.
+    if (!known || known.invalid)
+      invalid.push({ param: p.name, message: known?.invalid ?? `${p.name} is not valid.` });
+    const out: Record<string, unknown> = {
+      name: p.name,
+      in: 'query',
+      required: p.required === true,
+      description: known?.description ?? p.description ?? schemaDescription ?? '',
+    };
+    if (known?.style) out.style = known.style;
+    if (known?.explode !== undefined) out.explode = known.explode;
+    out.schema = known?.schema ?? sofaSchema;
+    if (known?.example !== undefined) out.example = known.example;
+    return out;
+  });
+  return { params, invalid };
+}
+
+/** Every scope named in a field's authScopes (`{'a': true}` or `{$all: {...}}`), in order. */
+function scopesIn(authScopes: unknown, out: string[] = []): string[] {
+  if (!authScopes || typeof authScopes !== 'object') return out;
+  for (const [k, v] of Object.entries(authScopes)) {
+    if (k.startsWith('$')) scopesIn(v, out);
+    else if (v === true && !out.includes(k)) out.push(k);
+  }
+  return out;
+}
+
+const requestIdHeader = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
+
+function errorResponse(
+  description: string,
+  example: { code: string; message: string; param?: string; required_scopes?: string[] },
+) {
+  return {
+    description,
+    headers: requestIdHeader,
+    content: {
+      'application/json': {
+        schema: { $ref: '#/components/schemas/Error' },
+        example: {
+          error: {
+            code: example.code,
+            message: example.message,
+            ...(example.param ? { param: example.param } : {}),
+            request_id: 'req_3kTq9xYb2mN1',
+            ...(example.required_scopes ? { required_scopes: example.required_scopes } : {}),
+          },
+        },
+      },
+    },
+  };
+}
+
+function successDescription(schemaRef: string | undefined, schemas: Record<string, any> | undefined): string {
+  const name = schemaRef?.replace('#/components/schemas/', '');
+  const props = name ? (schemas?.[name]?.properties ?? {}) : {};
+  if ('next_cursor' in props) return 'One page: `data`, and `next_cursor` (null on the last page).';
+  if (props.data?.type === 'array') return 'All of them, in `data` (not paginated).';
+  if ('data' in props) return 'The object, in `data`.';
+  return 'OK';
+}
+
+function operation(
+  route: RestRoute,
+  path: string,
+  source: any,
+  field: GraphQLField<unknown, unknown> | undefined,
+  components: Record<string, any>,
+) {
+  const { params, invalid } = parameters(path, Array.isArray(source.parameters) ? source.parameters : []);
+  const scopes = scopesIn((field?.extensions?.pothosOptions as any)?.authScopes);
+  const sofaSuccess = source.responses?.[String(route.status)] ?? Object.values(source.responses ?? {})[0];
+  const successSchema = (sofaSuccess as any)?.content?.['application/json']?.schema;
+
+  const description = [
+    field?.description,
+    scopes.length ? `Scopes: ${scopes.map((s) => `\`${s}\``).join(', ')}.` : undefined,
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+
+  const responses: Record<string, any> = {
+    [String(route.status)]: {
+      description: successDescription(successSchema?.$ref, components),
+      headers: requestIdHeader,
+      ...(successSchema ? { content: { 'application/json': { schema: successSchema } } } : {}),
+    },
+  };
+  if (params.some((p) => p.in === 'query')) {
+    responses['400'] = errorResponse(
+      '`invalid_request`: a parameter could not be read, e.g. given twice where one value is expected.',
+      {
+        code: 'invalid_request',
+        message: 'String cannot represent value: ["a", "b"]',
+      },
+    );
+  }
+  responses['401'] = errorResponse(
+    '`unauthenticated`: the Authorization header is missing, or the key is invalid or revoked.',
+    {
+      code: 'unauthenticated',
+      message: 'Invalid or revoked API key.',
+    },
+  );
+  responses['403'] = errorResponse(
+    '`forbidden`: the key lacks a scope this operation needs; `required_scopes` names them.',
+    {
+      code: 'forbidden',
+      message: scopes.length
+        ? `This API key lacks the scope required here: ${scopes.join(', ')}.`
+        : 'This API key is not allowed to do this.',
+      ...(scopes.length ? { required_scopes: scopes } : {}),
+    },
+  );
+  if (params.some((p) => p.in === 'path')) {
+    responses['404'] = errorResponse("`not_found`: no object with this id at the key's clinic.", {
+      code: 'not_found',
+      message: "No patient with id 'pat_999'.",
+    });
+  }
+  if (invalid.length) {
+    const example = invalid.find((i) => i.param === 'limit') ?? invalid[0];
+    responses['422'] = errorResponse(
+      `\`validation_failed\`: a parameter has an invalid value (${invalid.map((i) => `\`${i.param}\``).join(', ')}); \`param\` names it.`,
+      { code: 'validation_failed', message: example.message, param: example.param },
+    );
+  }
+  responses['500'] = errorResponse(
+    '`internal_error`: something failed on our side; quote `request_id` when reporting it.',
+    {
+      code: 'internal_error',
+      message: 'Something went wrong on our side. Quote the request_id when reporting it.',
+    },
+  );
+
+  return {
+    operationId: route.field,
+    tags: [route.tag],
+    summary: route.summary,
+    ...(description ? { description } : {}),
+    ...(scopes.length ? { 'x-required-scopes': scopes } : {}),
+    ...(params.length ? { parameters: params } : {}),
+    responses,
+  };
+}
+
+// ---------- component schemas ----------
+
+const errorSchema = {
+  type: 'object',
+  description: 'The body of every error response.',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'request_id'],
+      properties: {
+        code: {
+          type: 'string',
+          description:
+            'Stable machine-readable code: invalid_request (400), unauthenticated (401), forbidden (403), not_found (404), method_not_allowed (405), conflict (409), validation_failed (422), rate_limited (429), internal_error (500).',
+        },
+        message: { type: 'string', description: 'Human-readable explanation; may change, do not parse it.' },
+        param: { type: 'string', description: 'The parameter at fault (validation errors).' },
+        request_id: { type: 'string', description: 'Id of the request; also in the X-Request-Id header.' },
+        required_scopes: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'forbidden: the scopes the key lacks for this operation.',
+        },
+      },
+    },
+  },
+};
+
+/** Fields REST leaves out unless asked for, per type (see src/rest/prune.ts). */
+const optionalInRest: Record<string, Record<string, string>> = {
+  Patient: {
+    ...Object.fromEntries(
+      detailedPatientFields.map((f) => [f, 'Only with `response_format=detailed`; absent otherwise.']),
+    ),
+    owner:
+      "Veterinary clinics: the animal's owner. Only with `include=owner`; absent otherwise, null when there is none.",
+    species:
+      "Veterinary clinics: the animal's species. Only with `include=species`; absent otherwise, null when unknown.",
+  },
+  PatientSummary: {
+    owner:
+      "Veterinary clinics: the animal's owner. Only with `include=owner`; absent otherwise, null when there is none.",
+    species:
+      "Veterinary clinics: the animal's species. Only with `include=species`; absent otherwise, null when unknown.",
+  },
+};
+
+function objectSchema(
+  name: string,
+  sofa: any,
+  fields: Record<string, GraphQLField<unknown, unknown>>,
+): Record<string, any> {
+  const properties: Record<string, any> = {};
+  const required: string[] = [];
+  for (const [prop, propSchema] of Object.entries<any>(sofa.properties ?? {})) {
+    const field = fields[prop];
+    const converted = field ? fieldSchema(propSchema, field.type) : propSchema;
+    const note = optionalInRest[name]?.[prop];
+    if (note) converted.description = note;
+    properties[prop] = converted;
+    if (field && isNonNullType(field.type) && !note) required.push(prop);
+  }
+  return {
+    type: 'object',
+    ...(sofa.description ? { description: sofa.description } : {}),
+    ...(required.length ? { required } : {}),
+    properties,
+  };
+}
+
+/** SOFA's schema of one field, with the GraphQL nullability of the field and of list items. */
+function fieldSchema(sofa: any, type: GraphQLOutputType): Record<string, any> {
+  const { description, ...rest } = sofa ?? {};
+  const nullable = !isNonNullType(type);
+  const inner = isNonNullType(type) ? type.ofType : type;
+  let out: Record<string, any>;
+  if (isListType(inner)) {
+    out = { type: nullable ? ['array', 'null'] : 'array', items: fieldSchema(rest.items, inner.ofType) };
+  } else if (rest.$ref) {
+    out = nullable ? { anyOf: [{ $ref: rest.$ref }, { type: 'null' }] } : { $ref: rest.$ref };
+  } else if (typeof rest.type === 'string') {
+    out = { ...rest, type: nullable ? [rest.type, 'null'] : rest.type };
+    // GraphQL Float is an IEEE 754 double.
+    if (out.format === 'float') out.format = 'double';
+  } else {
+    out = rest; // e.g. the JSON scalar: any value
+  }
+  return description ? { description, ...out } : out;
+}
+
+/** Only the component schemas the paths reach, sorted by name. */
+function reachableSchemas(paths: Record<string, any>, all: Record<string, any>): Record<string, any> {
+  const keep = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const n of node) visit(n);
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/')) {
+        const name = v.slice('#/components/schemas/'.length);
+        if (!keep.has(name)) {
+          keep.add(name);
+          if (!all[name]) throw new Error(`openapi: schema ${name} is referenced but not defined.`);
+          visit(all[name]);
+        }
+      } else visit(v);
+    }
+  };
+  visit(paths);
+  return Object.fromEntries([...keep].sort().map((n) => [n, all[n]]));
+}

@@ -1,0 +1,149 @@
+/**
+ * The /v1 route table: every Rest root field, its method, path and success status. SOFA would
+ * derive paths from field names; the spec's paths are explicit here instead.
+ */
+export interface RestRoute {
+  field: string;
+  method: 'GET' | 'POST' | 'DELETE';
+  path: string;
+  status: 200 | 201 | 202 | 204;
+  tag: string;
+  summary: string;
+}
+
+export const restRoutes: RestRoute[] = [
+  {
+    field: 'listPatients',
+    method: 'GET',
+    path: '/patients',
+    status: 200,
+    tag: 'Patients',
+    summary: 'Search patients',
+  },
+  {
+    field: 'getPatient',
+    method: 'GET',
+    path: '/patients/:id',
+    status: 200,
+    tag: 'Patients',
+    summary: 'Get a patient',
+  },
+  {
+    field: 'listPatientAppointments',
+    method: 'GET',
+    path: '/patients/:id/appointments',
+    status: 200,
+    tag: 'Patients',
+    summary: "A patient's appointments",
+  },
+  {
+    field: 'listPatientTreatments',
+    method: 'GET',
+    path: '/patients/:id/treatments',
+    status: 200,
+    tag: 'Patients',
+    summary: "A patient's treatments",
+  },
+  {
+    field: 'listPatientPayments',
+    method: 'GET',
+    path: '/patients/:id/payments',
+    status: 200,
+    tag: 'Patients',
+    summary: "A patient's payments and refunds",
+  },
+  {
+    field: 'listBranches',
+    method: 'GET',
+    path: '/catalog/branches',
+    status: 200,
+    tag: 'Catalog',
+    summary: 'Branches',
+  },
+  {
+    field: 'listAppointmentTypes',
+    method: 'GET',
+    path: '/catalog/appointments/types',
+    status: 200,
+    tag: 'Catalog',
+    summary: 'Appointment types',
+  },
+  {
+    field: 'listAppointmentStatuses',
+    method: 'GET',
+    path: '/catalog/appointments/statuses',
+    status: 200,
+    tag: 'Catalog',
+    summary: 'Appointment statuses',
+  },
+  {
+    field: 'listTreatmentMenu',
+    method: 'GET',
+    path: '/catalog/treatments',
+    status: 200,
+    tag: 'Catalog',
+    summary: 'Treatment menu',
+  },
+  {
+    field: 'listProviders',
+    method: 'GET',
+    path: '/catalog/providers',
+    status: 200,
+    tag: 'Catalog',
+    summary: 'Providers',
+  },
+  {
+    field: 'listBillingAccounts',
+    method: 'GET',
+    path: '/catalog/billing/accounts',
+    status: 200,
+    tag: 'Catalog',
+    summary: 'Billing accounts',
+  },
+  {
+    field: 'listSpecies',
+    method: 'GET',
+    path: '/catalog/species',
+    status: 200,
+    tag: 'Catalog',
+    summary: 'Species (veterinary)',
+  },
+  {
+    field: 'listBreeds',
+    method: 'GET',
+    path: '/catalog/breeds',
+    status: 200,
+    tag: 'Catalog',
+    summary: 'Breeds (veterinary)',
+  },
+  {
+    field: 'listVaccines',
+    method: 'GET',
+    path: '/catalog/vaccines',
+    status: 200,
+    tag: 'Catalog',
+    summary: 'Vaccines (veterinary)',
+  },
+  {
+    field: 'listMeasurements',
+    method: 'GET',
+    path: '/catalog/measurements',
+    status: 200,
+    tag: 'Catalog',
+    summary: 'Measurements (veterinary)',
+  },
+];
+
+const compiled = restRoutes.map((r) => ({
+  route: r,
+  re: new RegExp(`^${r.path.replace(/:[a-z_]+/g, '[^/]+')}/?$`),
+}));
+
+/** Matches a path under /v1 (without the prefix): the route, or which methods the path allows. */
+export function matchRoute(method: string, path: string): { route?: RestRoute; allowed: string[] } {
+  const hits = compiled.filter((c) => c.re.test(path));
+  return {
+    route: hits.find((h) => h.route.method === method)?.route,
+    allowed: hits.map((h) => h.route.method),
+  };
+}

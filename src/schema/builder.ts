@@ -1,0 +1,119 @@
+import SchemaBuilder from '@pothos/core';
+import RelayPlugin from '@pothos/plugin-relay';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import SubGraphPlugin from '@pothos/plugin-sub-graph';
+import { allScopes, type Scope } from '../auth/scopes.ts';
+import { AppError } from '../lib/errors.ts';
+import { kindOfId } from '../lib/ids.ts';
+import type { GraphQLContext } from './context.ts';
+
+/** Node typename of each id prefix kind that is a GraphQL node. */
+const nodeTypenames: Record<string, string> = {
+  Patient: 'Patient',
+  Appointment: 'Appointment',
+  Treatment: 'Treatment',
+  Payment: 'Payment',
+};
+
+/** Every scope named in a field's authScopes ({'a': true} or {$all: {...}}). */
+function scopesIn(authScopes: unknown, out: string[] = []): string[] {
+  if (!authScopes || typeof authScopes !== 'object') return out;
+  for (const [k, v] of Object.entries(authScopes)) {
+    if (k.startsWith('$')) scopesIn(v, out);
+    else if (v === true) out.push(k);
+  }
+  return out;
+}
+
+/** Collects the scope names a scope-auth failure was about (for type-level checks). */
+function failedScopes(failure: any, out = new Set<string>()): Set<string> {
+  if (!failure) return out;
+  if (failure.scope) out.add(String(failure.scope));
+  for (const f of failure.failures ?? []) failedScopes(f, out);
+  return out;
+}
+
+/**
+ * The one Pothos builder. Two sub-graphs come out of it: Public (served at /graphql) and Rest
+ * (shaped like the /v1 responses, consumed only by SOFA). Object types are shared, with the
+ * REST field names, so a GraphQL object and its REST resource are the same JSON.
+ */
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  AuthScopes: Record<Scope, boolean>;
+  SubGraphs: 'Public' | 'Rest';
+  DefaultFieldNullability: false;
+  Scalars: {
+    /** Lenient REST parameters: the services validate them and answer 422, never a 400 from coercion. */
+    Limit: { Input: unknown; Output: number };
+    CommaList: { Input: unknown; Output: string };
+    JSON: { Input: unknown; Output: unknown };
+  };
+}>({
+  defaultFieldNullability: false,
+  plugins: [ScopeAuthPlugin, RelayPlugin, SubGraphPlugin],
+  scopeAuth: {
+    authorizeOnSubscribe: true,
+    // A type's scopes are checked once per object, not before each of its fields (a page of 25
+    // patients would otherwise run them 300 times).
+    runScopesOnType: true,
+    authScopes: (ctx) =>
+      Object.fromEntries(allScopes.map((s) => [s, ctx.principal.scopes.has(s)])) as Record<Scope, boolean>,
+    unauthorizedError: (_parent, ctx, info, result) => {
+      // Name every scope the key lacks for this field, not just the first one checked.
+      const field = info.parentType.getFields()[info.fieldName];
+      const required = scopesIn((field?.extensions?.pothosOptions as any)?.authScopes);
+      const lacking = required.filter((s) => !ctx.principal.scopes.has(s as Scope));
+      const scopes = lacking.length ? lacking : [...failedScopes((result as any).failure)];
+      return new AppError(
+        'forbidden',
+        scopes.length
+          ? `This API key lacks the scope required here: ${scopes.join(', ')}.`
+          : 'This API key is not allowed to do this.',
+        { details: { required_scopes: scopes } },
+      );
+    },
+  },
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    // The REST id is the node id: no base64 global ids.
+    encodeGlobalID: (_typename: string, id: string | number | bigint) => String(id),
+    decodeGlobalID: (globalID: string) => {
+      const parsed = kindOfId(globalID);
+      const typename = parsed ? nodeTypenames[parsed.kind] : undefined;
+      if (!typename) throw new AppError('not_found', `No object with id '${globalID}'.`);
+      return { typename, id: globalID };
+    },
+    nodeQueryOptions: { subGraphs: ['Public'] },
+    nodesQueryOptions: false,
+    nodeTypeOptions: { subGraphs: ['Public'] },
+    pageInfoTypeOptions: { subGraphs: ['Public'] },
+    defaultConnectionTypeOptions: { subGraphs: ['Public'] },
+    defaultEdgeTypeOptions: { subGraphs: ['Public'] },
+  },
+  subGraphs: {
+    defaultForTypes: ['Public', 'Rest'],
+    fieldsInheritFromTypes: true,
+  },
+});
+
+builder.scalarType('Limit', {
+  description: 'Page size, an integer from 1 to 100 (default 25).',
+  serialize: (v) => v as number,
+  parseValue: (v) => v,
+});
+
+builder.scalarType('CommaList', {
+  description: 'Comma-separated values, e.g. owner,species.',
+  serialize: (v) => String(v),
+  parseValue: (v) => v,
+});
+
+builder.scalarType('JSON', {
+  description: 'Any JSON value.',
+  serialize: (v) => v,
+  parseValue: (v) => v,
+});
+
+builder.queryType({});

@@ -1,0 +1,16 @@
+import type { GraphQLSchema } from 'graphql';
+import { builder } from './builder.ts';
+import './patients/types.ts';
+import './patients/queries.ts';
+import './catalog/catalog.ts';
+
+let built: { publicSchema: GraphQLSchema; restSchema: GraphQLSchema } | undefined;
+
+/** Both sub-graphs of the one builder: Public for /graphql, Rest for SOFA under /v1. */
+export function schemas() {
+  built ??= {
+    publicSchema: builder.toSchema({ subGraph: 'Public', sortSchema: false }),
+    restSchema: builder.toSchema({ subGraph: 'Rest', sortSchema: false }),
+  };
+  return built;
+}

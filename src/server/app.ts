@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Clock } from '../lib/clock.ts';
+import { AppError } from '../lib/errors.ts';
+import { logger } from '../lib/logger.ts';
+import { serveDocs } from '../rest/docs.ts';
+import { errorBody } from '../rest/errors.ts';
+import { openApiDocument } from '../rest/openapi.ts';
+import { matchRoute } from '../rest/routes.ts';
+import { createRestRouter } from '../rest/sofa.ts';
+import { schemas } from '../schema/index.ts';
+import { contextFromRequest } from './context.ts';
+import { createGraphQLHandler } from './graphql.ts';
+import { requestScope } from './request-scope.ts';
+
+export interface AppOptions {
+  orm: MikroORM;
+  clock: Clock;
+  keyCacheTtlMs: number;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  res.end(text);
+}
+
+/** The one HTTP handler: /health, /graphql (yoga), /v1 (SOFA), /v1/openapi.json and /v1/docs. */
+export function createApp(opts: AppOptions) {
+  const { publicSchema, restSchema } = schemas();
+  const deps = { em: opts.orm.em, clock: opts.clock, keyCacheTtlMs: opts.keyCacheTtlMs };
+  const yoga = createGraphQLHandler(publicSchema, deps);
+  const rest = createRestRouter(restSchema, (request) =>
+    contextFromRequest(deps, request.headers.get('authorization'), true),
+  );
+  const openapi = JSON.stringify(openApiDocument(rest));
+
+  function dispatch(req: IncomingMessage, res: ServerResponse, requestId: string) {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    if (path === '/health') return sendJson(res, 200, { status: 'ok' });
+    if (path === '/graphql' || path.startsWith('/graphql/')) return yoga(req, res);
+    if (path === '/v1/openapi.json') {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      return res.end(openapi);
+    }
+    if (path === '/v1/docs' || path.startsWith('/v1/docs/')) return serveDocs(path, res);
+    if (path === '/v1' || path.startsWith('/v1/')) {
+      // Only the route table is reachable: unknown paths (SOFA's own /webhook routes included)
+      // are a JSON 404, a known path with another method a 405.
+      const m = matchRoute(req.method ?? 'GET', path.slice(3));
+      if (!m.route) {
+        const err = m.allowed.length
+          ? new AppError(
+              'method_not_allowed',
+              `${req.method} is not allowed on ${path}; use ${m.allowed.join(', ')}.`,
+            )
+          : new AppError('not_found', `No route ${req.method} ${path}.`);
+        return sendJson(
+          res,
+          err.status,
+          errorBody(err, requestId),
+          m.allowed.length ? { allow: m.allowed.join(', ') } : {},
+        );
+      }
+      return rest(req, res);
+    }
+    const err = new AppError(
+      'not_found',
+      `No route ${req.method} ${path}. The API lives under /v1 and /graphql.`,
+    );
+    return sendJson(res, 404, errorBody(err, requestId));
+  }
+
+  function handler(req: IncomingMessage, res: ServerResponse) {
+    const requestId = `req_${randomBytes(9).toString('base64url')}`;
+    const started = performance.now();
+    res.setHeader('x-request-id', requestId);
+    const scope = { requestId } as { requestId: string; keyId?: string };
+    res.on('finish', () => {
+      logger.info(
+        {
+          request_id: requestId,
+          key_id: scope.keyId,
+          method: req.method,
+          route: req.url?.split('?')[0],
+          status: res.statusCode,
+          duration_ms: Math.round((performance.now() - started) * 10) / 10,
+        },
+        'request',
+      );
+    });
+    requestScope.run(scope, () => {
+      Promise.resolve(dispatch(req, res, requestId)).catch((e) => {
+        logger.error({ err: e, request_id: requestId }, 'request failed');
+        if (!res.headersSent) {
+          sendJson(
+            res,
+            500,
+            errorBody(new AppError('internal_error', 'Something went wrong on our side.'), requestId),
+          );
+        }
+      });
+    });
+  }
+
+  return { handler, yoga, publicSchema, restSchema, openapi: () => JSON.parse(openapi) };
+}

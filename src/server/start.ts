@@ -1,0 +1,44 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { type Clock, systemClock } from '../lib/clock.ts';
+import { createApp } from './app.ts';
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  app: ReturnType<typeof createApp>;
+  close(): Promise<void>;
+}
+
+/** Starts the one HTTP server on host:port (port 0 picks a free one, as tests do). */
+export async function startHttpServer(opts: {
+  orm: MikroORM;
+  port: number;
+  host?: string;
+  clock?: Clock;
+  keyCacheTtlMs?: number;
+}): Promise<RunningServer> {
+  const app = createApp({
+    orm: opts.orm,
+    clock: opts.clock ?? systemClock,
+    keyCacheTtlMs: opts.keyCacheTtlMs ?? 5000,
+  });
+  const server = createServer(app.handler);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    app,
+    url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

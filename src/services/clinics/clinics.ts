@@ -1,0 +1,57 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Clinic, type ClinicKind, clinicKinds } from '../../entities/clinic.ts';
+import { AppError } from '../../lib/errors.ts';
+import { toId } from '../../lib/ids.ts';
+import { toE164 } from '../../lib/phone.ts';
+
+export async function createClinic(
+  em: EntityManager,
+  input: {
+    name: string;
+    kind: string;
+    country: string;
+    phone?: string | null;
+    handledMarkingEnabled?: boolean;
+    timezone?: string;
+  },
+): Promise<Clinic> {
+  if (!input.name?.trim()) throw new AppError('validation_failed', 'name is required.', { param: 'name' });
+  if (!(clinicKinds as readonly string[]).includes(input.kind)) {
+    throw new AppError('validation_failed', `kind must be one of ${clinicKinds.join(', ')}.`, {
+      param: 'kind',
+    });
+  }
+  const country = input.country?.toUpperCase();
+  if (!/^[A-Z]{2}$/.test(country ?? '')) {
+    throw new AppError('validation_failed', 'country must be an ISO 3166 alpha-2 code, e.g. IL.', {
+      param: 'country',
+    });
+  }
+  const phone = input.phone ? toE164(input.phone, country) : null;
+  if (input.phone && !phone)
+    throw new AppError('validation_failed', 'phone is not a valid number.', { param: 'phone' });
+  const clinic = em.create(Clinic, {
+    name: input.name.trim(),
+    kind: input.kind as ClinicKind,
+    country,
+    phone,
+    timezone: input.timezone ?? 'UTC',
+    handledMarkingEnabled: input.handledMarkingEnabled ?? false,
+    aiTranscriptionEnabled: false,
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  });
+  await em.flush();
+  return clinic;
+}
+
+export async function listClinics(em: EntityManager) {
+  const rows = await em.find(Clinic, {}, { orderBy: { id: 'asc' } });
+  return rows.map((c) => ({
+    id: toId('Clinic', c.id),
+    name: c.name,
+    kind: c.kind,
+    country: c.country,
+    phone: c.phone,
+  }));
+}

@@ -1,0 +1,77 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Appointment, Owner, Species } from '../../entities/index.ts';
+import { leanFind } from '../lean.ts';
+import type { AppointmentData, OwnerData } from '../presenters.ts';
+
+/**
+ * Batch loads behind GraphQL's per-request DataLoaders: one statement per batch, whatever the
+ * page size. Results come back in the order of the keys.
+ */
+export async function ownersByIds(em: EntityManager, ids: readonly number[]): Promise<(OwnerData | null)[]> {
+  const rows = await leanFind<OwnerData>(em, Owner, {
+    fields: ['firstName', 'lastName', 'phone', 'email'],
+    where: { id: { $in: [...ids] } },
+  });
+  return inKeyOrder(ids, rows);
+}
+
+export async function speciesByIds(
+  em: EntityManager,
+  ids: readonly number[],
+): Promise<({ id: number; name: string } | null)[]> {
+  const rows = await leanFind<{ id: number; name: string }>(em, Species, {
+    fields: ['name'],
+    where: { id: { $in: [...ids] } },
+  });
+  return inKeyOrder(ids, rows);
+}
+
+function inKeyOrder<T extends { id: number }>(ids: readonly number[], rows: T[]): (T | null)[] {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id) ?? null);
+}
+
+/** What a page of appointments reads: the record and its catalog references. */
+export const appointmentRead = {
+  fields: ['startAt', 'endAt', 'note', 'cancelledAt', 'createdAt', 'updatedAt'],
+  joins: {
+    branch: ['name'],
+    provider: ['name'],
+    type: ['name'],
+    status: ['name', 'color'],
+  },
+};
+
+/**
+ * The newest `n` appointments of each patient (the first page of Patient.appointments): one
+ * window query picks the ids, one tenant-filtered read loads them with their references.
+ */
+export async function firstAppointmentsOfPatients(
+  em: EntityManager,
+  patientIds: readonly number[],
+  n: number,
+): Promise<AppointmentData[][]> {
+  const picked: { id: number }[] = await em.getConnection().execute(
+    `select id from (
+       select id, row_number() over (partition by patient_id order by start_at desc, id desc) as rn
+       from appointment where patient_id = any(?::int[])
+     ) ranked where rn <= ?`,
+    [`{${patientIds.join(',')}}`, n],
+  );
+  const rows = picked.length
+    ? await leanFind<AppointmentData>(em, Appointment, {
+        fields: appointmentRead.fields,
+        // Many patients' appointments: each brings its own patient summary.
+        joins: { ...appointmentRead.joins, patient: ['firstName', 'lastName', 'phone', 'owner', 'species'] },
+        where: { id: { $in: picked.map((r) => r.id) } },
+        orderBy: [{ startAt: 'desc' }, { id: 'desc' }],
+      })
+    : [];
+  const byPatient = new Map<number, AppointmentData[]>();
+  for (const a of rows) {
+    const list = byPatient.get(a.patient.id) ?? [];
+    list.push(a);
+    byPatient.set(a.patient.id, list);
+  }
+  return patientIds.map((id) => byPatient.get(id) ?? []);
+}

@@ -1,0 +1,98 @@
+import type { FilterQuery } from '@mikro-orm/postgresql';
+import { Patient } from '../../entities/index.ts';
+import { AppError, notFound } from '../../lib/errors.ts';
+import { tryParseId } from '../../lib/ids.ts';
+import { type KeysetSpec, type Page, paginate } from '../../lib/pagination.ts';
+import { toE164 } from '../../lib/phone.ts';
+import { escapeLike, foldForSearch } from '../../lib/text.ts';
+import type { ServiceContext } from '../context.ts';
+import { leanFind } from '../lean.ts';
+import type { PatientData, PatientIncludes } from '../presenters.ts';
+
+export interface PatientFilters {
+  phone?: string | null;
+  email?: string | null;
+  query?: string | null;
+}
+
+export const patientKeyset: KeysetSpec<{ id: number }> = { tag: 'pat', idDir: 'asc', id: (p) => p.id };
+
+const conciseFields = [
+  'firstName',
+  'lastName',
+  'phone',
+  'email',
+  'gender',
+  'birthDate',
+  'createdAt',
+  'updatedAt',
+];
+const detailedFields = ['address', 'contacts', 'balance', 'idNumber'];
+
+function populateFor(include?: PatientIncludes): ('status' | 'owner' | 'species')[] {
+  const out: ('status' | 'owner' | 'species')[] = ['status'];
+  if (include?.owner) out.push('owner');
+  if (include?.species) out.push('species');
+  return out;
+}
+
+/** Builds the search condition; phone and email are normalised the way they are stored. */
+export function patientWhere(ctx: ServiceContext, f: PatientFilters): FilterQuery<Patient>[] {
+  const and: FilterQuery<Patient>[] = [];
+  if (f.phone != null && f.phone !== '') {
+    const e164 = toE164(f.phone, ctx.principal.country);
+    if (!e164)
+      throw new AppError('validation_failed', `phone '${f.phone}' is not a phone number.`, {
+        param: 'phone',
+      });
+    and.push({ phone: e164 });
+  }
+  if (f.email != null && f.email !== '') and.push({ emailLower: f.email.trim().toLowerCase() });
+  if (f.query != null && f.query.trim() !== '') {
+    const q = `${escapeLike(foldForSearch(f.query))}%`;
+    and.push({ $or: [{ nameFl: { $like: q } }, { nameLf: { $like: q } }] });
+  }
+  return and;
+}
+
+export async function listPatients(
+  ctx: ServiceContext,
+  args: PatientFilters & {
+    limit?: unknown;
+    cursor?: unknown;
+    include?: PatientIncludes;
+    /** Also read the response_format=detailed fields. */
+    detailed?: boolean;
+  },
+): Promise<Page<PatientData>> {
+  const where = patientWhere(ctx, args);
+  const joins: Record<string, string[]> = { status: ['name', 'color'] };
+  if (args.include?.owner) joins.owner = ['firstName', 'lastName', 'phone', 'email'];
+  if (args.include?.species) joins.species = ['name'];
+  const fields = [...conciseFields, ...(args.detailed ? detailedFields : []), 'owner', 'species'];
+  return paginate(patientKeyset, args, ({ after, orderBy, take }) => {
+    const and = after ? [...where, after] : where;
+    return leanFind<PatientData>(ctx.em, Patient, {
+      fields,
+      joins,
+      where: and.length ? { $and: and } : undefined,
+      orderBy,
+      limit: take,
+    });
+  });
+}
+
+/** The patient, or 404 when the id is malformed, unknown, or another clinic's. */
+export async function getPatient(
+  ctx: ServiceContext,
+  id: string,
+  include?: PatientIncludes,
+): Promise<Patient> {
+  const n = tryParseId('Patient', id);
+  const patient =
+    n == null
+      ? null
+      : await ctx.em.findOne(Patient, n, { populate: populateFor(include), strategy: 'joined' });
+  if (!patient) throw notFound('patient', id);
+  return patient;
+}

@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { migrate, openOrm, startDatabase } from '../src/lib/database.ts';
+
+/**
+ * One PostgreSQL for the run (DATABASE_URL's server, or an embedded one), and one migrated
+ * template database. Each test file clones the template into a database of its own, so files
+ * run in parallel without sharing state.
+ */
+export default async function setup(project: TestProject) {
+  const external = process.env.DATABASE_URL;
+  const db = await startDatabase({
+    url: external,
+    dataDir: '.data/test',
+    port: Number(process.env.TEST_PG_PORT ?? 54339),
+    database: 'postgres',
+  });
+  const admin = new URL(db.url);
+  admin.pathname = '/postgres';
+  const migrationsHash = createHash('sha256')
+    .update(
+      readdirSync('migrations')
+        .sort()
+        .map((f) => readFileSync(`migrations/${f}`, 'utf8'))
+        .join('\n'),
+    )
+    .digest('hex')
+    .slice(0, 12);
+  const template = `cg_template_${migrationsHash}`;
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  const exists = await client.query('select 1 from pg_database where datname = $1', [template]);
+  if (!exists.rowCount) {
+    const building = `${template}_building_${process.pid}`;
+    await client.query(`create database "${building}"`);
+    const url = new URL(admin);
+    url.pathname = `/${building}`;
+    const orm = await openOrm(url.toString());
+    await migrate(orm);
+    await orm.close();
+    // A rename is atomic: a concurrent run never clones a half-migrated template.
+    await client.query(`alter database "${building}" rename to "${template}"`).catch(async () => {
+      await client.query(`drop database if exists "${building}"`);
+    });
+  }
+  await client.end();
+  project.provide('adminUrl', admin.toString());
+  project.provide('templateDb', template);
+  return async () => {
+    await db.stop();
+  };
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    adminUrl: string;
+    templateDb: string;
+  }
+}

@@ -1,0 +1,158 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readScopes } from '../src/auth/scopes.ts';
+import { fixtures } from './fixtures.ts';
+import { startTestApp, type TestApp } from './helpers.ts';
+
+let app: TestApp;
+let key: string;
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  app = await startTestApp();
+  const c = await app.clinicWithKey('veterinary', readScopes);
+  key = c.key;
+  const f = fixtures(app.orm, c.clinicId);
+  const cat = await f.catalog();
+  const owner = await f.owner({ first: 'Noa', last: 'Levi', phone: '054-123-0000' });
+  const rex = await f.patient({
+    first: 'Rex',
+    last: 'Levi',
+    phone: '054-123-0000',
+    owner,
+    species: cat.species,
+    status: cat.patientStatus,
+  });
+  const tom = await f.patient({ first: 'Tom', last: 'Levi', phone: '054-123-0000', owner, species: cat.cat });
+  await f.patient({ first: 'Stray', last: null });
+  for (let i = 0; i < 7; i++) await f.appointment(rex, { branch: cat.branch, status: cat.status }, i * 60);
+  await f.treatment(rex, { menuItem: cat.menuItem }, 5);
+  await f.payment(rex, cat.account, 5);
+  ids.rex = `pat_${rex.id}`;
+  ids.tom = `pat_${tom.id}`;
+});
+
+const gql = (q: string, v: Record<string, unknown> = {}, k: string | null = key) => app.gql(q, v, k);
+
+describe('GraphQL', () => {
+  it('patients is a Relay connection with the REST filters', async () => {
+    const r = await gql(
+      '{ patients(first: 2, phone: "054-123-0000") { edges { cursor node { id first_name } } pageInfo { hasNextPage endCursor } } }',
+    );
+    expect(r.body.errors).toBeUndefined();
+    const conn = r.body.data.patients;
+    expect(conn.edges.map((e: any) => e.node.first_name)).toEqual(['Rex', 'Tom']);
+    expect(conn.pageInfo.hasNextPage).toBe(false);
+    const byName = await gql('{ patients(query: "str") { edges { node { first_name } } } }');
+    expect(byName.body.data.patients.edges).toEqual([{ node: { first_name: 'Stray' } }]);
+  });
+
+  it('pages forward with first/after and refuses last/before and bad sizes with validation_failed', async () => {
+    const p1 = await gql(
+      '{ patients(first: 1) { edges { node { first_name } } pageInfo { hasNextPage endCursor } } }',
+    );
+    expect(p1.body.data.patients.pageInfo.hasNextPage).toBe(true);
+    const p2 = await gql(
+      'query($a: String) { patients(first: 5, after: $a) { edges { node { first_name } } } }',
+      {
+        a: p1.body.data.patients.pageInfo.endCursor,
+      },
+    );
+    expect(p2.body.data.patients.edges.map((e: any) => e.node.first_name)).toEqual(['Tom', 'Stray']);
+    for (const q of [
+      '{ patients(first: 0) { edges { cursor } } }',
+      '{ patients(first: 101) { edges { cursor } } }',
+      '{ patients(last: 1) { edges { cursor } } }',
+      '{ patients(after: "bogus") { edges { cursor } } }',
+    ]) {
+      const r = await gql(q);
+      expect(r.body.errors[0].extensions.code).toBe('validation_failed');
+    }
+  });
+
+  it('patient(id:) and node(id:) take the REST id', async () => {
+    const r = await gql(
+      'query($id: ID!) { patient(id: $id) { id first_name status { name } } node(id: $id) { id ... on Patient { last_name } } }',
+      { id: ids.rex },
+    );
+    expect(r.body.data).toEqual({
+      patient: { id: ids.rex, first_name: 'Rex', status: { name: 'Active' } },
+      node: { id: ids.rex, last_name: 'Levi' },
+    });
+    const missing = await gql('{ patient(id: "pat_999999") { id } }');
+    expect(missing.body.data.patient).toBeNull();
+    const bogus = await gql('{ node(id: "nonsense") { id } }');
+    expect(bogus.body.errors[0].extensions.code).toBe('not_found');
+  });
+
+  it('owner, species and the record connections on a patient, matching REST', async () => {
+    const r = await gql(
+      `query($id: ID!) { patient(id: $id) {
+      owner { id first_name phone } species { name }
+      appointments(first: 5) { edges { node { id start status { name } patient { id } } } pageInfo { hasNextPage endCursor } }
+      treatments { edges { node { treatment { name } } } }
+      payments { edges { node { amount method { type } } } }
+    } }`,
+      { id: ids.rex },
+    );
+    expect(r.body.errors).toBeUndefined();
+    const p = r.body.data.patient;
+    expect(p.owner).toMatchObject({ first_name: 'Noa', phone: '0541230000' });
+    expect(p.species).toEqual({ name: 'Dog' });
+    expect(p.appointments.edges).toHaveLength(5);
+    expect(p.appointments.pageInfo.hasNextPage).toBe(true);
+    const rest = (await app.get(`/v1/patients/${ids.rex}/appointments?limit=5`, key)).body;
+    expect(p.appointments.edges.map((e: any) => e.node.id)).toEqual(rest.data.map((a: any) => a.id));
+    expect(p.appointments.pageInfo.endCursor).toBe(rest.next_cursor);
+    const next = await gql(
+      'query($id: ID!, $a: String) { patient(id: $id) { appointments(first: 5, after: $a) { edges { node { id } } } } }',
+      {
+        id: ids.rex,
+        a: p.appointments.pageInfo.endCursor,
+      },
+    );
+    expect(next.body.data.patient.appointments.edges).toHaveLength(2);
+    expect(p.treatments.edges[0].node.treatment.name).toBe('Cleaning');
+    expect(p.payments.edges[0].node).toEqual({ amount: 250, method: { type: 'card' } });
+  });
+
+  it('a sub-connection without its scope is forbidden while the patient still answers', async () => {
+    const k = await app.key(
+      Number(
+        (await app.orm.em.fork().getConnection().execute('select clinic_id from patient limit 1'))[0]
+          .clinic_id,
+      ),
+      ['patients:read'],
+    );
+    const r = await gql(
+      'query($id: ID!) { patient(id: $id) { first_name payments { edges { node { id } } } } }',
+      { id: ids.rex },
+      k,
+    );
+    expect(r.body.errors[0]).toMatchObject({
+      path: ['patient', 'payments'],
+      extensions: { code: 'forbidden', required_scopes: ['payments:read'] },
+    });
+  });
+
+  it('a patient reached through node(id:) still needs patients:read', async () => {
+    const clinicId = Number(
+      (await app.orm.em.fork().getConnection().execute('select clinic_id from patient limit 1'))[0].clinic_id,
+    );
+    const k = await app.key(clinicId, ['catalog:read']);
+    const r = await gql(
+      'query($id: ID!) { node(id: $id) { id ... on Patient { first_name } } }',
+      { id: ids.rex },
+      k,
+    );
+    expect(r.body.data?.node ?? null).toBeNull();
+    expect(r.body.errors[0]).toMatchObject({
+      path: ['node'],
+      extensions: { code: 'forbidden', required_scopes: ['patients:read'] },
+    });
+  });
+
+  it('invalid documents are invalid_request', async () => {
+    const r = await gql('{ patients { nope } }');
+    expect(r.body.errors[0].extensions.code).toBe('invalid_request');
+  });
+});

@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import { afterAll, inject } from 'vitest';
+import { createApiKey } from '../src/auth/keys.ts';
+import { FixedClock } from '../src/lib/clock.ts';
+import { openOrm } from '../src/lib/database.ts';
+import { type RunningServer, startHttpServer } from '../src/server/start.ts';
+import { createClinic } from '../src/services/clinics/clinics.ts';
+
+/** A database of this test file's own, cloned from the migrated template; dropped afterwards. */
+export async function testDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const admin = inject('adminUrl');
+  const name = `cg_t_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`create database "${name}" template "${inject('templateDb')}"`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`drop database if exists "${name}" with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export interface TestApp {
+  orm: MikroORM;
+  server: RunningServer;
+  url: string;
+  clock: FixedClock;
+  queries: string[];
+  /** Creates a clinic and a key with the given scopes; returns ids and the bearer key. */
+  clinicWithKey(
+    kind: 'dental' | 'veterinary',
+    scopes: string[],
+    name?: string,
+  ): Promise<{ clinicId: number; key: string }>;
+  key(clinicId: number, scopes: string[]): Promise<string>;
+  get(path: string, key?: string | null): Promise<{ status: number; body: any; headers: Headers }>;
+  gql(
+    query: string,
+    variables?: Record<string, unknown>,
+    key?: string | null,
+  ): Promise<{ status: number; body: any }>;
+}
+
+/** A real app over real HTTP on a loopback port, on a fresh database. Closed after the file. */
+export async function startTestApp(): Promise<TestApp> {
+  const db = await testDatabase();
+  const queries: string[] = [];
+  const orm = await openOrm(db.url, { onQuery: (sql) => queries.push(sql) });
+  const clock = new FixedClock('2026-11-01T10:00:00Z');
+  const server = await startHttpServer({ orm, port: 0, clock, keyCacheTtlMs: 0 });
+  afterAll(async () => {
+    await server.close();
+    await orm.close();
+    await db.drop();
+  });
+  const key = async (clinicId: number, scopes: string[]) =>
+    (await createApiKey(orm.em.fork(), { clinicId, name: 'test', scopes })).key;
+  return {
+    orm,
+    server,
+    url: server.url,
+    clock,
+    queries,
+    key,
+    async clinicWithKey(kind, scopes, name = `${kind} clinic`) {
+      const clinic = await createClinic(orm.em.fork(), {
+        name,
+        kind,
+        country: 'IL',
+        phone: '+972 3 555 0100',
+      });
+      return { clinicId: clinic.id, key: await key(clinic.id, scopes) };
+    },
+    async get(path, k) {
+      const res = await fetch(`${server.url}${path}`, { headers: k ? { authorization: `Bearer ${k}` } : {} });
+      const text = await res.text();
+      let body: any = text;
+      try {
+        body = JSON.parse(text);
+      } catch {}
+      return { status: res.status, body, headers: res.headers };
+    },
+    async gql(query, variables, k) {
+      const res = await fetch(`${server.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(k ? { authorization: `Bearer ${k}` } : {}) },
+        body: JSON.stringify({ query, variables }),
+      });
+      return { status: res.status, body: await res.json() };
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readScopes } from '../src/auth/scopes.ts';
+import { restRoutes } from '../src/rest/routes.ts';
+import { fixtures } from './fixtures.ts';
+import { startTestApp, type TestApp } from './helpers.ts';
+
+/** A key acts on its own clinic only: another clinic's ids are 404 everywhere, its lists invisible. */
+let app: TestApp;
+let keyA: string;
+let keyB: string;
+const b: Record<string, string> = {};
+
+beforeAll(async () => {
+  app = await startTestApp();
+  const A = await app.clinicWithKey('veterinary', readScopes, 'A');
+  const B = await app.clinicWithKey('veterinary', readScopes, 'B');
+  keyA = A.key;
+  keyB = B.key;
+  const fa = fixtures(app.orm, A.clinicId);
+  await fa.catalog();
+  await fa.patient({ first: 'Alice', last: 'OfA', phone: '050-000-0001', email: 'shared@example.com' });
+  const fb = fixtures(app.orm, B.clinicId);
+  const cb = await fb.catalog();
+  const owner = await fb.owner({ first: 'Bob', last: 'OfB', phone: '050-000-0002' });
+  const p = await fb.patient({
+    first: 'Bella',
+    last: 'OfB',
+    phone: '050-000-0002',
+    email: 'shared@example.com',
+    owner,
+    species: cb.species,
+  });
+  const appt = await fb.appointment(p, { branch: cb.branch }, 1);
+  await fb.treatment(p, { appointment: appt }, 1);
+  await fb.payment(p, cb.account, 1);
+  b.patient = `pat_${p.id}`;
+  b.appointment = `appt_${appt.id}`;
+  b.species = `spc_${cb.species.id}`;
+});
+
+describe('clinic isolation', () => {
+  it('covers every route with a path id', () => {
+    expect(restRoutes.filter((r) => r.path.includes(':id')).map((r) => r.field)).toEqual([
+      'getPatient',
+      'listPatientAppointments',
+      'listPatientTreatments',
+      'listPatientPayments',
+    ]);
+  });
+
+  it.each(restRoutes.filter((r) => r.path.includes(':id')).map((r) => r.path))(
+    "404 on %s with another clinic's id",
+    async (path) => {
+      const url = `/v1${path.replace(':id', () => b.patient)}`;
+      expect((await app.get(url, keyB)).status).toBe(200);
+      const r = await app.get(url, keyA);
+      expect(r.status).toBe(404);
+      expect(r.body.error.code).toBe('not_found');
+    },
+  );
+
+  it("lists and searches never show another clinic's rows", async () => {
+    for (const q of [
+      '',
+      '?query=bella',
+      '?phone=0500000002',
+      '?email=shared%40example.com',
+      '?include=owner,species',
+    ]) {
+      const r = await app.get(`/v1/patients${q}`, keyA);
+      expect(r.body.data.every((p: any) => p.first_name === 'Alice')).toBe(true);
+    }
+    expect((await app.get(`/v1/patients?email=shared%40example.com`, keyA)).body.data).toHaveLength(1);
+  });
+
+  it("catalog lists are per clinic, and another clinic's species filters to nothing", async () => {
+    for (const r of restRoutes.filter((x) => x.path.startsWith('/catalog'))) {
+      const a = (await app.get(`/v1${r.path}`, keyA)).body.data.map((x: any) => x.id);
+      const bb = (await app.get(`/v1${r.path}`, keyB)).body.data.map((x: any) => x.id);
+      expect(a.filter((id: string) => bb.includes(id))).toEqual([]);
+    }
+    expect((await app.get(`/v1/catalog/breeds?species_id=${b.species}`, keyA)).body.data).toEqual([]);
+  });
+
+  it("a filter on another clinic's appointment finds nothing", async () => {
+    const own = (await app.get('/v1/patients', keyA)).body.data[0].id;
+    expect(
+      (await app.get(`/v1/patients/${own}/treatments?appointment_id=${b.appointment}`, keyA)).body.data,
+    ).toEqual([]);
+  });
+
+  it("GraphQL: patient() and node() are null for another clinic's id", async () => {
+    const r = await app.gql(
+      'query($id: ID!) { patient(id: $id) { id } node(id: $id) { id } }',
+      { id: b.patient },
+      keyA,
+    );
+    expect(r.body.data).toEqual({ patient: null, node: null });
+    const own = await app.gql(
+      'query($id: ID!) { node(id: $id) { id ... on Patient { first_name } } }',
+      { id: b.patient },
+      keyB,
+    );
+    expect(own.body.data.node).toEqual({ id: b.patient, first_name: 'Bella' });
+  });
+});

@@ -1,0 +1,76 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readScopes } from '../src/auth/scopes.ts';
+import { seedPatients } from '../src/services/demo/seed-patients.ts';
+import { startTestApp, type TestApp } from './helpers.ts';
+
+/** A page costs a fixed number of SQL statements whatever its size: no N+1 anywhere. */
+let app: TestApp;
+let key: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  const c = await app.clinicWithKey('veterinary', readScopes);
+  key = c.key;
+  await seedPatients(app.orm.em.fork(), c.clinicId, 150);
+});
+
+async function statements(run: () => Promise<unknown>): Promise<number> {
+  const before = app.queries.length;
+  await run();
+  return app.queries.slice(before).filter((q) => /\b(select|insert|update|delete)\b/i.test(q)).length;
+}
+
+describe('statement counts', () => {
+  it('REST: a page of 100 patients with include=owner,species costs what a page of 5 does', async () => {
+    const page = async (n: number) => {
+      const r = await app.get(`/v1/patients?limit=${n}&include=owner,species&response_format=detailed`, key);
+      expect(r.status).toBe(200);
+      expect(r.body.data).toHaveLength(n);
+      expect(r.body.data.every((p: any) => p.owner && p.species)).toBe(true);
+    };
+    const small = await statements(() => page(5));
+    const large = await statements(() => page(100));
+    expect(large).toBe(small);
+    expect(large).toBeLessThanOrEqual(2); // key lookup + one joined select
+  });
+
+  it('REST: appointment pages embed patient, owner and species at a fixed cost', async () => {
+    const list = (await app.get('/v1/patients?limit=100', key)).body.data;
+    const withMany = list[0].id;
+    const small = await statements(() =>
+      app.get(`/v1/patients/${withMany}/appointments?limit=1&include=owner,species`, key),
+    );
+    const large = await statements(() =>
+      app.get(`/v1/patients/${withMany}/appointments?limit=100&include=owner,species`, key),
+    );
+    expect(large).toBe(small);
+  });
+
+  it('GraphQL: patients with owner, species and their first 5 appointments', async () => {
+    const q = (n: number) =>
+      app.gql(
+        `{ patients(first: ${n}) { edges { node { id owner { id first_name } species { name }
+           appointments(first: 5) { edges { node { id start branch { name } status { name } type { name } provider { name } } } } } } } }`,
+        {},
+        key,
+      );
+    let appts = 0;
+    const small = await statements(async () => {
+      const r = await q(5);
+      expect(r.body.errors).toBeUndefined();
+    });
+    const large = await statements(async () => {
+      const r = await q(100);
+      expect(r.body.errors).toBeUndefined();
+      expect(r.body.data.patients.edges).toHaveLength(100);
+      appts = r.body.data.patients.edges.reduce(
+        (s: number, e: any) => s + e.node.appointments.edges.length,
+        0,
+      );
+      expect(r.body.data.patients.edges.every((e: any) => e.node.owner && e.node.species)).toBe(true);
+    });
+    expect(appts).toBeGreaterThan(50);
+    expect(large).toBe(small);
+    expect(large).toBeLessThanOrEqual(6);
+  });
+});

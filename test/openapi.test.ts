@@ -1,0 +1,490 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { restRoutes } from '../src/rest/routes.ts';
+import { seedDemo } from '../src/services/demo/seed-demo.ts';
+import { startTestApp, type TestApp } from './helpers.ts';
+
+/**
+ * The /v1 OpenAPI document against the code: it is the committed openapi.json, it covers exactly
+ * the route table, and real responses of every route (successes in every shape, and errors)
+ * validate against the response schemas it documents for that status.
+ */
+
+const committed = JSON.parse(readFileSync(new URL('../openapi.json', import.meta.url), 'utf8'));
+const docId = 'https://clinic-gateway.invalid/openapi.json';
+
+let app: TestApp;
+let doc: any;
+let keys: { dental: string; vet: string; chatWrite: string; patientsOnly: string };
+
+/** Every (operationId, status) a real response was validated for, and which had non-empty data. */
+const seen = new Map<string, Set<number>>();
+const nonEmpty = new Set<string>();
+
+// ---------- schema validation ----------
+
+/**
+ * The component schemas as one JSON Schema 2020-12 document (OpenAPI 3.1 schemas are JSON
+ * Schema). In the test every documented object is closed (additionalProperties: false), so a
+ * field the API returns but the document does not describe fails too.
+ */
+function closedSchemas(node: any): any {
+  if (Array.isArray(node)) return node.map(closedSchemas);
+  if (!node || typeof node !== 'object') return node;
+  const out: any = {};
+  for (const [k, v] of Object.entries(node)) {
+    out[k] =
+      k === '$ref' && typeof v === 'string'
+        ? v.replace('#/components/schemas/', '#/$defs/')
+        : closedSchemas(v);
+  }
+  if (out.properties && out.additionalProperties === undefined) out.additionalProperties = false;
+  return out;
+}
+
+function makeAjv(document: any) {
+  const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
+  ((ajvFormats as any).default ?? ajvFormats)(ajv);
+  ajv.addSchema({ $id: docId, $defs: closedSchemas(document.components.schemas) });
+  return ajv;
+}
+
+let ajv: Ajv2020;
+const validators = new Map<string, ValidateFunction>();
+
+function validatorFor(ref: string): ValidateFunction {
+  let v = validators.get(ref);
+  if (!v) {
+    v = ajv.compile({ $ref: `${docId}${ref.replace('#/components/schemas/', '#/$defs/')}` });
+    validators.set(ref, v);
+  }
+  return v;
+}
+
+const oasPath = (p: string) => `/v1${p.replace(/:([a-z_]+)/gi, '{$1}')}`;
+
+/** The documented operation whose path template matches a concrete /v1 path. */
+function operationFor(method: string, urlPath: string): { template: string; op: any } {
+  for (const [template, item] of Object.entries<any>(doc.paths)) {
+    const re = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    if (re.test(urlPath) && item[method.toLowerCase()]) return { template, op: item[method.toLowerCase()] };
+  }
+  throw new Error(`No documented operation for ${method} ${urlPath}`);
+}
+
+/** Throws unless `body` is what the document says `op` answers with `status`. */
+function assertDocumented(op: any, status: number, body: unknown, label: string): void {
+  const response = op.responses?.[String(status)];
+  if (!response) {
+    throw new Error(
+      `${label}: status ${status} is not documented for ${op.operationId} (has ${Object.keys(op.responses)})`,
+    );
+  }
+  const ref = response.content?.['application/json']?.schema?.$ref;
+  if (!ref) throw new Error(`${label}: response ${status} of ${op.operationId} has no JSON schema`);
+  const validate = validatorFor(ref);
+  if (!validate(body)) {
+    throw new Error(
+      `${label}: ${status} body does not match ${ref}: ${ajv.errorsText(validate.errors, { separator: '\n  ' })}\n` +
+        `body: ${JSON.stringify(body).slice(0, 800)}`,
+    );
+  }
+}
+
+/** A real request, checked against the document; returns the body. */
+async function call(path: string, key: string | null, expectStatus: number): Promise<any> {
+  const r = await app.get(path, key);
+  const label = `GET ${path}`;
+  expect(r.status, `${label}: ${JSON.stringify(r.body).slice(0, 400)}`).toBe(expectStatus);
+  expect(r.headers.get('content-type') ?? '', label).toContain('application/json');
+  const urlPath = path.split('?')[0];
+  const { op } = operationFor('GET', urlPath);
+  assertDocumented(op, r.status, r.body, label);
+  if (r.status >= 400) expect(r.body.error.request_id, label).toBe(r.headers.get('x-request-id'));
+  if (!seen.has(op.operationId)) seen.set(op.operationId, new Set());
+  seen.get(op.operationId)!.add(r.status);
+  const data = r.status < 300 ? r.body.data : undefined;
+  if (Array.isArray(data) ? data.length > 0 : data && typeof data === 'object') nonEmpty.add(op.operationId);
+  return r.body;
+}
+
+// ---------- setup ----------
+
+beforeAll(async () => {
+  app = await startTestApp();
+  const demo = await seedDemo(app.orm.em.fork());
+  const dentalClinic = Number(demo.keys.readAll.clinic_id.split('_')[1]);
+  keys = {
+    dental: demo.keys.readAll.key,
+    vet: demo.keys.vetReadAll.key,
+    chatWrite: demo.keys.chatWrite.key,
+    patientsOnly: await app.key(dentalClinic, ['patients:read']),
+  };
+  const r = await app.get('/v1/openapi.json');
+  expect(r.status).toBe(200);
+  doc = r.body;
+  ajv = makeAjv(doc);
+});
+
+// ---------- the document itself ----------
+
+describe('GET /v1/openapi.json', () => {
+  it('is the committed openapi.json (regenerate with `npm run contracts`)', () => {
+    expect(doc).toEqual(committed);
+  });
+
+  it('is OpenAPI 3.1 with info, a global bearer scheme and the Error schema', () => {
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(doc.info.title).toBeTruthy();
+    expect(doc.info.version).toBeTruthy();
+    expect(doc.info.description).toContain('Bearer');
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    expect(doc.components.schemas.Error.required).toEqual(['error']);
+    expect(doc.components.schemas.Error.properties.error.required).toEqual(['code', 'message', 'request_id']);
+    for (const unused of ['Query', 'Mutation', 'Subscription'])
+      expect(doc.components.schemas[unused]).toBeUndefined();
+  });
+
+  it('has exactly the operations of the route table, with their method, operationId, tag and summary', () => {
+    const documented = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(documented.sort()).toEqual(restRoutes.map((r) => `${r.method} ${oasPath(r.path)}`).sort());
+    expect(Object.keys(doc.paths).some((p) => p.includes('webhook'))).toBe(false);
+    for (const r of restRoutes) {
+      const op = doc.paths[oasPath(r.path)][r.method.toLowerCase()];
+      expect(op, `${r.method} ${r.path}`).toMatchObject({
+        operationId: r.field,
+        tags: [r.tag],
+        summary: r.summary,
+      });
+      expect(op.responses[String(r.status)], r.field).toBeDefined();
+      for (const status of ['401', '403', '500'])
+        expect(op.responses[status], `${r.field} ${status}`).toBeDefined();
+    }
+  });
+
+  it('declares each parameter once, in the right place, with the right schema', () => {
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const op of Object.values<any>(item)) {
+        const params: any[] = op.parameters ?? [];
+        const names = params.map((p) => `${p.in}:${p.name}`);
+        expect(new Set(names).size, `${op.operationId} duplicates`).toBe(names.length);
+        const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+        expect(
+          params.filter((p) => p.in === 'path').map((p) => p.name),
+          op.operationId,
+        ).toEqual(inPath);
+        for (const p of params) {
+          expect(['path', 'query'], `${op.operationId} ${p.name}`).toContain(p.in);
+          if (p.in === 'path') expect(p.required).toBe(true);
+          ajv.compile(p.schema); // a valid JSON schema
+        }
+        if (inPath.length) expect(op.responses['404'], op.operationId).toBeDefined();
+        if (params.some((p) => p.in === 'query')) expect(op.responses['422'], op.operationId).toBeDefined();
+        else expect(op.responses['422'], op.operationId).toBeUndefined();
+        const byName = Object.fromEntries(params.map((p) => [p.name, p]));
+        if (byName.limit) {
+          expect(byName.limit).toMatchObject({ in: 'query', required: false });
+          expect(byName.limit.schema).toEqual({ type: 'integer', minimum: 1, maximum: 100, default: 25 });
+          expect(byName.cursor).toMatchObject({ in: 'query', required: false, schema: { type: 'string' } });
+        }
+        if (byName.response_format) {
+          expect(byName.response_format.schema).toEqual({
+            type: 'string',
+            enum: ['concise', 'detailed'],
+            default: 'concise',
+          });
+        }
+        if (byName.include) {
+          expect(byName.include).toMatchObject({
+            in: 'query',
+            style: 'form',
+            explode: false,
+            schema: { type: 'string' },
+          });
+          expect(byName.include.description).toMatch(/owner.*species/);
+        }
+      }
+    }
+    const listPatients = doc.paths['/v1/patients'].get.parameters.map((p: any) => p.name);
+    expect(listPatients).toEqual([
+      'phone',
+      'email',
+      'query',
+      'limit',
+      'cursor',
+      'response_format',
+      'include',
+    ]);
+  });
+
+  it('follows GraphQL nullability; fields REST may omit are not required', () => {
+    const s = doc.components.schemas;
+    expect(s.Patient.required).toEqual(['id']);
+    for (const f of ['address', 'contacts', 'balance', 'id_number', 'owner', 'species']) {
+      expect(s.Patient.properties[f], f).toBeDefined();
+      expect(s.Patient.required).not.toContain(f);
+    }
+    expect(s.Patient.properties.first_name.type).toEqual(['string', 'null']);
+    expect(s.Patient.properties.status.anyOf).toEqual([
+      { $ref: '#/components/schemas/StatusRef' },
+      { type: 'null' },
+    ]);
+    expect(s.Appointment.required).toEqual(
+      expect.arrayContaining(['id', 'patient', 'branch', 'start', 'end']),
+    );
+    expect(s.Appointment.properties.branch).toEqual({ $ref: '#/components/schemas/NamedRef' });
+    expect(s.PatientPage.properties.next_cursor.type).toEqual(['string', 'null']);
+  });
+
+  it('has error examples that match the Error schema', () => {
+    for (const item of Object.values<any>(doc.paths)) {
+      for (const op of Object.values<any>(item)) {
+        for (const [status, res] of Object.entries<any>(op.responses)) {
+          const example = res.content?.['application/json']?.example;
+          if (example) assertDocumented(op, Number(status), example, `${op.operationId} ${status} example`);
+        }
+      }
+    }
+  });
+});
+
+// ---------- real responses ----------
+
+const detailedFields = ['address', 'contacts', 'balance', 'id_number'];
+
+describe('real responses match the document', () => {
+  for (const kind of ['dental', 'vet'] as const) {
+    it(`patients (${kind})`, async () => {
+      const key = keys[kind];
+      const concise = await call('/v1/patients', key, 200);
+      expect(concise.data.length).toBeGreaterThan(0);
+      for (const p of concise.data) {
+        for (const f of [...detailedFields, 'owner', 'species']) expect(p, f).not.toHaveProperty(f);
+      }
+      const detailed = await call('/v1/patients?response_format=detailed&limit=100', key, 200);
+      for (const p of detailed.data) for (const f of detailedFields) expect(p, f).toHaveProperty(f);
+      const included = await call('/v1/patients?include=owner,species&response_format=concise', key, 200);
+      for (const p of included.data) {
+        expect(p).toHaveProperty('owner');
+        expect(p).toHaveProperty('species');
+      }
+      if (kind === 'vet') expect(included.data.some((p: any) => p.owner && p.species)).toBe(true);
+      await call('/v1/patients?include=owner&response_format=detailed', key, 200);
+
+      const first = await call('/v1/patients?limit=1', key, 200);
+      expect(typeof first.next_cursor).toBe('string');
+      await call(`/v1/patients?limit=1&cursor=${first.next_cursor}`, key, 200);
+      const last = await call('/v1/patients?limit=100', key, 200);
+      expect(last.next_cursor).toBeNull();
+      const someone = concise.data.find((p: any) => p.phone && p.last_name) ?? concise.data[0];
+      if (someone.phone) await call(`/v1/patients?phone=${encodeURIComponent(someone.phone)}`, key, 200);
+      if (someone.last_name)
+        await call(`/v1/patients?query=${encodeURIComponent(someone.last_name)}`, key, 200);
+      await call('/v1/patients?email=nobody%40example.com', key, 200);
+
+      const id = concise.data[0].id;
+      for (const q of [
+        '',
+        '?response_format=detailed',
+        '?include=owner,species',
+        '?include=species&response_format=detailed',
+      ]) {
+        const one = await call(`/v1/patients/${id}${q}`, key, 200);
+        expect(one.data.id).toBe(id);
+      }
+    });
+
+    it(`patient records (${kind})`, async () => {
+      const key = keys[kind];
+      const patients = (await call('/v1/patients?limit=100', key, 200)).data;
+      for (const sub of ['appointments', 'treatments', 'payments']) {
+        // The first patient with records, so the item schemas are exercised, not just [].
+        let withRecords: string | undefined;
+        for (const p of patients) {
+          const page = await call(`/v1/patients/${p.id}/${sub}`, key, 200);
+          if (page.data.length > 1) {
+            withRecords = p.id;
+            break;
+          }
+        }
+        expect(withRecords, `a ${kind} patient with ${sub}`).toBeDefined();
+        const base = `/v1/patients/${withRecords}/${sub}`;
+        const inc = await call(`${base}?include=owner,species`, key, 200);
+        for (const item of inc.data) {
+          expect(item.patient).toHaveProperty('owner');
+          expect(item.patient).toHaveProperty('species');
+        }
+        const first = await call(`${base}?limit=1&include=owner`, key, 200);
+        expect(typeof first.next_cursor).toBe('string');
+        await call(`${base}?limit=1&cursor=${first.next_cursor}`, key, 200);
+        if (sub === 'treatments') {
+          const withAppt = inc.data.find((t: any) => t.appointment_id);
+          if (withAppt) await call(`${base}?appointment_id=${withAppt.appointment_id}`, key, 200);
+        }
+      }
+    });
+
+    it(`catalog (${kind})`, async () => {
+      const key = keys[kind];
+      for (const r of restRoutes.filter((x) => x.tag === 'Catalog')) await call(`/v1${r.path}`, key, 200);
+      const species = (await call('/v1/catalog/species', key, 200)).data;
+      if (species.length) await call(`/v1/catalog/breeds?species_id=${species[0].id}`, key, 200);
+    });
+  }
+
+  it('every route answered with data at least once', () => {
+    for (const r of restRoutes) {
+      expect(seen.get(r.field)?.has(r.status), `${r.field} ${r.status}`).toBe(true);
+      expect(nonEmpty.has(r.field), `${r.field}: non-empty data`).toBe(true);
+    }
+  });
+});
+
+/** A concrete path for each route (the id of a patient that exists at the dental clinic). */
+async function concretePaths(): Promise<{ route: (typeof restRoutes)[number]; path: string }[]> {
+  const id = (await app.get('/v1/patients?limit=1', keys.dental)).body.data[0].id;
+  return restRoutes.map((route) => ({ route, path: `/v1${route.path.replace(':id', id)}` }));
+}
+
+/** A value each validated parameter refuses with 422. */
+const badValues: Record<string, string> = {
+  limit: '0',
+  cursor: 'not-a-cursor',
+  include: 'owner,toys',
+  response_format: 'verbose',
+  phone: 'abc',
+  appointment_id: 'pat_1',
+  species_id: 'x',
+};
+
+describe('error responses match the document', () => {
+  it('401 without a key or with a bad key', async () => {
+    for (const { path } of await concretePaths()) {
+      const body = await call(path, null, 401);
+      expect(body.error.code).toBe('unauthenticated');
+      await call(path, 'ck_not_a_key', 401);
+    }
+  });
+
+  it('403 with a key lacking the scopes', async () => {
+    for (const { path } of await concretePaths()) {
+      const body = await call(path, keys.chatWrite, 403);
+      expect(body.error.code).toBe('forbidden');
+      expect(body.error.required_scopes.length).toBeGreaterThan(0);
+    }
+    const sub = await call(
+      (await concretePaths()).find((c) => c.route.field === 'listPatientPayments')!.path,
+      keys.patientsOnly,
+      403,
+    );
+    expect(sub.error.required_scopes).toEqual(['payments:read']);
+  });
+
+  it('404 for an unknown id on every route with an id', async () => {
+    for (const r of restRoutes.filter((x) => x.path.includes(':id'))) {
+      for (const id of ['pat_99999999', 'not-an-id']) {
+        const body = await call(`/v1${r.path.replace(':id', id)}`, keys.dental, 404);
+        expect(body.error.code).toBe('not_found');
+      }
+    }
+  });
+
+  it('422 for each invalid parameter, naming it', async () => {
+    for (const { route, path } of await concretePaths()) {
+      const op = doc.paths[oasPath(route.path)].get;
+      const params = (op.parameters ?? []).filter((p: any) => p.in === 'query' && badValues[p.name]);
+      for (const p of params) {
+        const body = await call(
+          `${path}?${p.name}=${encodeURIComponent(badValues[p.name])}`,
+          keys.dental,
+          422,
+        );
+        expect(body.error).toMatchObject({ code: 'validation_failed', param: p.name });
+      }
+      if (op.responses['422']) expect(params.length, `${route.field}: a 422 case`).toBeGreaterThan(0);
+    }
+  });
+
+  it('400 for a parameter given twice where one value is expected', async () => {
+    for (const { route, path } of await concretePaths()) {
+      const op = doc.paths[oasPath(route.path)].get;
+      const p = (op.parameters ?? []).find(
+        (x: any) => x.in === 'query' && !['limit', 'include'].includes(x.name),
+      );
+      if (!p) continue;
+      const body = await call(`${path}?${p.name}=a&${p.name}=b`, keys.dental, 400);
+      expect(body.error.code).toBe('invalid_request');
+    }
+  });
+
+  it('every documented status except 500 was observed', () => {
+    for (const r of restRoutes) {
+      const op = doc.paths[oasPath(r.path)][r.method.toLowerCase()];
+      const documented = Object.keys(op.responses)
+        .map(Number)
+        .filter((s) => s !== 500);
+      expect([...(seen.get(r.field) ?? [])].sort(), r.field).toEqual(expect.arrayContaining(documented));
+    }
+  });
+});
+
+describe('the validation can fail', () => {
+  it('rejects deliberately wrong bodies', async () => {
+    const listPatients = doc.paths['/v1/patients'].get;
+    const page = (await app.get('/v1/patients?limit=2&response_format=detailed', keys.dental)).body;
+    expect(() => assertDocumented(listPatients, 200, page, 'real')).not.toThrow();
+
+    const wrongType = structuredClone(page);
+    wrongType.data[0].id = 42;
+    expect(() => assertDocumented(listPatients, 200, wrongType, 'id as a number')).toThrow(/PatientPage/);
+
+    const missingRequired = structuredClone(page);
+    delete missingRequired.data[0].id;
+    expect(() => assertDocumented(listPatients, 200, missingRequired, 'no id')).toThrow(/required/);
+
+    const undocumented = structuredClone(page);
+    undocumented.data[0].secret_note = 'x';
+    expect(() => assertDocumented(listPatients, 200, undocumented, 'extra field')).toThrow(/additional/);
+
+    const nullNonNull = (await app.get('/v1/catalog/branches', keys.dental)).body;
+    nullNonNull.data[0].name = null;
+    expect(() =>
+      assertDocumented(doc.paths['/v1/catalog/branches'].get, 200, nullNonNull, 'null name'),
+    ).toThrow();
+
+    const error = { error: { code: 'not_found', message: 'x' } }; // no request_id
+    expect(() => assertDocumented(doc.paths['/v1/patients/{id}'].get, 404, error, 'error')).toThrow(
+      /request_id/,
+    );
+    // A status the operation does not document is a failure too.
+    expect(() => assertDocumented(doc.paths['/v1/catalog/branches'].get, 404, error, 'undocumented')).toThrow(
+      /not documented/,
+    );
+  });
+});
+
+describe('GET /v1/docs', () => {
+  it('serves Swagger UI on /v1/openapi.json, and its assets load', async () => {
+    const res = await fetch(`${app.url}/v1/docs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    const html = await res.text();
+    expect(html).toContain('/v1/openapi.json');
+    const scripts = [...html.matchAll(/<script[^>]+src="([^"]+)"/g)].map((m) => m[1]);
+    const styles = [...html.matchAll(/<link[^>]+href="([^"]+)"/g)].map((m) => m[1]);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const src of scripts) {
+      const asset = await fetch(new URL(src, `${app.url}/v1/docs`));
+      expect(asset.status, src).toBe(200);
+      expect(asset.headers.get('content-type'), src).toContain('javascript');
+      expect((await asset.text()).length, src).toBeGreaterThan(10_000);
+    }
+    for (const href of styles)
+      expect((await fetch(new URL(href, `${app.url}/v1/docs`))).status, href).toBe(200);
+  });
+});

@@ -1,0 +1,577 @@
+/**
+ * `npm run bench`: the patients endpoints of the real app against a hand-written raw baseline.
+ *
+ *   1. Database `cg_bench` on DATABASE_URL's server (else postgresql://postgres@127.0.0.1:5432):
+ *      created, migrated, and seeded once with one veterinary clinic of 100,000 animals (owners,
+ *      species, appointments) and a read-everything API key. Reruns reuse the data.
+ *   2. Two child processes on loopback: bench/server.ts (the app: startHttpServer over MikroORM)
+ *      and bench/raw-server.ts (node:http + pg). Separate processes, so the load generator does
+ *      not share their event loop and the app's peak RSS (VmHWM) is its own.
+ *   3. Every case is checked once on both servers (200, non-empty, same JSON), then each server
+ *      gets a warm-up and a timed autocannon run with fixed concurrency, alternating app and raw.
+ *
+ * Options: --cases=list,search,phone,graphql  --duration=10  --warmup=2  --connections=32
+ *          --patients=100000  --cpu-prof (profile the app server; writes bench/.profiles/*.cpuprofile)
+ *          --app-flags="--max-semi-space-size=32"  (extra node flags for the app server only)
+ *          --live-heap (report the live heap under load: one forced full GC half-way through each run)
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual, parseArgs } from 'node:util';
+import autocannon, { type Result } from 'autocannon';
+import pg from 'pg';
+import { createApiKey } from '../src/auth/keys.ts';
+import { readScopes } from '../src/auth/scopes.ts';
+import { Clinic } from '../src/entities/index.ts';
+import { ensureDatabase, migrate, openOrm } from '../src/lib/database.ts';
+import { toLocal } from '../src/lib/phone.ts';
+import { createClinic } from '../src/services/clinics/clinics.ts';
+import { seedPatients } from '../src/services/demo/seed-patients.ts';
+import type { ChildMessage, MemoryReport } from './child.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+const { values: opts } = parseArgs({
+  options: {
+    cases: { type: 'string', default: 'list,search,phone,graphql' },
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '32' },
+    patients: { type: 'string', default: '100000' },
+    'cpu-prof': { type: 'boolean', default: false },
+    /** Extra node flags for the app server only, e.g. "--max-semi-space-size=32". */
+    'app-flags': { type: 'string', default: '' },
+    /** Force one full GC half-way through each run to report the live heap (perturbs V8's heap sizing). */
+    'live-heap': { type: 'boolean', default: false },
+  },
+});
+const DURATION = Number(opts.duration);
+const WARMUP = Number(opts.warmup);
+const CONNECTIONS = Number(opts.connections);
+const PATIENTS = Number(opts.patients);
+const CLINIC_NAME = 'Bench Veterinary';
+const DB_NAME = 'cg_bench';
+/** Everything after seeding must finish within this, or the run is aborted (children killed). */
+const RUN_BUDGET_MS = 290_000;
+const RSS_TARGET_MB = 300;
+
+// ---------- children: always killed, whatever happens ----------
+
+const children = new Set<ChildProcess>();
+
+function killChildren() {
+  for (const c of children) {
+    if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+  }
+}
+process.on('exit', () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    killChildren();
+    process.exit(130);
+  });
+}
+
+interface Server {
+  name: 'app' | 'raw';
+  url: string;
+  child: ChildProcess;
+  /** Peak and current resident set size in bytes, from /proc/<pid>/status. */
+  rss(): { peak: number; now: number };
+  /** The child's process.memoryUsage(), over IPC. */
+  memory(gc?: boolean): Promise<MemoryReport>;
+  stop(): Promise<void>;
+}
+
+async function startServer(
+  name: 'app' | 'raw',
+  databaseUrl: string,
+  extra: { cpuProfDir?: string; flags?: string[] } = {},
+): Promise<Server> {
+  const file = path.join(here, name === 'app' ? 'server.ts' : 'raw-server.ts');
+  const flags = ['--disable-warning=ExperimentalWarning', '--expose-gc', ...(extra.flags ?? [])];
+  if (extra.cpuProfDir) flags.push('--cpu-prof', `--cpu-prof-dir=${extra.cpuProfDir}`);
+  const child = spawn(process.execPath, [...flags, file], {
+    // The app logs a line per request to stdout, as in production; it goes to /dev/null here.
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: { ...process.env, BENCH_DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' },
+  });
+  children.add(child);
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} server did not start within 30 s`)), 30_000);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} server exited during startup (code ${code}, signal ${signal})`));
+    });
+    child.on('message', (m: ChildMessage) => {
+      if (m.type === 'ready') {
+        clearTimeout(timer);
+        resolve(m.url);
+      }
+    });
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    name,
+    url,
+    child,
+    rss() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const kb = (key: string) =>
+        Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+      return { peak: kb('VmHWM'), now: kb('VmRSS') };
+    },
+    memory(gc = false) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${name} server did not report its memory`)), 5000);
+        const on = (m: ChildMessage) => {
+          if (m.type !== 'memory' || !('rss' in m)) return;
+          clearTimeout(timer);
+          child.off('message', on);
+          resolve(m);
+        };
+        child.on('message', on);
+        const ask: ChildMessage = { type: 'memory', gc };
+        child.send(ask);
+      });
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(t);
+      children.delete(child);
+    },
+  };
+}
+
+// ---------- database ----------
+
+function databaseUrls(): { admin: string; bench: string } {
+  const base = new URL(process.env.DATABASE_URL || 'postgresql://postgres@127.0.0.1:5432');
+  const admin = new URL(base);
+  admin.pathname = '/postgres';
+  const bench = new URL(base);
+  bench.pathname = `/${DB_NAME}`;
+  return { admin: admin.toString(), bench: bench.toString() };
+}
+
+interface Dataset {
+  clinicId: number;
+  key: string;
+  patients: number;
+  owners: number;
+  appointments: number;
+  namePrefix: string;
+  nameMatches: number;
+  phone: string;
+  phoneMatches: number;
+  seededNow: boolean;
+}
+
+async function prepareDatabase(benchUrl: string, adminUrl: string): Promise<Dataset> {
+  await ensureDatabase(adminUrl, DB_NAME);
+  const orm = await openOrm(benchUrl);
+  try {
+    const applied = await migrate(orm);
+    if (applied.length) console.log(`migrated: ${applied.join(', ')}`);
+    const em = orm.em.fork();
+    let clinic = await em.findOne(Clinic, { name: CLINIC_NAME });
+    clinic ??= await createClinic(em, {
+      name: CLINIC_NAME,
+      kind: 'veterinary',
+      country: 'IL',
+      timezone: 'Asia/Jerusalem',
+    });
+    const clinicId = clinic.id;
+
+    const count = async () =>
+      Number(
+        (
+          await em.execute<{ n: string }[]>('select count(*) as n from patient where clinic_id = ?', [
+            clinicId,
+          ])
+        )[0].n,
+      );
+    const existing = await count();
+    let seededNow = false;
+    if (existing < PATIENTS) {
+      const missing = PATIENTS - existing;
+      console.log(
+        `seeding ${missing.toLocaleString('en')} patients into clinic ${clinicId} (${existing} there)...`,
+      );
+      const started = Date.now();
+      let lastPct = -1;
+      await seedPatients(em.fork(), clinicId, missing, (done, total) => {
+        const pct = Math.floor((done / total) * 10) * 10;
+        if (pct !== lastPct) {
+          lastPct = pct;
+          console.log(
+            `  ${pct}% (${done.toLocaleString('en')}/${total.toLocaleString('en')}, ${((Date.now() - started) / 1000).toFixed(0)} s)`,
+          );
+        }
+      });
+      // Fresh statistics, so the planner sees 100k rows rather than an empty table.
+      await em.execute('vacuum analyze patient, owner, appointment', [], 'run');
+      seededNow = true;
+    }
+
+    // One fresh key per run; the previous runs' keys go.
+    await em.execute("delete from api_key where clinic_id = ? and name = 'bench'", [clinicId], 'run');
+    const key = await createApiKey(em.fork(), { clinicId, name: 'bench', scopes: [...readScopes] });
+
+    const client = new pg.Client({ connectionString: benchUrl });
+    await client.connect();
+    try {
+      const one = async <T>(sql: string, params: unknown[]) => (await client.query(sql, params)).rows[0] as T;
+      const totals = await one<{ patients: number; owners: number; appointments: number }>(
+        `select (select count(*)::int from patient where clinic_id = $1) as patients,
+                (select count(*)::int from owner where clinic_id = $1) as owners,
+                (select count(*)::int from appointment where clinic_id = $1) as appointments`,
+        [clinicId],
+      );
+      // The most common 3-letter name prefix: the name search at its most expensive.
+      const prefix = await one<{ p: string; n: number }>(
+        `select left(name_fl, 3) as p, count(*)::int as n from patient where clinic_id = $1 and length(name_fl) >= 3
+         group by 1 order by 2 desc, 1 limit 1`,
+        [clinicId],
+      );
+      const nameMatches = await one<{ n: number }>(
+        `select count(*)::int as n from patient where clinic_id = $1 and (name_fl like $2 or name_lf like $2)`,
+        [clinicId, `${prefix.p}%`],
+      );
+      // An owner's phone from the middle of the table, asked for in local form (05x...): one with
+      // two or more animals if there is one, as a phone lookup at a vet usually finds.
+      const phone = await one<{ phone: string; n: number }>(
+        `select phone, count(*)::int as n from patient
+         where clinic_id = $1 and phone is not null
+           and id >= (select (min(id) + max(id)) / 2 from patient where clinic_id = $1)
+         group by phone order by (count(*) >= 2) desc, min(id) limit 1`,
+        [clinicId],
+      );
+      return {
+        clinicId,
+        key: key.key,
+        ...totals,
+        namePrefix: prefix.p,
+        nameMatches: nameMatches.n,
+        phone: toLocal(phone.phone, 'IL') ?? phone.phone,
+        phoneMatches: phone.n,
+        seededNow,
+      };
+    } finally {
+      await client.end();
+    }
+  } finally {
+    await orm.close();
+  }
+}
+
+// ---------- cases ----------
+
+const GRAPHQL_QUERY =
+  '{ patients(first: 25) { edges { node { id first_name last_name phone owner { id first_name } species { id name } appointments(first: 5) { edges { node { id start end status { name } } } } } } } }';
+
+interface Case {
+  id: string;
+  label: string;
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  /** Minimum app/raw throughput ratio. */
+  target: number;
+  /** The number of items a correct response carries (must be > 0). */
+  count(json: any): number;
+}
+
+function casesFor(d: Dataset): Case[] {
+  const restCount = (j: any) => (Array.isArray(j?.data) ? j.data.length : 0);
+  return [
+    {
+      id: 'list',
+      label: 'REST list',
+      method: 'GET',
+      path: '/v1/patients?limit=25',
+      target: 0.6,
+      count: restCount,
+    },
+    {
+      id: 'search',
+      label: `REST name search "${d.namePrefix}"`,
+      method: 'GET',
+      path: `/v1/patients?query=${encodeURIComponent(d.namePrefix)}&limit=25`,
+      target: 0.6,
+      count: restCount,
+    },
+    {
+      id: 'phone',
+      label: 'REST phone lookup',
+      method: 'GET',
+      path: `/v1/patients?phone=${encodeURIComponent(d.phone)}`,
+      target: 0.5,
+      count: restCount,
+    },
+    {
+      id: 'graphql',
+      label: 'GraphQL patients+owner+species+appts',
+      method: 'POST',
+      path: '/graphql',
+      body: JSON.stringify({ query: GRAPHQL_QUERY }),
+      target: 0.85,
+      count: (j: any) => (j?.errors ? 0 : (j?.data?.patients?.edges?.length ?? 0)),
+    },
+  ];
+}
+
+function headersFor(c: Case, key: string): Record<string, string> {
+  return {
+    authorization: `Bearer ${key}`,
+    ...(c.body ? { 'content-type': 'application/json', accept: 'application/json' } : {}),
+  };
+}
+
+/** One request; throws unless it is a 200 with a non-empty result. */
+async function check(server: Server, c: Case, key: string): Promise<unknown> {
+  const res = await fetch(server.url + c.path, {
+    method: c.method,
+    headers: headersFor(c, key),
+    body: c.body,
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const n = json === undefined ? 0 : c.count(json);
+  if (res.status !== 200 || n === 0) {
+    throw new Error(
+      `${server.name} ${c.method} ${c.path}: expected 200 with a non-empty result, got ${res.status} with ${n} items:\n${text.slice(0, 1000)}`,
+    );
+  }
+  return json;
+}
+
+/** The first path at which two JSON values differ, or null. */
+function firstDifference(a: unknown, b: unknown, at = '$'): string | null {
+  if (isDeepStrictEqual(a, b)) return null;
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const k of keys) {
+      const d = firstDifference((a as any)[k], (b as any)[k], `${at}.${k}`);
+      if (d) return d;
+    }
+  }
+  return `${at}: app ${JSON.stringify(a)?.slice(0, 120)} vs raw ${JSON.stringify(b)?.slice(0, 120)}`;
+}
+
+async function load(server: Server, c: Case, key: string, seconds: number): Promise<Result> {
+  const run = autocannon({
+    url: server.url + c.path,
+    method: c.method,
+    headers: headersFor(c, key),
+    body: c.body,
+    connections: CONNECTIONS,
+    duration: seconds,
+    timeout: 10,
+  });
+  return run;
+}
+
+/**
+ * A timed run, sampling the server's JS heap once a second (peak heap, garbage included) and, with
+ * --live-heap, once half-way after a forced full GC (the live heap under load). Off by default: a
+ * forced GC changes how V8 sizes the heap afterwards, and so the peak RSS being measured.
+ */
+async function measure(
+  server: Server,
+  c: Case,
+  key: string,
+  seconds: number,
+): Promise<Result & { heapPeak: number; liveHeap: number }> {
+  let heapPeak = 0;
+  let liveHeap = Number.NaN;
+  const sample = () =>
+    server.memory().then(
+      (m) => {
+        heapPeak = Math.max(heapPeak, m.heapUsed);
+      },
+      () => {},
+    );
+  const timer = setInterval(sample, 1000);
+  const mid = setTimeout(
+    () =>
+      opts['live-heap'] &&
+      server.memory(true).then(
+        (m) => {
+          liveHeap = m.heapUsed;
+        },
+        () => {},
+      ),
+    (seconds * 1000) / 2,
+  );
+  try {
+    const res = await load(server, c, key, seconds);
+    await sample();
+    return { ...res, heapPeak, liveHeap };
+  } finally {
+    clearInterval(timer);
+    clearTimeout(mid);
+  }
+}
+
+// ---------- report ----------
+
+interface Row {
+  c: Case;
+  app: Result;
+  raw: Result;
+}
+
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+
+function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) =>
+    cells.map((s, i) => (i === 0 ? s.padEnd(widths[i]) : s.padStart(widths[i]))).join(' | ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('-|-'), ...rows.map(line)].join('\n');
+}
+
+function problems(r: Result): string | null {
+  const bad = r.non2xx + r.errors + r.timeouts;
+  return bad ? `${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts` : null;
+}
+
+// ---------- main ----------
+
+async function main() {
+  const { admin, bench } = databaseUrls();
+  console.log(`database: ${bench.replace(/\/\/[^@]*@/, '//***@')}`);
+  const d = await prepareDatabase(bench, admin);
+  console.log(
+    `dataset: clinic ${d.clinicId}, ${fmt(d.patients)} patients, ${fmt(d.owners)} owners, ${fmt(d.appointments)} appointments` +
+      `${d.seededNow ? ' (seeded now)' : ' (reused)'}; name prefix "${d.namePrefix}" matches ${fmt(d.nameMatches)}, ` +
+      `phone ${d.phone} matches ${d.phoneMatches}`,
+  );
+
+  const deadline = setTimeout(() => {
+    console.error(`run exceeded ${RUN_BUDGET_MS / 1000} s after seeding; aborting`);
+    killChildren();
+    process.exit(2);
+  }, RUN_BUDGET_MS);
+  deadline.unref();
+
+  const wanted = new Set(opts.cases.split(',').map((s) => s.trim()));
+  const cases = casesFor(d).filter((c) => wanted.has(c.id));
+  if (!cases.length) throw new Error(`no cases selected by --cases=${opts.cases}`);
+
+  let profDir: string | undefined;
+  if (opts['cpu-prof']) {
+    profDir = path.join(here, '.profiles');
+    mkdirSync(profDir, { recursive: true });
+  }
+  const appFlags = opts['app-flags'].split(/\s+/).filter(Boolean);
+  const [app, raw] = await Promise.all([
+    startServer('app', bench, { cpuProfDir: profDir, flags: appFlags }),
+    startServer('raw', bench),
+  ]);
+  console.log(
+    `app ${app.url} (pid ${app.child.pid}${appFlags.length ? `, ${appFlags.join(' ')}` : ''}), raw ${raw.url} (pid ${raw.child.pid})`,
+  );
+  const idleRss = app.rss().now;
+  const idleHeap = (await app.memory(true)).heapUsed;
+
+  try {
+    for (const c of cases) {
+      const a = await check(app, c, d.key);
+      const r = await check(raw, c, d.key);
+      const diff = firstDifference(a, r);
+      console.log(
+        `check ${c.id}: 200, ${c.count(a)} items; ${diff ? `RAW RESPONSE DIFFERS at ${diff}` : 'app and raw JSON identical'}`,
+      );
+    }
+
+    console.log(
+      `\nautocannon: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s timed per case and server` +
+        `${profDir ? ` (app under --cpu-prof: numbers are not representative)` : ''}\n`,
+    );
+    const rows: Row[] = [];
+    for (const c of cases) {
+      const results: Partial<Record<'app' | 'raw', Result>> = {};
+      for (const s of [app, raw]) {
+        if (WARMUP > 0) await load(s, c, d.key, WARMUP);
+        const res = await measure(s, c, d.key, DURATION);
+        results[s.name] = res;
+        console.log(
+          `  ${c.id.padEnd(8)} ${s.name}: ${fmt(res.requests.average)} req/s, p50 ${res.latency.p50} ms, p99 ${res.latency.p99} ms, ` +
+            `heap peak ${mb(res.heapPeak)}${Number.isNaN(res.liveHeap) ? '' : ` (live ${mb(res.liveHeap)})`}, RSS now ${mb(s.rss().now)}${problems(res) ? ` (${problems(res)})` : ''}`,
+        );
+      }
+      rows.push({ c, app: results.app as Result, raw: results.raw as Result });
+    }
+
+    const rss = app.rss();
+    const rawRss = raw.rss();
+    const liveHeap = (await app.memory(true)).heapUsed;
+    console.log(
+      `\n${table(
+        ['case', 'app req/s', 'app p50/p99 ms', 'raw req/s', 'raw p50/p99 ms', 'app/raw', 'target', 'met?'],
+        rows.map(({ c, app: a, raw: r }) => {
+          const ratio = a.requests.average / r.requests.average;
+          const invalid = problems(a) || problems(r);
+          return [
+            c.label,
+            fmt(a.requests.average),
+            `${a.latency.p50} / ${a.latency.p99}`,
+            fmt(r.requests.average),
+            `${r.latency.p50} / ${r.latency.p99}`,
+            fmt(ratio, 2),
+            `>= ${c.target}`,
+            invalid ? 'INVALID (errors)' : ratio >= c.target ? 'yes' : 'NO',
+          ];
+        }),
+      )}`,
+    );
+    console.log(
+      `\napp server RSS: peak (VmHWM) ${mb(rss.peak)}, now ${mb(rss.now)}, idle after start ${mb(idleRss)}; ` +
+        `target peak <= ${RSS_TARGET_MB} MB: ${rss.peak <= RSS_TARGET_MB * 1024 * 1024 ? 'yes' : 'NO'}`,
+    );
+    console.log(
+      `app server live heap (after a full GC): ${mb(idleHeap)} after start, ${mb(liveHeap)} after the runs`,
+    );
+    console.log(`raw server RSS: peak ${mb(rawRss.peak)}, now ${mb(rawRss.now)}`);
+    for (const { c, app: a, raw: r } of rows) {
+      for (const [name, res] of [
+        ['app', a],
+        ['raw', r],
+      ] as const) {
+        const p = problems(res);
+        if (p)
+          console.log(`WARNING ${c.id} ${name}: ${p}; status codes ${JSON.stringify(res.statusCodeStats)}`);
+      }
+    }
+  } finally {
+    await Promise.all([app.stop(), raw.stop()]);
+    clearTimeout(deadline);
+  }
+  if (profDir)
+    console.log(
+      `\nCPU profile of the app server in ${profDir} (summarise: node bench/profile-summary.ts <file>)`,
+    );
+}
+
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e instanceof Error ? (e.stack ?? e.message) : e);
+    killChildren();
+    process.exit(1);
+  },
+);

@@ -1,0 +1,327 @@
+/**
+ * The raw baseline: what the benchmarked endpoints cost with no framework at all. A hand-written
+ * `node:http` handler over a `pg` Pool (same size as the app's ORM pool) running the SQL the app
+ * runs and answering with the same JSON (bench/patients.ts checks that before timing):
+ *
+ *   GET  /v1/patients?limit&cursor&query&phone   the REST list / name search / phone lookup
+ *   POST /graphql                                 the benchmark's one GraphQL document, hard-wired
+ *
+ * Like the app it hashes the API key on every request and keeps verified keys in a Map for 5 s,
+ * formats phones with the same libphonenumber helper and pages by keyset (`id > cursor`,
+ * limit + 1). Unlike the app it selects only the columns it returns, uses no request ids, no
+ * logging and no GraphQL parsing: it is the floor, not a competitor.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pg from 'pg';
+import { toE164, toLocal } from '../src/lib/phone.ts';
+import { escapeLike, foldForSearch } from '../src/lib/text.ts';
+import { serveUntilParentLeaves } from './child.ts';
+
+const url = process.env.BENCH_DATABASE_URL;
+if (!url) throw new Error('BENCH_DATABASE_URL is not set');
+
+const pool = new pg.Pool({ connectionString: url, max: Number(process.env.BENCH_POOL_MAX ?? 10) });
+
+// ---------- auth: sha256 per request, verified keys cached per process ----------
+
+interface Principal {
+  clinicId: number;
+  country: string;
+  scopes: Set<string>;
+}
+
+const KEY_TTL_MS = 5000;
+const keyCache = new Map<string, { principal: Principal | null; until: number }>();
+
+class HttpError extends Error {
+  status: number;
+  code: string;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function authenticate(header: string | undefined): Promise<Principal> {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!m) throw new HttpError(401, 'unauthenticated', 'Missing or malformed Authorization header.');
+  const hash = createHash('sha256').update(m[1]).digest('hex');
+  const now = Date.now();
+  const hit = keyCache.get(hash);
+  let principal = hit && hit.until > now ? hit.principal : undefined;
+  if (principal === undefined) {
+    const { rows } = await pool.query<{
+      clinic_id: number;
+      scopes: string[];
+      revoked_at: Date | null;
+      country: string;
+    }>(
+      `select k.clinic_id, k.scopes, k.revoked_at, c.country
+       from api_key k join clinic c on c.id = k.clinic_id where k.hash = $1 limit 1`,
+      [hash],
+    );
+    const row = rows[0];
+    principal =
+      row && !row.revoked_at
+        ? { clinicId: row.clinic_id, country: row.country, scopes: new Set(row.scopes) }
+        : null;
+    if (keyCache.size > 10_000) keyCache.clear();
+    keyCache.set(hash, { principal, until: now + KEY_TTL_MS });
+  }
+  if (!principal) throw new HttpError(401, 'unauthenticated', 'Invalid or revoked API key.');
+  return principal;
+}
+
+function requireScope(p: Principal, scope: string) {
+  if (!p.scopes.has(scope)) throw new HttpError(403, 'forbidden', `This key lacks ${scope}.`);
+}
+
+// ---------- GET /v1/patients ----------
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function parseLimit(raw: string | null): number {
+  if (raw == null || raw === '') return 25;
+  const n = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(n >= 1 && n <= 100))
+    throw new HttpError(422, 'validation_failed', 'limit must be an integer from 1 to 100.');
+  return n;
+}
+
+function parseCursor(raw: string | null): number | null {
+  if (raw == null || raw === '') return null;
+  try {
+    const v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+    if (Array.isArray(v) && v.length === 2 && v[0] === 'pat' && Number.isSafeInteger(v[1])) return v[1];
+  } catch {}
+  throw new HttpError(422, 'validation_failed', 'cursor is not a cursor of this list.');
+}
+
+const cursorOf = (id: number) => Buffer.from(JSON.stringify(['pat', id])).toString('base64url');
+
+interface PatientRow {
+  id: number;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  email: string | null;
+  gender: string | null;
+  birth_date: string | null;
+  created_at: Date;
+  updated_at: Date;
+  status_id: number | null;
+  status_name: string | null;
+  status_color: string | null;
+}
+
+async function listPatients(p: Principal, q: URLSearchParams) {
+  requireScope(p, 'patients:read');
+  const limit = parseLimit(q.get('limit'));
+  const after = parseCursor(q.get('cursor'));
+  const params: unknown[] = [p.clinicId];
+  const where = ['p.clinic_id = $1'];
+  const phone = q.get('phone');
+  if (phone) {
+    const e164 = toE164(phone, p.country);
+    if (!e164) throw new HttpError(422, 'validation_failed', `phone '${phone}' is not a phone number.`);
+    params.push(e164);
+    where.push(`p.phone = $${params.length}`);
+  }
+  const email = q.get('email');
+  if (email) {
+    params.push(email.trim().toLowerCase());
+    where.push(`p.email_lower = $${params.length}`);
+  }
+  const query = q.get('query');
+  if (query?.trim()) {
+    params.push(`${escapeLike(foldForSearch(query))}%`);
+    where.push(`(p.name_fl like $${params.length} or p.name_lf like $${params.length})`);
+  }
+  if (after != null) {
+    params.push(after);
+    where.push(`p.id > $${params.length}`);
+  }
+  params.push(limit + 1);
+  const { rows } = await pool.query<PatientRow>(
+    `select p.id, p.first_name, p.last_name, p.phone, p.email, p.gender, p.birth_date::text as birth_date,
+            p.created_at, p.updated_at, s.id as status_id, s.name as status_name, s.color as status_color
+     from patient p left join patient_status s on s.id = p.status_id
+     where ${where.join(' and ')}
+     order by p.id asc limit $${params.length}`,
+    params,
+  );
+  const items = rows.length > limit ? rows.slice(0, limit) : rows;
+  return {
+    data: items.map((r) => ({
+      id: `pat_${r.id}`,
+      first_name: r.first_name,
+      last_name: r.last_name,
+      phone: toLocal(r.phone, p.country),
+      email: r.email,
+      gender: r.gender,
+      birth_date: r.birth_date,
+      status:
+        r.status_id == null ? null : { id: `pst_${r.status_id}`, name: r.status_name, color: r.status_color },
+      created_at: iso(r.created_at),
+      updated_at: iso(r.updated_at),
+    })),
+    next_cursor: rows.length > limit ? cursorOf(items[items.length - 1].id) : null,
+  };
+}
+
+// ---------- POST /graphql: patients(first: 25) with owner, species and appointments(first: 5) ----------
+
+async function graphqlPatients(p: Principal, first: number, appointmentsFirst: number) {
+  requireScope(p, 'patients:read');
+  requireScope(p, 'appointments:read');
+  const { rows: patients } = await pool.query<{
+    id: number;
+    first_name: string | null;
+    last_name: string | null;
+    phone: string | null;
+    owner_id: number | null;
+    species_id: number | null;
+  }>(
+    `select id, first_name, last_name, phone, owner_id, species_id
+     from patient where clinic_id = $1 order by id asc limit $2`,
+    [p.clinicId, first + 1],
+  );
+  const page = patients.slice(0, first);
+  const ids = page.map((r) => r.id);
+  const ownerIds = [...new Set(page.map((r) => r.owner_id).filter((x) => x != null))];
+  const speciesIds = [...new Set(page.map((r) => r.species_id).filter((x) => x != null))];
+  // The three batches go out together, as the app's DataLoaders do.
+  const [owners, species, appointments] = await Promise.all([
+    pool.query<{ id: number; first_name: string | null }>(
+      'select id, first_name from owner where clinic_id = $1 and id = any($2::int[])',
+      [p.clinicId, ownerIds],
+    ),
+    pool.query<{ id: number; name: string }>(
+      'select id, name from species where clinic_id = $1 and id = any($2::int[])',
+      [p.clinicId, speciesIds],
+    ),
+    // limit + 1 per patient, as a connection needs to know whether there is a next page.
+    pool.query<{
+      id: number;
+      patient_id: number;
+      start_at: Date;
+      end_at: Date;
+      branch_name: string;
+      provider_name: string | null;
+      type_name: string | null;
+      status_name: string | null;
+    }>(
+      `select a.id, a.patient_id, a.start_at, a.end_at, b.name as branch_name, pr.name as provider_name,
+              t.name as type_name, st.name as status_name
+       from (
+         select id, patient_id, branch_id, provider_id, type_id, status_id, start_at, end_at,
+                row_number() over (partition by patient_id order by start_at desc, id desc) as rn
+         from appointment where clinic_id = $1 and patient_id = any($2::int[])
+       ) a
+       join branch b on b.id = a.branch_id
+       left join provider pr on pr.id = a.provider_id
+       left join appointment_type t on t.id = a.type_id
+       left join appointment_status st on st.id = a.status_id
+       where a.rn <= $3
+       order by a.patient_id, a.start_at desc, a.id desc`,
+      [p.clinicId, ids, appointmentsFirst + 1],
+    ),
+  ]);
+  const ownerById = new Map(owners.rows.map((o) => [o.id, o]));
+  const speciesById = new Map(species.rows.map((s) => [s.id, s]));
+  const apptsByPatient = new Map<number, typeof appointments.rows>();
+  for (const a of appointments.rows) {
+    const list = apptsByPatient.get(a.patient_id);
+    if (list) list.push(a);
+    else apptsByPatient.set(a.patient_id, [a]);
+  }
+  return {
+    data: {
+      patients: {
+        edges: page.map((r) => {
+          const o = r.owner_id == null ? undefined : ownerById.get(r.owner_id);
+          const s = r.species_id == null ? undefined : speciesById.get(r.species_id);
+          return {
+            node: {
+              id: `pat_${r.id}`,
+              first_name: r.first_name,
+              last_name: r.last_name,
+              phone: toLocal(r.phone, p.country),
+              owner: o ? { id: `own_${o.id}`, first_name: o.first_name } : null,
+              species: s ? { id: `spc_${s.id}`, name: s.name } : null,
+              appointments: {
+                edges: (apptsByPatient.get(r.id) ?? []).slice(0, appointmentsFirst).map((a) => ({
+                  node: {
+                    id: `appt_${a.id}`,
+                    start: a.start_at.toISOString(),
+                    end: a.end_at.toISOString(),
+                    status: a.status_name == null ? null : { name: a.status_name },
+                  },
+                })),
+              },
+            },
+          };
+        }),
+      },
+    },
+  };
+}
+
+// ---------- HTTP ----------
+
+function send(res: ServerResponse, status: number, body: unknown) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse) {
+  const u = new URL(req.url ?? '/', 'http://127.0.0.1');
+  if (u.pathname === '/v1/patients' && req.method === 'GET') {
+    const p = await authenticate(req.headers.authorization);
+    return send(res, 200, await listPatients(p, u.searchParams));
+  }
+  if (u.pathname === '/graphql' && req.method === 'POST') {
+    const p = await authenticate(req.headers.authorization);
+    // The document is the benchmark's one query; it is read and parsed as JSON, not as GraphQL.
+    const body = JSON.parse(await readBody(req)) as { query?: unknown };
+    if (typeof body.query !== 'string') throw new HttpError(400, 'invalid_request', 'query is required.');
+    return send(res, 200, await graphqlPatients(p, 25, 5));
+  }
+  throw new HttpError(404, 'not_found', `No route ${req.method} ${u.pathname}.`);
+}
+
+const server = createServer((req, res) => {
+  handle(req, res).catch((e: unknown) => {
+    if (res.headersSent) return;
+    if (e instanceof HttpError) send(res, e.status, { error: { code: e.code, message: e.message } });
+    else {
+      console.error(e);
+      send(res, 500, { error: { code: 'internal_error', message: 'Something went wrong.' } });
+    }
+  });
+});
+server.keepAliveTimeout = 65_000;
+await new Promise<void>((resolve, reject) => {
+  server.once('error', reject);
+  server.listen(0, '127.0.0.1', () => resolve());
+});
+const { port } = server.address() as AddressInfo;
+
+serveUntilParentLeaves(`http://127.0.0.1:${port}`, async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await pool.end();
+});

@@ -1,0 +1,20 @@
+/**
+ * The real app as a benchmark target: `node bench/server.ts`, started by bench/patients.ts as a
+ * child process with an IPC channel. It opens the ORM on BENCH_DATABASE_URL, serves on an
+ * ephemeral loopback port, and reports `{ type: 'ready', url }` over IPC. It exits on SIGTERM or
+ * when the parent goes away (the IPC channel closes), so it never outlives the benchmark.
+ */
+import { openOrm } from '../src/lib/database.ts';
+import { startHttpServer } from '../src/server/start.ts';
+import { serveUntilParentLeaves } from './child.ts';
+
+const url = process.env.BENCH_DATABASE_URL;
+if (!url) throw new Error('BENCH_DATABASE_URL is not set');
+
+const orm = await openOrm(url);
+const running = await startHttpServer({ orm, port: 0, host: '127.0.0.1' });
+
+serveUntilParentLeaves(running.url, async () => {
+  await running.close();
+  await orm.close();
+});

@@ -1,5 +1,6 @@
-import { type ExecutionArgs, execute, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import type { ExecutionArgs, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { useSofa } from 'sofa-api';
+import { compiledExecute } from '../lib/compiled-execute.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import { currentRequestId } from '../server/request-scope.ts';
 import { errorBody, toAppError } from './errors.ts';
@@ -13,7 +14,7 @@ function rootFieldOf(args: ExecutionArgs): string {
 
 /** Runs the Rest operation and removes the fields the request did not ask for (see prune.ts). */
 async function executeAndPrune(args: ExecutionArgs) {
-  const result = await execute(args);
+  const result = await compiledExecute(args);
   if (!result.errors && result.data) {
     const field = rootFieldOf(args);
     pruneRestResult(

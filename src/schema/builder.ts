@@ -54,9 +54,8 @@ export const builder = new SchemaBuilder<{
   plugins: [ScopeAuthPlugin, RelayPlugin, SubGraphPlugin],
   scopeAuth: {
     authorizeOnSubscribe: true,
-    // A type's scopes are checked once per object, not before each of its fields (a page of 25
-    // patients would otherwise run them 300 times).
-    runScopesOnType: true,
+    // Type scopes run before each field (Pothos caches the result per request). Not
+    // runScopesOnType: that checks through isTypeOf, which graphql-jit calls without a context.
     authScopes: (ctx) =>
       Object.fromEntries(allScopes.map((s) => [s, ctx.principal.scopes.has(s)])) as Record<Scope, boolean>,
     unauthorizedError: (_parent, ctx, info, result) => {

@@ -1,5 +1,6 @@
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type YogaInitialContext } from 'graphql-yoga';
+import { compiledExecute } from '../lib/compiled-execute.ts';
 import { AppError, findAppError } from '../lib/errors.ts';
 import { logger } from '../lib/logger.ts';
 import type { GraphQLContext } from '../schema/context.ts';
@@ -66,6 +67,7 @@ export function createGraphQLHandler(schema: GraphQLSchema, deps: AppDeps) {
     },
     logging: false,
     plugins: [
+      { onExecute: ({ setExecuteFn }: any) => setExecuteFn(compiledExecute) },
       {
         // Parse and validation errors skip masking; give them our code too.
         onResultProcess({ result, setResult }: { result: any; setResult: (r: any) => void }) {

@@ -1,0 +1,51 @@
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  execute,
+  type GraphQLSchema,
+} from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
+
+type Compiled = CompiledQuery | ExecutionResult;
+
+/**
+ * Compiled queries per schema and document. Keyed weakly: SOFA's route documents live as long as
+ * the router, Yoga's parsed documents as long as its parse cache holds them, so the cache is
+ * bounded by theirs.
+ */
+const cache = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, Compiled>>>();
+
+function compiledFor(schema: GraphQLSchema, document: DocumentNode, operationName: string): Compiled {
+  let bySchema = cache.get(schema);
+  if (!bySchema) {
+    bySchema = new WeakMap();
+    cache.set(schema, bySchema);
+  }
+  let byDoc = bySchema.get(document);
+  if (!byDoc) {
+    byDoc = new Map();
+    bySchema.set(document, byDoc);
+  }
+  let compiled = byDoc.get(operationName);
+  if (!compiled) {
+    compiled = compileQuery(schema, document, operationName || undefined);
+    byDoc.set(operationName, compiled);
+  }
+  return compiled;
+}
+
+/**
+ * The one GraphQL executor of the app, for /graphql (Yoga) and /v1 (SOFA) alike: graphql-jit
+ * compiles each distinct document once into plain JavaScript, which executes a page of patients
+ * several times faster than graphql-js's generic interpreter. Documents that jit cannot compile
+ * (its result then carries the validation errors) run on graphql-js, which reports them in the
+ * standard way.
+ */
+export function compiledExecute(args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult> {
+  const compiled = compiledFor(args.schema, args.document, args.operationName ?? '');
+  if (!isCompiledQuery(compiled)) return execute(args);
+  return compiled.query(args.rootValue, args.contextValue, args.variableValues ?? {}) as
+    | ExecutionResult
+    | Promise<ExecutionResult>;
+}

@@ -114,13 +114,15 @@ describe('GraphQL authentication', () => {
   it('field-level scopes: forbidden on the field, the rest of the query still answers', async () => {
     const k = await app.key(clinicId, ['catalog:read']);
     const r = await app.gql('{ branches { id } patients(first: 1) { edges { node { id } } } }', {}, k);
-    expect(r.body.data).toBeNull(); // patients is non-null, so its error nulls the whole data
+    expect(r.body.data).toEqual({ branches: [], patients: null });
     expect(r.body.errors[0]).toMatchObject({
       path: ['patients'],
       extensions: { code: 'forbidden', required_scopes: ['patients:read'] },
     });
     const r2 = await app.gql('{ branches { id } vaccines { id } }', {}, k);
     expect(r2.body.errors[0]).toMatchObject({ path: ['vaccines'], extensions: { code: 'forbidden' } });
+    expect(r2.body.data.vaccines).toBeNull();
+    expect(r2.body.data.branches).toEqual([]);
   });
 
   it('serves GraphiQL to a browser without a key', async () => {

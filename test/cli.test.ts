@@ -132,6 +132,12 @@ describe('cli: clinics and keys', () => {
     expect(res.stdout).toBe('');
   });
 
+  it('rejects a country code that names no country', { timeout: TIMEOUT }, async () => {
+    const res = await cli(db, 'clinic', 'create', '--name', 'X', '--kind', 'dental', '--country', 'ZZ');
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toMatch(/country must be an ISO 3166 alpha-2 country code/);
+  });
+
   it('creates a key, prints it once and stores only its hash', { timeout: TIMEOUT }, async () => {
     const k = await cliJson(
       db,

@@ -80,8 +80,11 @@ describe('GraphQL', () => {
     });
     const missing = await gql('{ patient(id: "pat_999999") { id } }');
     expect(missing.body.data.patient).toBeNull();
-    const bogus = await gql('{ node(id: "nonsense") { id } }');
-    expect(bogus.body.errors[0].extensions.code).toBe('not_found');
+    for (const id of ['nonsense', 'pat_999999', 'appt_1', 'trt_1', 'pay_1', 'spc_1']) {
+      const r = await gql('query($id: ID!) { node(id: $id) { id } }', { id });
+      expect(r.body.data, id).toEqual({ node: null });
+      expect(r.body.errors[0].extensions.code, id).toBe('not_found');
+    }
   });
 
   it('owner, species and the record connections on a patient, matching REST', async () => {
@@ -132,6 +135,7 @@ describe('GraphQL', () => {
       path: ['patient', 'payments'],
       extensions: { code: 'forbidden', required_scopes: ['payments:read'] },
     });
+    expect(r.body.data).toEqual({ patient: { first_name: 'Rex', payments: null } });
   });
 
   it('a patient reached through node(id:) still needs patients:read', async () => {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readScopes } from '../src/auth/scopes.ts';
-import { Patient } from '../src/entities/index.ts';
+import { Appointment, Patient } from '../src/entities/index.ts';
 import { fixtures } from './fixtures.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
@@ -170,6 +170,63 @@ describe('pagination', () => {
       seen.push(...names(r.body));
     }
     expect(seen).toEqual(['P0', 'P1', 'P2', 'P4', 'P5', 'P6', 'P7', 'P8']);
+  });
+
+  it.each([
+    ['appointments', 'appt'],
+    ['treatments', 'trt'],
+    ['payments', 'pay'],
+  ])('an edited sort value in a %s cursor is a 422, never a database error', async (list, tag) => {
+    for (const sortValue of [
+      'abc',
+      5,
+      null,
+      '2026-13-45T00:00:00.000Z',
+      '2026-01-01',
+      '0000-01-01T00:00:00.000Z',
+    ]) {
+      const cursor = Buffer.from(JSON.stringify([tag, sortValue, 1])).toString('base64url');
+      const r = await get(`/v1/patients/${ids.eva}/${list}?cursor=${cursor}`);
+      expect(r.status, String(sortValue)).toBe(422);
+      expect(r.body.error).toMatchObject({ code: 'validation_failed', param: 'cursor' });
+    }
+  });
+
+  it('keyset on time plus id survives ties, inserts and deletes between pages', async () => {
+    const c = await app.clinicWithKey('dental', ['patients:read', 'appointments:read']);
+    const g = fixtures(app.orm, c.clinicId);
+    const gc = await g.catalog();
+    const p = await g.patient({ first: 'Tie', last: 'Break' });
+    // Newest first: minutes 50, 40, 40, 40, 30, 20, 10; three rows share one start time.
+    const made: Appointment[] = [];
+    for (const m of [10, 20, 30, 40, 40, 40, 50]) made.push(await g.appointment(p, { branch: gc.branch }, m));
+    const list = (cursor?: string) =>
+      app.get(`/v1/patients/pat_${p.id}/appointments?limit=2${cursor ? `&cursor=${cursor}` : ''}`, c.key);
+    const seen: number[] = [];
+    const take = (r: any) => seen.push(...r.body.data.map((a: any) => Number(a.id.slice(5))));
+    let r = await list();
+    take(r); // 50 and the first of the 40s
+    // Delete a tied row after the cursor and the row the cursor points at; insert one newer than
+    // the cursor (must not appear) and one older (must appear).
+    await g.em.nativeDelete(Appointment, { id: { $in: [made[4].id, seen[1]] } });
+    const newer = await g.appointment(p, { branch: gc.branch }, 45);
+    const older = await g.appointment(p, { branch: gc.branch }, 5);
+    while (r.body.next_cursor) {
+      r = await list(r.body.next_cursor);
+      take(r);
+    }
+    const tied = [made[3].id, made[4].id, made[5].id].sort((a, b) => b - a);
+    const expected = [
+      made[6].id,
+      tied[0],
+      ...tied.slice(1).filter((id) => id !== made[4].id),
+      made[2].id,
+      made[1].id,
+      made[0].id,
+      older.id,
+    ];
+    expect(seen).toEqual(expected);
+    expect(seen).not.toContain(newer.id);
   });
 
   it('keyset on time plus id pages appointments without gaps or repeats', async () => {

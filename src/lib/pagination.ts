@@ -10,12 +10,13 @@ export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
 
 export type SortDir = 'asc' | 'desc';
+export type SortKind = 'date' | 'number' | 'string';
 
 export interface KeysetSpec<T> {
   /** Names the list a cursor belongs to; a cursor from another list is refused. */
   tag: string;
   /** The sort column (an entity property holding a Date, number or string), then the id. */
-  sortBy?: { prop: string; dir: SortDir; get: (row: T) => Date | number | string };
+  sortBy?: { prop: string; kind: SortKind; dir: SortDir; get: (row: T) => Date | number | string };
   idDir: SortDir;
   id: (row: T) => number;
 }
@@ -78,20 +79,27 @@ export function decodeCursor<T>(spec: KeysetSpec<T>, raw: unknown, param = 'curs
   if (!Number.isSafeInteger(id) || (id as number) < 0) throw badCursor(param);
   const out: unknown[] = [];
   if (spec.sortBy) {
-    const v = values[1];
-    // The sort value's type is checked against what the list sorts by; dates must parse.
-    if (typeof v === 'string' && /^\d{4}-\d\d-\d\dT/.test(v)) {
-      const d = new Date(v);
-      if (Number.isNaN(d.getTime())) throw badCursor(param);
-      out.push(d);
-    } else if (typeof v === 'string' || typeof v === 'number') {
-      out.push(v);
-    } else {
-      throw badCursor(param);
-    }
+    const v = parseSortValue(spec.sortBy.kind, values[1]);
+    if (v === undefined) throw badCursor(param);
+    out.push(v);
   }
   out.push(id);
   return out;
+}
+
+/**
+ * A cursor's sort value, checked against the kind the list sorts by, so an edited cursor is a 422
+ * and never reaches PostgreSQL as a value of the wrong type. Dates must be in the exact form
+ * encodeCursor writes and within the years PostgreSQL and JavaScript both represent.
+ */
+function parseSortValue(kind: SortKind, v: unknown): Date | number | string | undefined {
+  if (kind === 'number') return Number.isFinite(v) ? (v as number) : undefined;
+  if (typeof v !== 'string' || v.length > 64) return undefined;
+  if (kind === 'string') return v;
+  const d = new Date(v);
+  if (Number.isNaN(d.getTime()) || d.toISOString() !== v) return undefined;
+  const year = d.getUTCFullYear();
+  return year >= 1 && year <= 9999 ? d : undefined;
 }
 
 /** The MikroORM condition "strictly after the cursor" for this keyset. */

@@ -1,4 +1,9 @@
-import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js';
+import { type CountryCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js';
+
+/** A country whose phone numbering we know: a clinic's local `0…` numbers parse only with one. */
+export function isPhoneCountry(code: string): boolean {
+  return /^[A-Z]{2}$/.test(code) && isSupportedCountry(code);
+}
 
 /**
  * Phones are stored in E.164 and parsed with the clinic's country, so "050-123 4567",

@@ -7,13 +7,11 @@ import { AppError } from '../lib/errors.ts';
 import { kindOfId } from '../lib/ids.ts';
 import type { GraphQLContext } from './context.ts';
 
-/** Node typename of each id prefix kind that is a GraphQL node. */
-const nodeTypenames: Record<string, string> = {
-  Patient: 'Patient',
-  Appointment: 'Appointment',
-  Treatment: 'Treatment',
-  Payment: 'Payment',
-};
+/**
+ * Node typename of each id kind that node(id:) can load. Appointments, treatments and payments
+ * are reached through their patient; their ids are a not_found there, like any unknown id.
+ */
+const nodeTypenames: Record<string, string> = { Patient: 'Patient' };
 
 /** Every scope named in a field's authScopes ({'a': true} or {$all: {...}}). */
 function scopesIn(authScopes: unknown, out: string[] = []): string[] {

@@ -126,6 +126,8 @@ function catalogList(
     [publicName]: t.field({
       type: [type],
       subGraphs: ['Public'],
+      // Nullable, like every scope-guarded root field: a forbidden list does not null the others.
+      nullable: true,
       authScopes,
       description,
       args: args(t),

@@ -44,6 +44,7 @@ builder.queryFields((t) => ({
   patients: t.connection({
     type: PatientType,
     subGraphs: ['Public'],
+    nullable: true,
     authScopes: { 'patients:read': true },
     description: 'Patients (animals at veterinary clinics), oldest first. Same filters as GET /v1/patients.',
     args: {
@@ -104,6 +105,8 @@ builder.objectFields(PatientType, (t) => ({
   appointments: t.connection({
     type: AppointmentType,
     subGraphs: ['Public'],
+    // Nullable: a key without the scope still gets the patient, with this field null.
+    nullable: true,
     authScopes: { 'appointments:read': true },
     description: 'Newest first.',
     resolve: async (p, args, ctx) => {
@@ -119,6 +122,8 @@ builder.objectFields(PatientType, (t) => ({
   treatments: t.connection({
     type: TreatmentType,
     subGraphs: ['Public'],
+    // Nullable: a key without the scope still gets the patient, with this field null.
+    nullable: true,
     authScopes: { 'treatments:read': true },
     description: 'Newest first.',
     args: { appointment_id: t.arg.string({ required: false }) },
@@ -138,6 +143,8 @@ builder.objectFields(PatientType, (t) => ({
   payments: t.connection({
     type: PaymentType,
     subGraphs: ['Public'],
+    // Nullable: a key without the scope still gets the patient, with this field null.
+    nullable: true,
     authScopes: { 'payments:read': true },
     description: 'Payments and refunds, newest first.',
     resolve: async (p, args, ctx) => {

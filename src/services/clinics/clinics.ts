@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Clinic, type ClinicKind, clinicKinds } from '../../entities/clinic.ts';
 import { AppError } from '../../lib/errors.ts';
 import { toId } from '../../lib/ids.ts';
-import { toE164 } from '../../lib/phone.ts';
+import { isPhoneCountry, toE164 } from '../../lib/phone.ts';
 
 export async function createClinic(
   em: EntityManager,
@@ -22,8 +22,8 @@ export async function createClinic(
     });
   }
   const country = input.country?.toUpperCase();
-  if (!/^[A-Z]{2}$/.test(country ?? '')) {
-    throw new AppError('validation_failed', 'country must be an ISO 3166 alpha-2 code, e.g. IL.', {
+  if (!isPhoneCountry(country ?? '')) {
+    throw new AppError('validation_failed', 'country must be an ISO 3166 alpha-2 country code, e.g. IL.', {
       param: 'country',
     });
   }

@@ -12,19 +12,19 @@ import { getPatient } from './patients.ts';
 /** A patient's appointments, treatments and payments: newest first, keyset on the record's time. */
 export const appointmentKeyset: KeysetSpec<AppointmentData> = {
   tag: 'appt',
-  sortBy: { prop: 'startAt', dir: 'desc', get: (a) => a.startAt },
+  sortBy: { prop: 'startAt', kind: 'date', dir: 'desc', get: (a) => a.startAt },
   idDir: 'desc',
   id: (a) => a.id,
 };
 export const treatmentKeyset: KeysetSpec<Treatment> = {
   tag: 'trt',
-  sortBy: { prop: 'performedAt', dir: 'desc', get: (t) => t.performedAt },
+  sortBy: { prop: 'performedAt', kind: 'date', dir: 'desc', get: (t) => t.performedAt },
   idDir: 'desc',
   id: (t) => t.id,
 };
 export const paymentKeyset: KeysetSpec<Payment> = {
   tag: 'pay',
-  sortBy: { prop: 'paidAt', dir: 'desc', get: (p) => p.paidAt },
+  sortBy: { prop: 'paidAt', kind: 'date', dir: 'desc', get: (p) => p.paidAt },
   idDir: 'desc',
   id: (p) => p.id,
 };

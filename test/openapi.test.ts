@@ -222,23 +222,128 @@ describe('GET /v1/openapi.json', () => {
     ]);
   });
 
-  it('follows GraphQL nullability; fields REST may omit are not required', () => {
+  it('follows GraphQL nullability; every key is required except the ones REST may leave out', () => {
     const s = doc.components.schemas;
-    expect(s.Patient.required).toEqual(['id']);
-    for (const f of ['address', 'contacts', 'balance', 'id_number', 'owner', 'species']) {
-      expect(s.Patient.properties[f], f).toBeDefined();
-      expect(s.Patient.required).not.toContain(f);
+    // Keys pruned unless asked for (src/rest/prune.ts, docs/decisions.md): the only optional ones.
+    const conditional: Record<string, string[]> = {
+      Patient: [...detailedFields, 'owner', 'species'],
+      PatientSummary: ['owner', 'species'],
+    };
+    for (const [name, schema] of Object.entries<any>(s)) {
+      if (name === 'Error') continue;
+      const keys = Object.keys(schema.properties ?? {});
+      const optional = conditional[name] ?? [];
+      expect(schema.required ?? [], name).toEqual(keys.filter((k) => !optional.includes(k)));
+      for (const f of optional) expect(schema.properties[f], `${name}.${f}`).toBeDefined();
     }
+
+    expect(s.Patient.required).toEqual([
+      'id',
+      'first_name',
+      'last_name',
+      'phone',
+      'email',
+      'gender',
+      'birth_date',
+      'status',
+      'created_at',
+      'updated_at',
+    ]);
+    expect(s.PatientSummary.required).toEqual(['id', 'first_name', 'last_name', 'phone']);
+    for (const page of ['PatientPage', 'AppointmentPage', 'TreatmentPage', 'PaymentPage'])
+      expect(s[page].required, page).toEqual(['data', 'next_cursor']);
+    expect(s.PatientBody.required).toEqual(['data']);
+    expect(s.Appointment.required).toEqual([
+      'id',
+      'patient',
+      'branch',
+      'provider',
+      'type',
+      'status',
+      'start',
+      'end',
+      'note',
+      'cancelled_at',
+      'created_at',
+      'updated_at',
+    ]);
+    expect(s.Treatment.required).toEqual([
+      'id',
+      'patient',
+      'appointment_id',
+      'treatment',
+      'provider',
+      'description',
+      'teeth',
+      'price',
+      'status',
+      'performed_at',
+      'note',
+      'cancelled_at',
+      'created_at',
+      'updated_at',
+    ]);
+    expect(s.Payment.required).toEqual([
+      'id',
+      'patient',
+      'billing_account',
+      'amount',
+      'currency',
+      'method',
+      'is_refund',
+      'refund_of_id',
+      'receipt_number',
+      'paid_at',
+      'note',
+      'cancelled_at',
+      'created_at',
+      'updated_at',
+    ]);
+    expect(s.Vaccine.required).toEqual([
+      'id',
+      'name',
+      'code',
+      'species_id',
+      'interval_months',
+      'next_vaccine_id',
+      'price',
+      'batch_required',
+    ]);
+
+    // Required and nullable: [T, "null"], or anyOf [$ref, null] for objects.
     expect(s.Patient.properties.first_name.type).toEqual(['string', 'null']);
     expect(s.Patient.properties.status.anyOf).toEqual([
       { $ref: '#/components/schemas/StatusRef' },
       { type: 'null' },
     ]);
-    expect(s.Appointment.required).toEqual(
-      expect.arrayContaining(['id', 'patient', 'branch', 'start', 'end']),
-    );
-    expect(s.Appointment.properties.branch).toEqual({ $ref: '#/components/schemas/NamedRef' });
     expect(s.PatientPage.properties.next_cursor.type).toEqual(['string', 'null']);
+    expect(s.Appointment.properties.branch).toEqual({ $ref: '#/components/schemas/NamedRef' });
+    expect(s.Appointment.properties.provider.anyOf).toEqual([
+      { $ref: '#/components/schemas/NamedRef' },
+      { type: 'null' },
+    ]);
+    expect(s.Treatment.properties.teeth.type).toEqual(['array', 'null']);
+    expect(s.Payment.properties.refund_of_id.type).toEqual(['string', 'null']);
+    expect(s.Vaccine.properties.interval_months.type).toEqual(['integer', 'null']);
+    expect(s.Patient.properties.owner.anyOf).toEqual([
+      { $ref: '#/components/schemas/Owner' },
+      { type: 'null' },
+    ]);
+    for (const f of conditional.Patient) expect(s.Patient.properties[f].description, f).toMatch(/absent/);
+  });
+
+  it('describes the 405 for another method on a documented path', () => {
+    expect(doc.info.description).toMatch(/405/);
+    expect(doc.info.description).toContain('#/components/responses/MethodNotAllowed');
+    const res = doc.components.responses.MethodNotAllowed;
+    expect(res.headers.Allow).toEqual({ $ref: '#/components/headers/Allow' });
+    expect(doc.components.headers.Allow.schema).toEqual({ type: 'string' });
+    expect(res.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    const validate = validatorFor('#/components/schemas/Error');
+    expect(validate(res.content['application/json'].example), ajv.errorsText(validate.errors)).toBe(true);
+    // Not a response of any operation: no documented method gets it.
+    for (const item of Object.values<any>(doc.paths))
+      for (const op of Object.values<any>(item)) expect(op.responses['405'], op.operationId).toBeUndefined();
   });
 
   it('has error examples that match the Error schema', () => {
@@ -422,6 +527,32 @@ describe('error responses match the document', () => {
     }
   });
 
+  it('405 with Allow for another method on every documented path, as MethodNotAllowed says', async () => {
+    const component = doc.components.responses.MethodNotAllowed;
+    const validate = validatorFor(component.content['application/json'].schema.$ref);
+    for (const { route, path } of await concretePaths()) {
+      const documented = Object.keys(doc.paths[oasPath(route.path)]).map((m) => m.toUpperCase());
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !documented.includes(m))) {
+        for (const key of [null, keys.dental]) {
+          const label = `${method} ${path}`;
+          const res = await fetch(`${app.url}${path}`, {
+            method,
+            headers: key ? { authorization: `Bearer ${key}` } : {},
+          });
+          expect(res.status, label).toBe(405);
+          expect(res.headers.get('content-type') ?? '', label).toContain('application/json');
+          for (const h of Object.keys(component.headers))
+            expect(res.headers.get(h), `${label} ${h}`).toBeTruthy();
+          expect(res.headers.get('allow'), label).toBe(documented.join(', '));
+          const body = await res.json();
+          expect(validate(body), `${label}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+          expect(body.error.code, label).toBe('method_not_allowed');
+          expect(body.error.request_id, label).toBe(res.headers.get('x-request-id'));
+        }
+      }
+    }
+  });
+
   it('every documented status except 500 was observed', () => {
     for (const r of restRoutes) {
       const op = doc.paths[oasPath(r.path)][r.method.toLowerCase()];
@@ -446,6 +577,35 @@ describe('the validation can fail', () => {
     const missingRequired = structuredClone(page);
     delete missingRequired.data[0].id;
     expect(() => assertDocumented(listPatients, 200, missingRequired, 'no id')).toThrow(/required/);
+
+    // Nullable keys are required too: one that goes missing fails, null passes.
+    const noCursor = structuredClone(page);
+    delete noCursor.next_cursor;
+    expect(() => assertDocumented(listPatients, 200, noCursor, 'no next_cursor')).toThrow(/next_cursor/);
+    const nullName = structuredClone(page);
+    nullName.data[0].first_name = null;
+    expect(() => assertDocumented(listPatients, 200, nullName, 'null first_name')).not.toThrow();
+    const noName = structuredClone(page);
+    delete noName.data[0].first_name;
+    expect(() => assertDocumented(listPatients, 200, noName, 'no first_name')).toThrow(/first_name/);
+    const noAddress = structuredClone(page);
+    delete noAddress.data[0].address; // conditional (response_format=detailed): may be absent
+    expect(() => assertDocumented(listPatients, 200, noAddress, 'no address')).not.toThrow();
+
+    const appointments = doc.paths['/v1/patients/{id}/appointments'].get;
+    let appts: any;
+    for (const p of (await app.get('/v1/patients?limit=100', keys.dental)).body.data) {
+      appts = (await app.get(`/v1/patients/${p.id}/appointments?limit=1`, keys.dental)).body;
+      if (appts.data.length) break;
+    }
+    expect(appts.data.length).toBe(1);
+    expect(() => assertDocumented(appointments, 200, appts, 'real')).not.toThrow();
+    const noProvider = structuredClone(appts);
+    delete noProvider.data[0].provider;
+    expect(() => assertDocumented(appointments, 200, noProvider, 'no provider')).toThrow(/provider/);
+    const noPatientPhone = structuredClone(appts);
+    delete noPatientPhone.data[0].patient.phone;
+    expect(() => assertDocumented(appointments, 200, noPatientPhone, 'no patient.phone')).toThrow(/phone/);
 
     const undocumented = structuredClone(page);
     undocumented.data[0].secret_note = 'x';

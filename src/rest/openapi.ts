@@ -18,13 +18,17 @@ import { type RestRoute, restRoutes } from './routes.ts';
  * tag, summary) and the Rest GraphQL schema (nullability, list items, scopes):
  *
  * - OpenAPI 3.1: nullable fields are `type: [T, "null"]`, nullable objects `anyOf: [$ref, null]`.
- *   `required` lists the non-null fields, so fields REST may leave out (the detailed patient
- *   fields, owner, species) are never required.
+ *   SOFA selects every field of a route's type, so every key is always in the body (null when
+ *   empty) and `required` lists them all, nullable or not. Only the keys src/rest/prune.ts removes
+ *   unless asked for (the detailed patient fields, owner, species) are optional.
  * - Full paths (`/v1/patients/{id}`), no server prefix, only the routes of the table (no SOFA
  *   /webhook), one parameter per name, path parameters in the path, the rest in the query, with
  *   the schema of what the services accept.
  * - Error responses share one `Error` schema (src/rest/errors.ts). Unreferenced component
  *   schemas (Query, ...) are dropped and the rest sorted, so the output is deterministic.
+ * - A known path with another method is a 405 with `Allow` (src/server/app.ts). A Path Item has
+ *   no responses and no operation can get it, so it is the `MethodNotAllowed` response component,
+ *   named in the info description, rather than a response of each operation.
  */
 export function openApiDocument(
   router: any,
@@ -79,13 +83,21 @@ export function openApiDocument(
         },
       },
       headers: {
+        Allow: {
+          description: 'The methods the path does allow, comma-separated (e.g. `GET`).',
+          schema: { type: 'string' },
+          example: 'GET',
+        },
         RequestId: {
           description:
             'Id of this request (also `request_id` in error bodies); quote it when reporting a problem.',
           schema: { type: 'string' },
         },
       },
-      schemas: reachableSchemas(paths, converted),
+      responses: {
+        MethodNotAllowed: methodNotAllowedResponse,
+      },
+      schemas: reachableSchemas([paths, methodNotAllowedResponse], converted),
     },
   };
 }
@@ -101,6 +113,10 @@ const infoDescription = [
   'return everything as `{data}`.',
   '',
   'Errors are `{"error": {"code", "message", "param"?, "request_id", "required_scopes"?}}`.',
+  '',
+  'Only the documented methods of each path are served: any other method on a documented path is 405',
+  '`method_not_allowed` with an `Allow` header naming the allowed methods, before authentication',
+  '(`#/components/responses/MethodNotAllowed`). An undocumented path under `/v1` is 404 `not_found`.',
 ].join('\n');
 
 const tagDescriptions: Record<string, string> = {
@@ -266,6 +282,18 @@ function errorResponse(
   };
 }
 
+/** What a documented path answers to another method (src/server/app.ts); no operation refers to it. */
+const methodNotAllowedResponse = {
+  ...errorResponse(
+    '`method_not_allowed`: the path exists but not with this method; `Allow` names the methods it has. Sent before authentication.',
+    {
+      code: 'method_not_allowed',
+      message: 'POST is not allowed on /v1/patients; use GET.',
+    },
+  ),
+  headers: { Allow: { $ref: '#/components/headers/Allow' }, ...requestIdHeader },
+};
+
 function successDescription(schemaRef: string | undefined, schemas: Record<string, any> | undefined): string {
   const name = schemaRef?.replace('#/components/schemas/', '');
   const props = name ? (schemas?.[name]?.properties ?? {}) : {};
@@ -420,7 +448,8 @@ function objectSchema(
     const note = optionalInRest[name]?.[prop];
     if (note) converted.description = note;
     properties[prop] = converted;
-    if (field && isNonNullType(field.type) && !note) required.push(prop);
+    // SOFA selects every field, so the key is always there (null when empty) unless pruned.
+    if (field && !note) required.push(prop);
   }
   return {
     type: 'object',
@@ -450,8 +479,8 @@ function fieldSchema(sofa: any, type: GraphQLOutputType): Record<string, any> {
   return description ? { description, ...out } : out;
 }
 
-/** Only the component schemas the paths reach, sorted by name. */
-function reachableSchemas(paths: Record<string, any>, all: Record<string, any>): Record<string, any> {
+/** Only the component schemas the paths (and response components) reach, sorted by name. */
+function reachableSchemas(roots: unknown, all: Record<string, any>): Record<string, any> {
   const keep = new Set<string>();
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) {
@@ -470,6 +499,6 @@ function reachableSchemas(paths: Record<string, any>, all: Record<string, any>):
       } else visit(v);
     }
   };
-  visit(paths);
+  visit(roots);
   return Object.fromEntries([...keep].sort().map((n) => [n, all[n]]));
 }

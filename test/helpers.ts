@@ -51,12 +51,18 @@ export interface TestApp {
 }
 
 /** A real app over real HTTP on a loopback port, on a fresh database. Closed after the file. */
-export async function startTestApp(): Promise<TestApp> {
+export async function startTestApp(opts: { rateLimitPerSecond?: number } = {}): Promise<TestApp> {
   const db = await testDatabase();
   const queries: string[] = [];
   const orm = await openOrm(db.url, { onQuery: (sql) => queries.push(sql) });
   const clock = new FixedClock('2026-11-01T10:00:00Z');
-  const server = await startHttpServer({ orm, port: 0, clock, keyCacheTtlMs: 0 });
+  const server = await startHttpServer({
+    orm,
+    port: 0,
+    clock,
+    keyCacheTtlMs: 0,
+    rateLimitPerSecond: opts.rateLimitPerSecond ?? 0,
+  });
   afterAll(async () => {
     await server.close();
     await orm.close();

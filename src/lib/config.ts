@@ -10,6 +10,8 @@ const schema = z.object({
   EMBEDDED_PG_PORT: z.coerce.number().int().default(54329),
   /** How long a verified API key stays cached in one process before it is looked up again. */
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5000),
+  /** Requests per second per API key (REST and GraphQL together); 0 turns limiting off. */
+  RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(0).default(100),
   PUBLIC_URL: z.string().optional(),
 });
 

@@ -26,6 +26,9 @@ const statusOf: Record<ErrorCode, number> = {
   internal_error: 500,
 };
 
+/** Whether a string is one of our error codes (as opposed to, say, graphql-js's own). */
+export const isErrorCode = (code: unknown): code is ErrorCode => typeof code === 'string' && code in statusOf;
+
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;

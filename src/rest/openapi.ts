@@ -88,6 +88,22 @@ export function openApiDocument(
           schema: { type: 'string' },
           example: 'GET',
         },
+        RetryAfter: {
+          description: 'Seconds to wait before retrying.',
+          schema: { type: 'integer', minimum: 1 },
+        },
+        RateLimitLimit: {
+          description: 'Requests allowed per second for this API key.',
+          schema: { type: 'integer' },
+        },
+        RateLimitRemaining: {
+          description: 'Requests left in the current one-second window.',
+          schema: { type: 'integer', minimum: 0 },
+        },
+        RateLimitReset: {
+          description: 'Seconds until the window resets.',
+          schema: { type: 'integer', minimum: 1 },
+        },
         RequestId: {
           description:
             'Id of this request (also `request_id` in error bodies); quote it when reporting a problem.',
@@ -113,6 +129,11 @@ const infoDescription = [
   'return everything as `{data}`.',
   '',
   'Errors are `{"error": {"code", "message", "param"?, "request_id", "required_scopes"?}}`.',
+  '',
+  'Each API key may send a number of requests per second (100 unless the operator sets another),',
+  'REST and GraphQL together. Every authenticated response carries `RateLimit-Limit`,',
+  '`RateLimit-Remaining` and `RateLimit-Reset`; over the limit the answer is 429 `rate_limited`',
+  'with `Retry-After`.',
   '',
   'Only the documented methods of each path are served: any other method on a documented path is 405',
   '`method_not_allowed` with an `Allow` header naming the allowed methods, before authentication',
@@ -368,6 +389,19 @@ function operation(
       { code: 'validation_failed', message: example.message, param: example.param },
     );
   }
+  responses['429'] = {
+    ...errorResponse('`rate_limited`: this API key sent more requests per second than it may.', {
+      code: 'rate_limited',
+      message: 'Too many requests for this API key: at most 100 per second. Retry after 1 s.',
+    }),
+    headers: {
+      'Retry-After': { $ref: '#/components/headers/RetryAfter' },
+      'RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
+      'RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+      'RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
+      ...requestIdHeader,
+    },
+  };
   responses['500'] = errorResponse(
     '`internal_error`: something failed on our side; quote `request_id` when reporting it.',
     {

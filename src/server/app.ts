@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { createRateLimiter } from '../auth/rate-limit.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
 import { logger } from '../lib/logger.ts';
@@ -12,12 +13,14 @@ import { createRestRouter } from '../rest/sofa.ts';
 import { schemas } from '../schema/index.ts';
 import { contextFromRequest } from './context.ts';
 import { createGraphQLHandler } from './graphql.ts';
-import { requestScope } from './request-scope.ts';
+import { type RequestScope, requestScope } from './request-scope.ts';
 
 export interface AppOptions {
   orm: MikroORM;
   clock: Clock;
   keyCacheTtlMs: number;
+  /** Requests per second per API key; 0 turns limiting off. */
+  rateLimitPerSecond: number;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
@@ -29,7 +32,12 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 /** The one HTTP handler: /health, /graphql (yoga), /v1 (SOFA), /v1/openapi.json and /v1/docs. */
 export function createApp(opts: AppOptions) {
   const { publicSchema, restSchema } = schemas();
-  const deps = { em: opts.orm.em, clock: opts.clock, keyCacheTtlMs: opts.keyCacheTtlMs };
+  const deps = {
+    em: opts.orm.em,
+    clock: opts.clock,
+    keyCacheTtlMs: opts.keyCacheTtlMs,
+    rateLimiter: createRateLimiter(opts.rateLimitPerSecond),
+  };
   const yoga = createGraphQLHandler(publicSchema, deps);
   const rest = createRestRouter(restSchema, (request) =>
     contextFromRequest(deps, request.headers.get('authorization'), true),
@@ -78,7 +86,7 @@ export function createApp(opts: AppOptions) {
     const requestId = `req_${randomBytes(9).toString('base64url')}`;
     const started = performance.now();
     res.setHeader('x-request-id', requestId);
-    const scope = { requestId } as { requestId: string; keyId?: string };
+    const scope: RequestScope = { requestId, setHeader: (name, value) => res.setHeader(name, value) };
     res.on('finish', () => {
       logger.info(
         {

@@ -1,19 +1,11 @@
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type YogaInitialContext } from 'graphql-yoga';
 import { compiledExecute } from '../lib/compiled-execute.ts';
-import { AppError, findAppError } from '../lib/errors.ts';
+import { AppError, findAppError, isErrorCode } from '../lib/errors.ts';
 import { logger } from '../lib/logger.ts';
 import type { GraphQLContext } from '../schema/context.ts';
 import { type AppDeps, contextFromRequest } from './context.ts';
 import { currentRequestId } from './request-scope.ts';
-
-const ownCodes = new Set([
-  'unauthenticated',
-  'forbidden',
-  'not_found',
-  'validation_failed',
-  'invalid_request',
-]);
 
 /** AppErrors keep code (and param); unknown errors are logged and masked as internal_error. */
 export function maskGraphQLError(error: unknown): Error {
@@ -28,8 +20,10 @@ export function maskGraphQLError(error: unknown): Error {
         ...(app.param ? { param: app.param } : {}),
         ...(app.details?.required_scopes ? { required_scopes: app.details.required_scopes } : {}),
         request_id: currentRequestId(),
-        // Only authentication changes the HTTP status of a GraphQL response.
-        ...(app.code === 'unauthenticated' ? { http: { status: 401 } } : {}),
+        // Only authentication and the rate limit change the HTTP status of a GraphQL response.
+        ...(app.code === 'unauthenticated' || app.code === 'rate_limited'
+          ? { http: { status: app.status } }
+          : {}),
       },
     });
   }
@@ -40,7 +34,7 @@ export function maskGraphQLError(error: unknown): Error {
       path: gql.path,
       extensions: {
         ...gql.extensions,
-        code: ownCodes.has(gql.extensions?.code as string) ? gql.extensions.code : 'invalid_request',
+        code: isErrorCode(gql.extensions?.code) ? gql.extensions.code : 'invalid_request',
         request_id: currentRequestId(),
       },
     });
@@ -72,7 +66,7 @@ export function createGraphQLHandler(schema: GraphQLSchema, deps: AppDeps) {
         // Parse and validation errors skip masking; give them our code too.
         onResultProcess({ result, setResult }: { result: any; setResult: (r: any) => void }) {
           if (!result || Array.isArray(result) || !Array.isArray(result.errors)) return;
-          if (result.errors.every((e: any) => ownCodes.has(e?.extensions?.code))) return;
+          if (result.errors.every((e: any) => isErrorCode(e?.extensions?.code))) return;
           setResult({ ...result, errors: result.errors.map((e: unknown) => maskGraphQLError(e)) });
         },
       } as any,

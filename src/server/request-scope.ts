@@ -4,6 +4,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface RequestScope {
   requestId: string;
   keyId?: string;
+  /** Sets a header of the response to come (rate-limit headers are known only after auth). */
+  setHeader: (name: string, value: string) => void;
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();

@@ -18,11 +18,14 @@ export async function startHttpServer(opts: {
   host?: string;
   clock?: Clock;
   keyCacheTtlMs?: number;
+  /** Requests per second per API key; 0 turns limiting off (tests, the benchmark). */
+  rateLimitPerSecond: number;
 }): Promise<RunningServer> {
   const app = createApp({
     orm: opts.orm,
     clock: opts.clock ?? systemClock,
     keyCacheTtlMs: opts.keyCacheTtlMs ?? 5000,
+    rateLimitPerSecond: opts.rateLimitPerSecond,
   });
   const server = createServer(app.handler);
   server.keepAliveTimeout = 65_000;

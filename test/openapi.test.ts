@@ -648,4 +648,12 @@ describe('GET /v1/docs', () => {
     for (const href of styles)
       expect((await fetch(new URL(href, `${app.url}/v1/docs`))).status, href).toBe(200);
   });
+
+  it('answers an unknown docs asset with the standard JSON 404', async () => {
+    const res = await fetch(`${app.url}/v1/docs/nope.js`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({
+      error: { code: 'not_found', message: expect.any(String), request_id: res.headers.get('x-request-id') },
+    });
+  });
 });

@@ -21,19 +21,17 @@ const page = `<!doctype html>
 <script>window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#ui', persistAuthorization: true });</script>
 </body></html>`;
 
-export function serveDocs(urlPath: string, res: ServerResponse): void {
+/** Serves the page or one of its assets; false when the path is neither (the caller's 404). */
+export function serveDocs(urlPath: string, res: ServerResponse): boolean {
   if (urlPath === '/v1/docs' || urlPath === '/v1/docs/') {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(page);
-    return;
+    return true;
   }
   const file = urlPath.slice('/v1/docs/'.length);
-  if (!allowed.has(file)) {
-    res.writeHead(404, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: { code: 'not_found', message: `No docs asset ${file}.` } }));
-    return;
-  }
+  if (!allowed.has(file)) return false;
   const type = file.endsWith('.css') ? 'text/css' : file.endsWith('.png') ? 'image/png' : 'text/javascript';
   res.writeHead(200, { 'content-type': type, 'cache-control': 'public, max-age=86400' });
   createReadStream(path.join(assetsDir, file)).pipe(res);
+  return true;
 }

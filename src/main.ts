@@ -2,7 +2,7 @@ import { Clinic } from './entities/index.ts';
 import { loadConfig } from './lib/config.ts';
 import { migrate, openOrm, startDatabase } from './lib/database.ts';
 import { logger } from './lib/logger.ts';
-import { startHttpServer } from './server/start.ts';
+import { type RunningServer, startHttpServer } from './server/start.ts';
 import { printWelcome } from './server/welcome.ts';
 import { seedDemo } from './services/demo/seed-demo.ts';
 
@@ -13,21 +13,35 @@ const db = await startDatabase({
   dataDir: config.DATA_DIR,
   port: config.EMBEDDED_PG_PORT,
 });
-const orm = await openOrm(db.url);
-const applied = await migrate(orm);
-if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
-
-const em = orm.em.fork();
-const empty = (await em.count(Clinic, {})) === 0;
-const demo = empty ? await seedDemo(em) : null;
-
-const running = await startHttpServer({
-  orm,
-  port: config.PORT,
-  host: config.HOST,
-  keyCacheTtlMs: config.KEY_CACHE_TTL_MS,
+const orm = await openOrm(db.url).catch(async (err) => {
+  await db.stop();
+  throw err;
 });
-printWelcome(running.url, demo);
+
+let running: RunningServer;
+try {
+  const applied = await migrate(orm);
+  if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+
+  const em = orm.em.fork();
+  const empty = (await em.count(Clinic, {})) === 0;
+  const demo = empty ? await seedDemo(em) : null;
+
+  running = await startHttpServer({
+    orm,
+    port: config.PORT,
+    host: config.HOST,
+    keyCacheTtlMs: config.KEY_CACHE_TTL_MS,
+    rateLimitPerSecond: config.RATE_LIMIT_PER_SECOND,
+  });
+  printWelcome(running.url, demo);
+} catch (err) {
+  // Leave nothing behind (the embedded PostgreSQL stops unless another process uses it).
+  logger.fatal({ err }, 'start failed');
+  await orm.close();
+  await db.stop();
+  process.exit(1);
+}
 
 let stopping = false;
 async function stop(signal: string) {

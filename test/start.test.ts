@@ -1,0 +1,165 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+/**
+ * `npm start` as users run it: the real entry point in a child process on Node 24 (the project's
+ * `node`, as the start script resolves it), on an EMPTY database of this file's own (not the
+ * migrated template: start must migrate and seed it itself), on a free port (PORT=0).
+ */
+const root = path.resolve(import.meta.dirname, '..');
+const node = path.join(root, 'node_modules/.bin/node');
+const READY_MS = 20_000;
+const EXIT_MS = 5_000;
+
+interface Started {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  stdout: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+let admin: pg.Client;
+let dbName: string;
+let dbUrl: string;
+const children: ChildProcessWithoutNullStreams[] = [];
+
+/** Starts src/main.ts and resolves once the welcome text has been printed in full. */
+function start(): Promise<Started> {
+  const child = spawn(node, ['src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: dbUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(`not ready within ${READY_MS} ms`), READY_MS);
+    function fail(why: string) {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(new Error(`npm start ${why}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`));
+    }
+    void exit.then(({ code, signal }) => fail(`exited early (code ${code}, signal ${signal})`));
+    child.stdout.on('data', () => {
+      // The welcome text ends with the GraphQL example (first start) or the CLI hint (later ones).
+      const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+      if (url && /"query":"\{ patients|npm run cli -- key create/.test(stdout)) {
+        clearTimeout(timer);
+        resolve({ child, url, stdout: () => stdout, exit });
+      }
+    });
+  });
+}
+
+/** SIGTERM; resolves with the exit and how long it took. */
+async function terminate(s: Started): Promise<{ code: number | null; signal: string | null; ms: number }> {
+  const t0 = Date.now();
+  s.child.kill('SIGTERM');
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`no exit within ${EXIT_MS} ms of SIGTERM`)), EXIT_MS),
+  );
+  const res = await Promise.race([s.exit, timeout]);
+  return { ...res, ms: Date.now() - t0 };
+}
+
+async function get(url: string, key?: string) {
+  const res = await fetch(url, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {}
+  return { status: res.status, body };
+}
+
+function count(text: string, needle: string): number {
+  return text.split(needle).length - 1;
+}
+
+beforeAll(async () => {
+  admin = new pg.Client({ connectionString: inject('adminUrl') });
+  await admin.connect();
+  dbName = `cg_start_${randomBytes(5).toString('hex')}`;
+  await admin.query(`create database "${dbName}"`);
+  const url = new URL(inject('adminUrl'));
+  url.pathname = `/${dbName}`;
+  dbUrl = url.toString();
+});
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await admin?.query(`drop database if exists "${dbName}" with (force)`);
+  await admin?.end();
+});
+
+describe('npm start', () => {
+  let readKey: string;
+
+  it('migrates and seeds an empty database, prints the demo keys once, serves, and stops on SIGTERM', {
+    timeout: READY_MS + EXIT_MS + 5_000,
+  }, async () => {
+    const s = await start();
+    const out = s.stdout();
+
+    expect(out).toMatch(/"msg":"migrations applied"/);
+    const db = new pg.Client({ connectionString: dbUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query('select name from mikro_orm_migrations');
+      expect(rows.length).toBeGreaterThan(0);
+      expect((await db.query('select count(*)::int as n from clinic')).rows[0].n).toBeGreaterThan(0);
+    } finally {
+      await db.end();
+    }
+
+    expect(count(out, 'Demo data was seeded')).toBe(1);
+    const read = /every read scope:\s+(cg_live_\S+)/.exec(out)?.[1];
+    const chat = /chat:write:\s+(cg_live_\S+)/.exec(out)?.[1];
+    expect(read, out).toBeTruthy();
+    expect(chat, out).toBeTruthy();
+    expect(chat).not.toBe(read);
+    readKey = read!;
+    expect(count(out, 'every read scope:')).toBe(1);
+    expect(count(out, 'chat:write:')).toBe(1);
+    // The curl and GraphQL examples, once, ready to paste.
+    expect(count(out, `curl -s -H "Authorization: Bearer ${read}" "${s.url}/v1/patients?limit=3"`)).toBe(1);
+    expect(count(out, `${s.url}/graphql \\`)).toBe(1);
+    expect(count(out, `-d '{"query":"{ patients(first: 3)`)).toBe(1);
+
+    expect((await get(`${s.url}/health`)).status).toBe(200);
+    const patients = await get(`${s.url}/v1/patients`, read);
+    expect(patients.status, JSON.stringify(patients.body)).toBe(200);
+    expect(patients.body.data.length).toBeGreaterThan(0);
+    expect((await get(`${s.url}/v1/patients`)).status).toBe(401);
+
+    const stopped = await terminate(s);
+    expect(stopped).toMatchObject({ code: 0, signal: null });
+  });
+
+  it('on a second start keeps the data and prints no keys', {
+    timeout: READY_MS + EXIT_MS + 5_000,
+  }, async () => {
+    expect(readKey, 'needs the first start').toBeTruthy();
+    const s = await start();
+    const out = s.stdout();
+    expect(out).not.toMatch(/migrations applied/);
+    expect(out).not.toMatch(/Demo data was seeded|cg_live_/);
+    expect(out).toMatch(/Existing data kept/);
+
+    expect((await get(`${s.url}/health`)).status).toBe(200);
+    const patients = await get(`${s.url}/v1/patients`, readKey);
+    expect(patients.status).toBe(200);
+    expect(patients.body.data.length).toBeGreaterThan(0);
+
+    const stopped = await terminate(s);
+    expect(stopped).toMatchObject({ code: 0, signal: null });
+  });
+});

@@ -54,6 +54,14 @@ describe('REST authentication', () => {
     });
   });
 
+  it('401 comes before any parameter error', async () => {
+    for (const path of ['/v1/patients?email=a&email=b', '/v1/patients?limit=0', '/v1/patients/nope']) {
+      const r = await raw(path, {});
+      expect(r.status, path).toBe(401);
+      expect(r.body.error.code, path).toBe('unauthenticated');
+    }
+  });
+
   it('401 once a key is revoked', async () => {
     const made = await createApiKey(app.orm.em.fork(), {
       clinicId,

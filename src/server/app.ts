@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createRateLimiter } from '../auth/rate-limit.ts';
 import type { Clock } from '../lib/clock.ts';
-import { AppError } from '../lib/errors.ts';
+import { AppError, findAppError } from '../lib/errors.ts';
 import { logger } from '../lib/logger.ts';
 import { serveDocs } from '../rest/docs.ts';
 import { errorBody } from '../rest/errors.ts';
@@ -39,8 +39,11 @@ export function createApp(opts: AppOptions) {
     rateLimiter: createRateLimiter(opts.rateLimitPerSecond),
   };
   const yoga = createGraphQLHandler(publicSchema, deps);
-  const rest = createRestRouter(restSchema, (request) =>
-    contextFromRequest(deps, request.headers.get('authorization'), true),
+  const rest = createRestRouter(
+    restSchema,
+    async (request) =>
+      requestScope.getStore()?.restContext ??
+      contextFromRequest(deps, request.headers.get('authorization'), true),
   );
   const openapi = JSON.stringify(openApiDocument(rest));
 
@@ -73,13 +76,35 @@ export function createApp(opts: AppOptions) {
           m.allowed.length ? { allow: m.allowed.join(', ') } : {},
         );
       }
-      return rest(req, res);
+      return authenticateThen(req, res, requestId, () => rest(req, res));
     }
     const err = new AppError(
       'not_found',
       `No route ${req.method} ${path}. The API lives under /v1 and /graphql.`,
     );
     return sendJson(res, 404, errorBody(err, requestId));
+  }
+
+  /**
+   * Authenticates (and counts the rate limit) before SOFA reads the parameters, so a request
+   * without a valid key is a 401 whatever else is wrong with it.
+   */
+  async function authenticateThen(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    next: () => unknown,
+  ) {
+    const scope = requestScope.getStore();
+    try {
+      const ctx = await contextFromRequest(deps, req.headers.authorization ?? null, true);
+      if (scope) scope.restContext = ctx;
+    } catch (e) {
+      const err = findAppError(e);
+      if (!err) throw e;
+      return sendJson(res, err.status, errorBody(err, requestId));
+    }
+    return next();
   }
 
   function handler(req: IncomingMessage, res: ServerResponse) {

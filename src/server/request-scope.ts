@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { GraphQLContext } from '../schema/context.ts';
 
 /** Per-request facts that code deep in a handler (SOFA's error handler, logs) needs. */
 export interface RequestScope {
@@ -6,6 +7,8 @@ export interface RequestScope {
   keyId?: string;
   /** Sets a header of the response to come (rate-limit headers are known only after auth). */
   setHeader: (name: string, value: string) => void;
+  /** A /v1 request's context, built before SOFA reads any parameter (so a 401 comes first). */
+  restContext?: GraphQLContext;
 }
 
 export const requestScope = new AsyncLocalStorage<RequestScope>();

@@ -51,7 +51,9 @@ export interface TestApp {
 }
 
 /** A real app over real HTTP on a loopback port, on a fresh database. Closed after the file. */
-export async function startTestApp(opts: { rateLimitPerSecond?: number } = {}): Promise<TestApp> {
+export async function startTestApp(
+  opts: { rateLimitPerSecond?: number; keyCacheTtlMs?: number } = {},
+): Promise<TestApp> {
   const db = await testDatabase();
   const queries: string[] = [];
   const orm = await openOrm(db.url, { onQuery: (sql) => queries.push(sql) });
@@ -60,7 +62,7 @@ export async function startTestApp(opts: { rateLimitPerSecond?: number } = {}): 
     orm,
     port: 0,
     clock,
-    keyCacheTtlMs: 0,
+    keyCacheTtlMs: opts.keyCacheTtlMs ?? 0,
     rateLimitPerSecond: opts.rateLimitPerSecond ?? 0,
   });
   afterAll(async () => {

@@ -37,6 +37,7 @@ export async function createApiKey(
     createdAt: new Date(),
   });
   await em.flush();
+  await announceKeyChange(em, row.hash);
   return { id: toId('ApiKey', row.id), key, scopes, clinic_id: toId('Clinic', clinic.id), name: row.name };
 }
 
@@ -46,7 +47,25 @@ export async function revokeApiKey(em: EntityManager, id: string): Promise<void>
   if (!row) throw new AppError('not_found', `No API key with id '${id}'.`);
   row.revokedAt ??= new Date();
   await em.flush();
-  keyCache.clear();
+  keyCache.delete(row.hash);
+  await announceKeyChange(em, row.hash);
+}
+
+/**
+ * Tells every server process (src/auth/key-changes.ts listens) to forget what it cached about a
+ * key: a revocation takes effect at once everywhere, and a new key is never refused because an
+ * earlier attempt with it was cached as unknown.
+ */
+async function announceKeyChange(em: EntityManager, hash: string): Promise<void> {
+  await em.getConnection().execute('select pg_notify(?, ?)', [KEY_CHANGES_CHANNEL, hash]);
+}
+
+export const KEY_CHANGES_CHANNEL = 'api_key_changed';
+
+/** Drops a key's cached verdict (see announceKeyChange); everything when the hash is unknown. */
+export function forgetKey(hash?: string): void {
+  if (hash) keyCache.delete(hash);
+  else keyCache.clear();
 }
 
 export async function listApiKeys(em: EntityManager, clinicId?: number) {
@@ -65,9 +84,10 @@ export async function listApiKeys(em: EntityManager, clinicId?: number) {
 const keyCache = new Map<string, { principal: Principal | null; until: number }>();
 
 /**
- * Resolves an Authorization header to a principal. Verified keys are cached per process for
- * `ttlMs` (revocation through this process clears the cache at once; elsewhere it takes effect
- * within the TTL). Every failure is the same 401, so keys cannot be probed.
+ * Resolves an Authorization header to a principal. Verdicts are cached per process for `ttlMs`;
+ * creating or revoking a key evicts its entry in every process at once (PostgreSQL NOTIFY), and
+ * the TTL bounds staleness should a notification be lost. Every failure is the same 401, so keys
+ * cannot be probed.
  */
 export async function authenticate(
   em: EntityManager,

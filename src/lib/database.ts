@@ -68,7 +68,7 @@ export async function openOrm(
       ...(opts.poolMax ? { pool: { min: 0, max: opts.poolMax } } : {}),
       // Tests count statements through this hook (the N+1 guard).
       ...(opts.onQuery
-        ? { debug: ['query'], logger: (msg: string) => opts.onQuery?.(msg) }
+        ? { debug: ['query'], colors: false, logger: (msg: string) => opts.onQuery?.(msg) }
         : { debug: false }),
     }),
   );

@@ -6,6 +6,8 @@ export interface LeanQuery {
   /** To-one relations to join, each with the properties to read from it (`id` is always read). */
   joins?: Record<string, readonly string[]>;
   where?: object;
+  /** An extra SQL condition on the root (alias `e`), with `?` placeholders. */
+  whereSql?: { sql: string; params: readonly (string | number)[] };
   orderBy?: object | object[];
   limit?: number;
 }
@@ -15,82 +17,252 @@ export interface LeanQuery {
  * objects), through MikroORM's QueryBuilder with the global filters applied, the tenant scope
  * included. Lists use this: hydrating entities into the unit of work costs tens of microseconds a
  * row (the bench measured em.find at three times the SQL's cost) and a read has no use for it.
- * The rows are mapped by a plan compiled once per query shape, not by MikroORM's generic
- * result mapper, which cost as much again for joined rows.
+ *
+ * Each query shape (entity, fields, joins, order, limit and the structure of the condition, but
+ * not its values) is built by the QueryBuilder once; later calls of that shape reuse its SQL
+ * with their own values in the same places (see `prepare`). The rows are mapped by a plan
+ * compiled once per shape too, not by MikroORM's generic result mapper.
  */
 export async function leanFind<R>(em: EntityManager, entity: EntityName<object>, q: LeanQuery): Promise<R[]> {
-  const joins = q.joins ?? {};
-  const rootFields = ['id', ...q.fields.filter((f) => !(f in joins))];
-  const qb = em.createQueryBuilder(entity, 'e').select(rootFields as any);
-  for (const [rel, fields] of Object.entries(joins)) {
-    qb.leftJoinAndSelect(`e.${rel}` as any, `j_${rel}`, {}, ['id', ...fields] as any);
+  const meta = em.getMetadata(entity) as unknown as Meta;
+  const tenant = em.getFilterParams<{ clinicId?: number }>('tenant')?.clinicId;
+  const values: unknown[] = [];
+  const key = shapeKey(meta.className, q, tenant !== undefined, values);
+  if (key === null) return (await runBuilt(em, entity, q)).map(mapPlan(em, meta, q)) as R[];
+  let shape = shapes.get(key);
+  if (!shape) {
+    if (shapes.size >= MAX_SHAPES) shapes.clear();
+    shape = {
+      map: mapPlan(em, meta, q),
+      statement: tenant === undefined ? null : await prepare(em, entity, q, values.length),
+    };
+    shapes.set(key, shape);
   }
-  if (q.where) qb.where(q.where as any);
-  if (q.orderBy) qb.orderBy(q.orderBy as any);
-  if (q.limit) qb.limit(q.limit);
-  await qb.applyFilters();
-  const rows = (await qb.execute('all', false)) as Record<string, unknown>[];
-  const map = planFor(em, entity, rootFields, joins);
-  return rows.map(map) as R[];
+  let rows: Row[];
+  if (shape.statement) {
+    const { sql, slots } = shape.statement;
+    const params = slots.map((s) => (s === TENANT ? tenant : typeof s === 'number' ? values[s] : s.value));
+    rows = await em
+      .getConnection()
+      .execute<Row[]>(sql, params, 'all', em.getTransactionContext(), { id: em.id } as object);
+  } else {
+    rows = await runBuilt(em, entity, q);
+  }
+  return rows.map(shape.map) as R[];
+}
+
+/** The unprepared path: the QueryBuilder builds and runs this call (exported for tests). */
+export async function runBuilt(em: EntityManager, entity: EntityName<object>, q: LeanQuery): Promise<Row[]> {
+  const qb = await buildQuery(em, entity, q, q.where, q.whereSql?.params);
+  return (await qb.execute('all', false)) as Row[];
 }
 
 type Row = Record<string, unknown>;
 type Meta = { className: string; properties: object };
 type Prop = { kind: string; fieldNames: string[]; runtimeType?: string; targetMeta?: Meta };
 
-const plans = new Map<string, (row: Row) => Row>();
+/** A parameter of a prepared statement: the tenant, the n-th value of the call, or a constant of the shape. */
+type Slot = typeof TENANT | number | { value: unknown };
+const TENANT = 'tenant' as const;
 
-function planFor(
+interface Shape {
+  map: (row: Row) => Row;
+  /** null: this shape is built by the QueryBuilder on every call. */
+  statement: { sql: string; slots: Slot[] } | null;
+}
+
+// Shapes are few (a handful per list, times the id-list lengths of batch loads); the bound only
+// guards against a caller that would make shapes out of values.
+const MAX_SHAPES = 2000;
+const shapes = new Map<string, Shape>();
+
+async function buildQuery(
   em: EntityManager,
   entity: EntityName<object>,
-  rootFields: string[],
-  joins: Record<string, readonly string[]>,
-): (row: Row) => Row {
-  const meta = em.getMetadata(entity) as unknown as Meta;
-  const key = `${meta.className}|${rootFields}|${JSON.stringify(joins)}`;
-  let plan = plans.get(key);
-  if (!plan) {
-    const parseDate = (v: unknown) =>
-      v == null || v instanceof Date ? v : em.getPlatform().parseDate(v as string);
-    const readers = (m: Meta, fields: readonly string[], prefix: string) =>
-      fields.map((f) => {
-        const prop = (m.properties as Record<string, Prop>)[f];
-        const col = prefix + prop.fieldNames[0];
-        if (prop.kind === ReferenceKind.MANY_TO_ONE) {
-          return (row: Row, out: Row) => {
-            out[f] = row[col] == null ? null : { id: row[col] };
-          };
-        }
-        if (prop.runtimeType === 'Date') {
-          return (row: Row, out: Row) => {
-            out[f] = parseDate(row[col]);
-          };
-        }
-        return (row: Row, out: Row) => {
-          out[f] = row[col];
-        };
-      });
-    const root = readers(meta, rootFields, '');
-    const joined = Object.entries(joins).map(([rel, fields]) => {
-      const target = (meta.properties as Record<string, Prop>)[rel].targetMeta as Meta;
-      const prefix = `j_${rel}__`;
-      return { rel, idCol: `${prefix}id`, read: readers(target, ['id', ...fields], prefix) };
-    });
-    plan = (row: Row) => {
-      const out: Row = {};
-      for (const r of root) r(row, out);
-      for (const j of joined) {
-        if (row[j.idCol] == null) {
-          out[j.rel] = null;
-          continue;
-        }
-        const sub: Row = {};
-        for (const r of j.read) r(row, sub);
-        out[j.rel] = sub;
-      }
-      return out;
-    };
-    plans.set(key, plan);
+  q: LeanQuery,
+  where: object | undefined,
+  sqlParams: readonly unknown[] | undefined,
+) {
+  const joins = q.joins ?? {};
+  const qb = em.createQueryBuilder(entity, 'e').select(rootFields(q) as any);
+  for (const [rel, fields] of Object.entries(joins)) {
+    qb.leftJoinAndSelect(`e.${rel}` as any, `j_${rel}`, {}, ['id', ...fields] as any);
   }
-  return plan;
+  if (where) qb.where(where as any);
+  if (q.whereSql) qb.andWhere(q.whereSql.sql, [...(sqlParams ?? [])]);
+  if (q.orderBy) qb.orderBy(q.orderBy as any);
+  if (q.limit) qb.limit(q.limit);
+  await qb.applyFilters();
+  return qb;
+}
+
+const rootFields = (q: LeanQuery) => ['id', ...q.fields.filter((f) => !(q.joins && f in q.joins))];
+
+/**
+ * The shape of a call as a string, collecting its values (strings, numbers and dates in the
+ * condition, then whereSql's parameters) in a fixed order. null, booleans and array lengths are
+ * part of the shape. null when the condition holds objects other than plain ones and dates
+ * (an entity, say): such a call is built by the QueryBuilder.
+ */
+function shapeKey(entity: string, q: LeanQuery, tenant: boolean, values: unknown[]): string | null {
+  const where = skeleton(q.where, values);
+  if (where === UNPREPARABLE) return null;
+  for (const p of q.whereSql?.params ?? []) values.push(p);
+  return JSON.stringify([
+    entity,
+    tenant,
+    q.fields,
+    q.joins ?? null,
+    q.orderBy ?? null,
+    q.limit ?? null,
+    where,
+    q.whereSql?.sql ?? null,
+  ]);
+}
+
+const UNPREPARABLE = Symbol('unpreparable');
+
+function skeleton(v: unknown, values: unknown[]): unknown {
+  if (typeof v === 'string' || typeof v === 'number' || v instanceof Date) {
+    values.push(v);
+    return typeof v === 'number' ? '#n' : typeof v === 'string' ? '#s' : '#d';
+  }
+  if (Array.isArray(v)) {
+    const out = v.map((x) => skeleton(x, values));
+    return out.includes(UNPREPARABLE) ? UNPREPARABLE : out;
+  }
+  if (v !== null && typeof v === 'object') {
+    const proto = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) return UNPREPARABLE;
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) {
+      out[k] = skeleton((v as Row)[k], values);
+      if (out[k] === UNPREPARABLE) return UNPREPARABLE;
+    }
+    return out;
+  }
+  return v ?? null;
+}
+
+/** The same structure with each value replaced by the next sentinel. */
+function substitute(v: unknown, next: (kind: unknown) => unknown): unknown {
+  if (typeof v === 'string' || typeof v === 'number' || v instanceof Date) return next(v);
+  if (Array.isArray(v)) return v.map((x) => substitute(x, next));
+  if (v !== null && typeof v === 'object') {
+    const out: Row = {};
+    for (const k of Object.keys(v)) out[k] = substitute((v as Row)[k], next);
+    return out;
+  }
+  return v;
+}
+
+// Sentinels: values no real call passes, recognisable among the QueryBuilder's parameters.
+const SENTINEL_NUMBER = 1_987_000_000;
+const SENTINEL_TIME = Date.UTC(2987, 0, 1);
+const sentinelString = (i: number) => `\u0001cg-sentinel-${i}\u0001`;
+
+/**
+ * Builds the shape once with sentinels in place of the call's values and of the tenant, and
+ * records where each lands among the QueryBuilder's parameters. Any other parameter is a constant
+ * of the shape. A shape whose values the QueryBuilder does not pass through unchanged (inlined in
+ * the SQL, converted, or repeated) is not prepared: it is built on every call instead.
+ */
+async function prepare(
+  em: EntityManager,
+  entity: EntityName<object>,
+  q: LeanQuery,
+  count: number,
+): Promise<Shape['statement']> {
+  const sentinels: unknown[] = [];
+  const next = (v: unknown) => {
+    const i = sentinels.length;
+    const s =
+      typeof v === 'number'
+        ? SENTINEL_NUMBER + i
+        : typeof v === 'string'
+          ? sentinelString(i)
+          : new Date(SENTINEL_TIME + i);
+    sentinels.push(s);
+    return s;
+  };
+  const where = substitute(q.where, next) as object | undefined;
+  const sqlParams = (q.whereSql?.params ?? []).map(next);
+  if (sentinels.length !== count) return null;
+  const tenantSentinel = SENTINEL_NUMBER + count;
+  const probe = em.fork();
+  probe.setFilterParams('tenant', { clinicId: tenantSentinel });
+  const { sql, params } = (await buildQuery(probe, entity, q, where, sqlParams)).toQuery();
+
+  const found = new Array<number>(count).fill(0);
+  const slots: Slot[] = params.map((p) => {
+    if (p === tenantSentinel) return TENANT;
+    const i = sentinels.findIndex((s) => s === p || (s instanceof Date && p instanceof Date && +s === +p));
+    if (i < 0) return { value: p };
+    found[i]++;
+    return i;
+  });
+  const leaked = sentinels.some((s) =>
+    sql.includes(s instanceof Date ? String(s.getUTCFullYear()) : String(s).replaceAll('\u0001', '')),
+  );
+  if (leaked || found.some((n) => n !== 1) || slots.includes(TENANT) !== isTenantScoped(em, entity)) {
+    return null;
+  }
+  return { sql, slots };
+}
+
+function isTenantScoped(em: EntityManager, entity: EntityName<object>): boolean {
+  const meta = em.getMetadata(entity) as unknown as { properties: Record<string, unknown> };
+  return 'clinic' in meta.properties;
+}
+
+function mapPlan(em: EntityManager, meta: Meta, q: LeanQuery): (row: Row) => Row {
+  const joins = q.joins ?? {};
+  const parseDate = (v: unknown) =>
+    v == null || v instanceof Date ? v : em.getPlatform().parseDate(v as string);
+  const readers = (m: Meta, fields: readonly string[], prefix: string) =>
+    fields.map((f) => {
+      const prop = (m.properties as Record<string, Prop>)[f];
+      const col = prefix + prop.fieldNames[0];
+      if (prop.kind === ReferenceKind.MANY_TO_ONE) {
+        return (row: Row, out: Row) => {
+          out[f] = row[col] == null ? null : { id: row[col] };
+        };
+      }
+      if (prop.runtimeType === 'Date') {
+        return (row: Row, out: Row) => {
+          out[f] = parseDate(row[col]);
+        };
+      }
+      return (row: Row, out: Row) => {
+        out[f] = row[col];
+      };
+    });
+  const root = readers(meta, rootFields(q), '');
+  const joined = Object.entries(joins).map(([rel, fields]) => {
+    const target = (meta.properties as Record<string, Prop>)[rel].targetMeta as Meta;
+    const prefix = `j_${rel}__`;
+    return { rel, idCol: `${prefix}id`, read: readers(target, ['id', ...fields], prefix) };
+  });
+  return (row: Row) => {
+    const out: Row = {};
+    for (const r of root) r(row, out);
+    for (const j of joined) {
+      if (row[j.idCol] == null) {
+        out[j.rel] = null;
+        continue;
+      }
+      const sub: Row = {};
+      for (const r of j.read) r(row, sub);
+      out[j.rel] = sub;
+    }
+    return out;
+  };
+}
+
+/** For tests: whether the shape of this call runs as a prepared statement. */
+export function isPrepared(em: EntityManager, entity: EntityName<object>, q: LeanQuery): boolean {
+  const meta = em.getMetadata(entity) as unknown as Meta;
+  const tenant = em.getFilterParams<{ clinicId?: number }>('tenant')?.clinicId;
+  const key = shapeKey(meta.className, q, tenant !== undefined, []);
+  return key !== null && shapes.get(key)?.statement != null;
 }

@@ -43,35 +43,33 @@ export const appointmentRead = {
 };
 
 /**
- * The newest `n` appointments of each patient (the first page of Patient.appointments): one
- * window query picks the ids, one tenant-filtered read loads them with their references.
+ * The newest `n` appointments of each patient (the first page of Patient.appointments), in one
+ * statement: a window over the patients' appointments picks the ids, the tenant-filtered read
+ * loads them with their references.
  */
 export async function firstAppointmentsOfPatients(
   em: EntityManager,
   patientIds: readonly number[],
   n: number,
 ): Promise<AppointmentData[][]> {
-  const picked: { id: number }[] = await em.getConnection().execute(
-    `select id from (
-       select id, row_number() over (partition by patient_id order by start_at desc, id desc) as rn
-       from appointment where patient_id = any(?::int[])
-     ) ranked where rn <= ?`,
-    [`{${patientIds.join(',')}}`, n],
-  );
-  const rows = picked.length
-    ? await leanFind<AppointmentData>(em, Appointment, {
-        fields: appointmentRead.fields,
-        // Many patients' appointments: each brings its own patient summary.
-        joins: { ...appointmentRead.joins, patient: ['firstName', 'lastName', 'phone', 'owner', 'species'] },
-        where: { id: { $in: picked.map((r) => r.id) } },
-        orderBy: [{ startAt: 'desc' }, { id: 'desc' }],
-      })
-    : [];
+  const rows = await leanFind<AppointmentData>(em, Appointment, {
+    fields: appointmentRead.fields,
+    // Many patients' appointments: each brings its own patient summary.
+    joins: { ...appointmentRead.joins, patient: ['firstName', 'lastName', 'phone', 'owner', 'species'] },
+    whereSql: {
+      sql: `e.id in (select id from (
+              select id, row_number() over (partition by patient_id order by start_at desc, id desc) as rn
+              from appointment where patient_id = any(?::int[])
+            ) ranked where rn <= ?)`,
+      params: [`{${patientIds.join(',')}}`, n],
+    },
+    orderBy: [{ startAt: 'desc' }, { id: 'desc' }],
+  });
   const byPatient = new Map<number, AppointmentData[]>();
   for (const a of rows) {
-    const list = byPatient.get(a.patient.id) ?? [];
-    list.push(a);
-    byPatient.set(a.patient.id, list);
+    const list = byPatient.get(a.patient.id);
+    if (list) list.push(a);
+    else byPatient.set(a.patient.id, [a]);
   }
   return patientIds.map((id) => byPatient.get(id) ?? []);
 }

@@ -12,7 +12,8 @@
  *
  * Options: --cases=list,search,phone,graphql  --duration=10  --warmup=2  --connections=32
  *          --patients=100000  --cpu-prof (profile the app server; writes bench/.profiles/*.cpuprofile)
- *          --app-flags="--max-semi-space-size=32"  (extra node flags for the app server only)
+ *          --app-flags="--max-semi-space-size=64"  (node flags for the app server, replacing the ones
+ *          of `npm start`, which it runs with by default)
  *          --live-heap (report the live heap under load: one forced full GC half-way through each run)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -41,8 +42,8 @@ const { values: opts } = parseArgs({
     connections: { type: 'string', default: '32' },
     patients: { type: 'string', default: '100000' },
     'cpu-prof': { type: 'boolean', default: false },
-    /** Extra node flags for the app server only, e.g. "--max-semi-space-size=32". */
-    'app-flags': { type: 'string', default: '' },
+    /** Node flags for the app server instead of those of `npm start`, e.g. "--max-semi-space-size=64". */
+    'app-flags': { type: 'string' },
     /** Force one full GC half-way through each run to report the live heap (perturbs V8's heap sizing). */
     'live-heap': { type: 'boolean', default: false },
   },
@@ -147,6 +148,16 @@ async function startServer(
       children.delete(child);
     },
   };
+}
+
+/** The node flags `npm start` runs the app with (package.json), so the bench measures the same. */
+function startFlags(): string {
+  const pkg = JSON.parse(readFileSync(path.join(here, '..', 'package.json'), 'utf8'));
+  const start: string = pkg.scripts.start;
+  return start
+    .split(/\s+/)
+    .filter((t) => t.startsWith('--'))
+    .join(' ');
 }
 
 // ---------- database ----------
@@ -477,7 +488,7 @@ async function main() {
     profDir = path.join(here, '.profiles');
     mkdirSync(profDir, { recursive: true });
   }
-  const appFlags = opts['app-flags'].split(/\s+/).filter(Boolean);
+  const appFlags = (opts['app-flags'] ?? startFlags()).split(/\s+/).filter(Boolean);
   const [app, raw] = await Promise.all([
     startServer('app', bench, { cpuProfDir: profDir, flags: appFlags }),
     startServer('raw', bench),

@@ -118,6 +118,38 @@ describe('GraphQL', () => {
     expect(p.payments.edges[0].node).toEqual({ amount: 250, method: { type: 'card' } });
   });
 
+  it('owner and species read with the page come out the same through fields, fragments and inline fragments', async () => {
+    const direct = await gql(
+      '{ patients(first: 3) { edges { node { id owner { id first_name phone } species { id name } } } } }',
+    );
+    expect(direct.body.errors).toBeUndefined();
+    const before = app.queries.length;
+    const viaFragments = await gql(
+      `query { patients(first: 3) { ...Page } }
+       fragment Page on QueryPatientsConnection { edges { node { id ... on Patient { owner { id first_name phone } } ...Kind } } }
+       fragment Kind on Patient { species { id name } }`,
+    );
+    expect(viaFragments.body.errors).toBeUndefined();
+    expect(viaFragments.body.data).toEqual(direct.body.data);
+    // Read with the page, through the fragments too: no separate owner or species statement.
+    expect(app.queries.slice(before).filter((q) => /from "(owner|species)"/.test(q))).toEqual([]);
+    const rex = direct.body.data.patients.edges.find((e: any) => e.node.id === ids.rex).node;
+    expect(rex.owner).toMatchObject({ first_name: 'Noa', phone: '0541230000' });
+    expect(rex.species.name).toBeTruthy();
+    // The same through patient(id:), which loads owner and species by DataLoader instead.
+    const one = await gql(
+      'query($id: ID!) { patient(id: $id) { owner { id first_name phone } species { id name } } }',
+      {
+        id: ids.rex,
+      },
+    );
+    expect(one.body.data.patient).toEqual({ owner: rex.owner, species: rex.species });
+    const stray = direct.body.data.patients.edges.find(
+      (e: any) => ![ids.rex, ids.tom].includes(e.node.id),
+    ).node;
+    expect(stray).toMatchObject({ owner: null, species: null });
+  });
+
   it('a sub-connection without its scope is forbidden while the patient still answers', async () => {
     const k = await app.key(
       Number(

@@ -90,7 +90,7 @@ const keyCache = new Map<string, { principal: Principal | null; until: number }>
  * cannot be probed.
  */
 export async function authenticate(
-  em: EntityManager,
+  root: EntityManager,
   header: string | null | undefined,
   ttlMs: number,
 ): Promise<Principal> {
@@ -108,7 +108,7 @@ export async function authenticate(
   const hit = keyCache.get(hash);
   let principal = hit && hit.until > now ? hit.principal : undefined;
   if (principal === undefined) {
-    const row = await em.findOne(ApiKey, { hash }, { populate: ['clinic'] });
+    const row = await root.fork().findOne(ApiKey, { hash }, { populate: ['clinic'] });
     principal =
       row && !row.revokedAt
         ? {

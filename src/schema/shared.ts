@@ -91,8 +91,12 @@ export function toConnection<E, R>(page: Page<E>, present: (e: E) => R, cursorOf
     pageInfo: {
       hasNextPage: page.nextCursor !== null,
       hasPreviousPage: false,
-      startCursor: page.items.length ? cursorOf(page.items[0]) : null,
-      endCursor: page.nextCursor ?? (page.items.length ? cursorOf(page.items[page.items.length - 1]) : null),
+      get startCursor() {
+        return page.items.length ? cursorOf(page.items[0]) : null;
+      },
+      get endCursor() {
+        return page.nextCursor ?? (page.items.length ? cursorOf(page.items[page.items.length - 1]) : null);
+      },
     },
   };
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createRateLimiter } from '../auth/rate-limit.ts';
@@ -13,7 +12,7 @@ import { createRestRouter } from '../rest/sofa.ts';
 import { schemas } from '../schema/index.ts';
 import { contextFromRequest } from './context.ts';
 import { createGraphQLHandler } from './graphql.ts';
-import { type RequestScope, requestScope } from './request-scope.ts';
+import { newRequestId, type RequestScope, requestScope } from './request-scope.ts';
 
 export interface AppOptions {
   orm: MikroORM;
@@ -108,7 +107,7 @@ export function createApp(opts: AppOptions) {
   }
 
   function handler(req: IncomingMessage, res: ServerResponse) {
-    const requestId = `req_${randomBytes(9).toString('base64url')}`;
+    const requestId = newRequestId();
     const started = performance.now();
     res.setHeader('x-request-id', requestId);
     const scope: RequestScope = { requestId, setHeader: (name, value) => res.setHeader(name, value) };

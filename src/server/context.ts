@@ -23,7 +23,7 @@ export async function contextFromRequest(
   rest: boolean,
 ): Promise<GraphQLContext> {
   const scope = requestScope.getStore();
-  const principal = await authenticate(deps.em.fork(), authorization, deps.keyCacheTtlMs);
+  const principal = await authenticate(deps.em, authorization, deps.keyCacheTtlMs);
   if (scope) scope.keyId = principal.keyId;
   await deps.rateLimiter.consume(principal.keyId, scope?.setHeader ?? (() => {}));
   const em = scopedEm(deps.em, principal.clinicId);

@@ -20,6 +20,7 @@ import {
 } from '../../services/presenters.ts';
 import { builder } from '../builder.ts';
 import type { GraphQLContext } from '../context.ts';
+import { selectedFields } from '../selection.ts';
 import { restOne, restPage, toConnection, toRestPage } from '../shared.ts';
 import { AppointmentType, PatientType, PaymentType, TreatmentType } from './types.ts';
 
@@ -55,12 +56,15 @@ builder.queryFields((t) => ({
       email: t.arg.string({ required: false, description: 'Case-insensitive exact match.' }),
       query: t.arg.string({ required: false, description: 'Prefix of first name, last name, or full name.' }),
     },
-    resolve: async (_root, args, ctx) => {
+    resolve: async (_root, args, ctx, info) => {
       forwardOnly(args);
-      const page = await listPatients(ctx.svc, { ...args, ...relayArgs(args), detailed: true });
+      // Owner and species asked for: joined into the page's statement, as REST's include does.
+      const node = selectedFields(info, ['edges', 'node']);
+      const include = { owner: node.has('owner'), species: node.has('species') };
+      const page = await listPatients(ctx.svc, { ...args, ...relayArgs(args), include, detailed: true });
       return toConnection(
         page,
-        (p) => presentPatient(p, ctx.principal),
+        (p) => presentPatient(p, ctx.principal, include),
         (p) => encodeCursor(patientKeyset, p),
       );
     },

@@ -14,7 +14,10 @@ import { builder } from '../builder.ts';
 import type { GraphQLContext } from '../context.ts';
 import { AddressType, ContactType, NamedRefType, OwnerType, StatusRefType } from '../shared.ts';
 
-/** owner and species: embedded when REST asked for them, otherwise batched by DataLoader. */
+/**
+ * owner and species: embedded when REST's include or the GraphQL patients page read them with the
+ * patient, otherwise batched by DataLoader.
+ */
 async function ownerOf(p: PatientSummary, ctx: GraphQLContext) {
   if ('owner' in p || ctx.rest) return p.owner ?? null;
   const id = p[LINKS].ownerId;

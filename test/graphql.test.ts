@@ -91,7 +91,7 @@ describe('GraphQL', () => {
     const r = await gql(
       `query($id: ID!) { patient(id: $id) {
       owner { id first_name phone } species { name }
-      appointments(first: 5) { edges { node { id start status { name } patient { id } } } pageInfo { hasNextPage endCursor } }
+      appointments(first: 5) { edges { node { id start status { name } patient { id first_name last_name phone owner { id first_name } species { name } } } } pageInfo { hasNextPage endCursor } }
       treatments { edges { node { treatment { name } } } }
       payments { edges { node { amount method { type } } } }
     } }`,
@@ -105,6 +105,16 @@ describe('GraphQL', () => {
     expect(p.appointments.pageInfo.hasNextPage).toBe(true);
     const rest = (await app.get(`/v1/patients/${ids.rex}/appointments?limit=5`, key)).body;
     expect(p.appointments.edges.map((e: any) => e.node.id)).toEqual(rest.data.map((a: any) => a.id));
+    for (const e of p.appointments.edges) {
+      expect(e.node.patient).toEqual({
+        id: ids.rex,
+        first_name: 'Rex',
+        last_name: 'Levi',
+        phone: '0541230000',
+        owner: { id: p.owner.id, first_name: 'Noa' },
+        species: { name: 'Dog' },
+      });
+    }
     expect(p.appointments.pageInfo.endCursor).toBe(rest.next_cursor);
     const next = await gql(
       'query($id: ID!, $a: String) { patient(id: $id) { appointments(first: 5, after: $a) { edges { node { id } } } } }',

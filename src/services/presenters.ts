@@ -183,14 +183,16 @@ export interface AppointmentResource {
   updated_at: string;
 }
 
+/** `patient`: the patient's summary when the caller has it already presented. */
 export function presentAppointment(
   a: AppointmentData,
   principal: Principal,
   include?: PatientIncludes,
+  patient?: PatientSummary,
 ): AppointmentResource {
   return {
     id: toId('Appointment', a.id),
-    patient: presentPatientSummary(a.patient, principal, include),
+    patient: patient ?? presentPatientSummary(a.patient, principal, include),
     branch: { id: toId('Branch', a.branch.id), name: a.branch.name },
     provider: ref('Provider', a.provider),
     type: ref('AppointmentType', a.type),

@@ -118,7 +118,7 @@ builder.objectFields(PatientType, (t) => ({
       const page = await appointmentsPage(p[LINKS].patientId, p.id, args, ctx);
       return toConnection(
         page,
-        (a) => presentAppointment(a, ctx.principal),
+        (a) => presentAppointment(a, ctx.principal, undefined, p),
         (a) => encodeCursor(appointmentKeyset, a),
       );
     },

@@ -160,6 +160,26 @@ describe('GraphQL', () => {
     expect(stray).toMatchObject({ owner: null, species: null });
   });
 
+  it('the detailed fields on the patients page equal REST response_format=detailed', async () => {
+    const r = await gql(
+      '{ patients(first: 3) { edges { node { id address { line1 city country } contacts { type value label } balance id_number } } } }',
+    );
+    expect(r.body.errors).toBeUndefined();
+    const rest = (await app.get('/v1/patients?limit=3&response_format=detailed', key)).body;
+    const rex = rest.data.find((p: any) => p.id === ids.rex);
+    expect(rex.balance).not.toBeNull();
+    for (const [i, e] of r.body.data.patients.edges.entries()) {
+      const p = rest.data[i];
+      expect(e.node).toEqual({
+        id: p.id,
+        address: p.address && { line1: p.address.line1, city: p.address.city, country: p.address.country },
+        contacts: p.contacts,
+        balance: p.balance,
+        id_number: p.id_number,
+      });
+    }
+  });
+
   it('a sub-connection without its scope is forbidden while the patient still answers', async () => {
     const k = await app.key(
       Number(

@@ -12,6 +12,7 @@ import {
 } from '../../services/patients/records.ts';
 import {
   type AppointmentData,
+  detailedPatientFields,
   LINKS,
   presentAppointment,
   presentPatient,
@@ -58,10 +59,12 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx, info) => {
       forwardOnly(args);
-      // Owner and species asked for: joined into the page's statement, as REST's include does.
+      // Read what the query selects: owner and species are joined into the page's statement (as
+      // REST's include does), the detailed fields read only when one of them is asked for.
       const node = selectedFields(info, ['edges', 'node']);
       const include = { owner: node.has('owner'), species: node.has('species') };
-      const page = await listPatients(ctx.svc, { ...args, ...relayArgs(args), include, detailed: true });
+      const detailed = detailedPatientFields.some((f) => node.has(f));
+      const page = await listPatients(ctx.svc, { ...args, ...relayArgs(args), include, detailed });
       return toConnection(
         page,
         (p) => presentPatient(p, ctx.principal, include),

@@ -8,13 +8,16 @@ import { kindOfId } from '../lib/ids.ts';
 import type { GraphQLContext } from './context.ts';
 
 /**
- * Node typename of each id kind that node(id:) can load. Appointments, treatments and payments
- * are reached through their patient; their ids are a not_found there, like any unknown id.
+ * What node(id:) can load, by id kind: the typename and the scope the key needs. Appointments,
+ * treatments and payments are reached through their patient; their ids are a not_found there,
+ * like any unknown id.
  */
-const nodeTypenames: Record<string, string> = { Patient: 'Patient' };
+const nodeTypes: Record<string, { typename: string; scope: Scope }> = {
+  Patient: { typename: 'Patient', scope: 'patients:read' },
+};
 
 /** Every scope named in a field's authScopes ({'a': true} or {$all: {...}}). */
-function scopesIn(authScopes: unknown, out: string[] = []): string[] {
+export function scopesIn(authScopes: unknown, out: string[] = []): string[] {
   if (!authScopes || typeof authScopes !== 'object') return out;
   for (const [k, v] of Object.entries(authScopes)) {
     if (k.startsWith('$')) scopesIn(v, out);
@@ -52,8 +55,10 @@ export const builder = new SchemaBuilder<{
   plugins: [ScopeAuthPlugin, RelayPlugin, SubGraphPlugin],
   scopeAuth: {
     authorizeOnSubscribe: true,
-    // Type scopes run before each field (Pothos caches the result per request). Not
-    // runScopesOnType: that checks through isTypeOf, which graphql-jit calls without a context.
+    // Scopes sit on fields only: every field that returns a record type names the record's scope
+    // (test/scopes.test.ts holds every field to that). Type-level scopes would wrap every field
+    // of every row (a third of a REST page's resolver time), and runScopesOnType checks through
+    // isTypeOf, which graphql-jit calls without a context.
     authScopes: (ctx) =>
       Object.fromEntries(allScopes.map((s) => [s, ctx.principal.scopes.has(s)])) as Record<Scope, boolean>,
     unauthorizedError: (_parent, ctx, info, result) => {
@@ -78,11 +83,18 @@ export const builder = new SchemaBuilder<{
     encodeGlobalID: (_typename: string, id: string | number | bigint) => String(id),
     decodeGlobalID: (globalID: string) => {
       const parsed = kindOfId(globalID);
-      const typename = parsed ? nodeTypenames[parsed.kind] : undefined;
+      const typename = parsed ? nodeTypes[parsed.kind]?.typename : undefined;
       if (!typename) throw new AppError('not_found', `No object with id '${globalID}'.`);
       return { typename, id: globalID };
     },
-    nodeQueryOptions: { subGraphs: ['Public'] },
+    nodeQueryOptions: {
+      subGraphs: ['Public'],
+      // The scope of the kind of object asked for (the id arrives decoded by decodeGlobalID).
+      authScopes: (_root: unknown, args: { id: { typename: string } }) => {
+        const scope = Object.values(nodeTypes).find((t) => t.typename === args.id.typename)?.scope;
+        return scope ? ({ [scope]: true } as Record<Scope, boolean>) : false;
+      },
+    } as any,
     nodesQueryOptions: false,
     nodeTypeOptions: { subGraphs: ['Public'] },
     pageInfoTypeOptions: { subGraphs: ['Public'] },

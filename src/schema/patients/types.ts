@@ -62,7 +62,6 @@ export const PatientType = builder.objectRef<PatientResource>('Patient');
 
 builder.node(PatientType, {
   description: 'A patient; at a veterinary clinic, the animal.',
-  authScopes: { 'patients:read': true },
   id: { resolve: (p) => p.id },
   loadOne: async (id, ctx) => presentPatient(await getPatient(ctx.svc, String(id)), ctx.principal),
   fields: (t) => ({
@@ -95,7 +94,6 @@ builder.node(PatientType, {
 });
 
 export const AppointmentType = builder.objectRef<AppointmentResource>('Appointment').implement({
-  authScopes: { 'appointments:read': true },
   fields: (t) => ({
     id: t.exposeID('id'),
     patient: t.expose('patient', { type: PatientSummaryType }),
@@ -123,7 +121,6 @@ const TreatmentItemRef = builder
   });
 
 export const TreatmentType = builder.objectRef<TreatmentResource>('Treatment').implement({
-  authScopes: { 'treatments:read': true },
   fields: (t) => ({
     id: t.exposeID('id'),
     patient: t.expose('patient', { type: PatientSummaryType }),
@@ -154,7 +151,6 @@ const PaymentMethod = builder.objectRef<{ type: string }>('PaymentMethod').imple
 });
 
 export const PaymentType = builder.objectRef<PaymentResource>('Payment').implement({
-  authScopes: { 'payments:read': true },
   fields: (t) => ({
     id: t.exposeID('id'),
     patient: t.expose('patient', { type: PatientSummaryType }),

@@ -1,9 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Appointment, Owner, Patient } from '../src/entities/index.ts';
+import { namedStatement, numberPlaceholders } from '../src/lib/named-statements.ts';
 import { scopedEm } from '../src/services/context.ts';
 import { seedPatients } from '../src/services/demo/seed-patients.ts';
 import { isPrepared, type LeanQuery, leanFind, runBuilt } from '../src/services/lean.ts';
 import { firstAppointmentsOfPatients } from '../src/services/patients/batch.ts';
+import { foldedNames } from '../src/services/patients/search-columns.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
 /**
@@ -146,5 +148,51 @@ describe('prepared lean reads', () => {
       expect(lists[i].map((a) => a.id)).toEqual(expected);
     });
     expect(lists.some((l) => l.length === 2)).toBe(true);
+  });
+
+  it('inside a transaction run on its connection: they see what it wrote', async () => {
+    const e = em(clinicA);
+    const q = (id: number) => ({
+      fields: ['firstName'],
+      where: { $and: [{ id: { $gt: id - 1 } }] },
+      limit: 1,
+    });
+    let inside: { id: number; firstName: string }[] = [];
+    let id = 0;
+    await expect(
+      e.transactional(async (tx) => {
+        const p = tx.create(Patient, {
+          clinic: clinicA,
+          firstName: 'Uncommitted',
+          lastName: 'Row',
+          ...foldedNames('Uncommitted', 'Row'),
+          createdAt: new Date(),
+          updatedAt: new Date(),
+        } as any);
+        await tx.flush();
+        id = p.id;
+        await leanFind(tx, Patient, q(id)); // prepares the shape
+        inside = await leanFind(tx, Patient, q(id));
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(inside).toEqual([{ id, firstName: 'Uncommitted' }]);
+    expect(await leanFind(em(clinicA), Patient, q(id))).toEqual([]);
+  });
+});
+
+describe('named statements', () => {
+  it('number the placeholders outside quotes', () => {
+    expect(numberPlaceholders(`select '?' as "a?b", x from t where a = ? and b = any(?::int[])`)).toBe(
+      `select '?' as "a?b", x from t where a = $1 and b = any($2::int[])`,
+    );
+  });
+
+  it('give each statement its own name, and none to a LIKE, which is planned per pattern', () => {
+    const a = namedStatement('select 1 where x = ?');
+    const b = namedStatement('select 2 where x = ?');
+    expect(a.name).toBeTruthy();
+    expect(b.name).not.toBe(a.name);
+    expect(namedStatement('select 1 where name like ?').name).toBeUndefined();
   });
 });

@@ -1,4 +1,5 @@
 import { type EntityManager, type EntityName, ReferenceKind } from '@mikro-orm/postgresql';
+import { type NamedStatement, namedStatement, runNamed } from '../lib/named-statements.ts';
 
 export interface LeanQuery {
   /** Root properties. A to-one relation named here comes back as `{ id }`. */
@@ -40,11 +41,9 @@ export async function leanFind<R>(em: EntityManager, entity: EntityName<object>,
   }
   let rows: Row[];
   if (shape.statement) {
-    const { sql, slots } = shape.statement;
+    const { statement, slots } = shape.statement;
     const params = slots.map((s) => (s === TENANT ? tenant : typeof s === 'number' ? values[s] : s.value));
-    rows = await em
-      .getConnection()
-      .execute<Row[]>(sql, params, 'all', em.getTransactionContext(), { id: em.id } as object);
+    rows = await runNamed(em, statement, params);
   } else {
     rows = await runBuilt(em, entity, q);
   }
@@ -68,7 +67,7 @@ const TENANT = 'tenant' as const;
 interface Shape {
   map: (row: Row) => Row;
   /** null: this shape is built by the QueryBuilder on every call. */
-  statement: { sql: string; slots: Slot[] } | null;
+  statement: { statement: NamedStatement; slots: Slot[] } | null;
 }
 
 // Shapes are few (a handful per list, times the id-list lengths of batch loads); the bound only
@@ -207,7 +206,7 @@ async function prepare(
   if (leaked || found.some((n) => n !== 1) || slots.includes(TENANT) !== isTenantScoped(em, entity)) {
     return null;
   }
-  return { sql, slots };
+  return { statement: namedStatement(sql), slots };
 }
 
 function isTenantScoped(em: EntityManager, entity: EntityName<object>): boolean {

@@ -1,0 +1,88 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type pg from 'pg';
+
+/**
+ * Runs a statement as a named prepared statement on MikroORM's own `pg` pool, so that
+ * PostgreSQL parses it once per connection and, once its plans prove alike, stops planning it
+ * at all. On the benchmark's pages planning cost PostgreSQL more than executing (0.5 ms against
+ * 0.3 ms for the appointments of a page of patients). Inside a transaction the statement runs
+ * unnamed on the transaction's connection instead.
+ *
+ * A statement with LIKE stays unnamed, planned for each pattern: a plan made once for any
+ * pattern cannot use the prefix indexes, and a rare name would scan the clinic's patients.
+ */
+export async function runNamed(
+  em: EntityManager,
+  statement: NamedStatement,
+  params: unknown[],
+): Promise<Record<string, unknown>[]> {
+  const trx = em.getTransactionContext();
+  if (trx) return em.getConnection().execute(statement.sql, params, 'all', trx, { id: em.id } as object);
+  const pool = await poolOf(em);
+  const started = Date.now();
+  const values = params.map(toPg);
+  const res = statement.name
+    ? await pool.query({ name: statement.name, text: statement.text, values })
+    : await pool.query(statement.text, values);
+  em.config.getLogger().logQuery({
+    query: statement.sql,
+    took: Date.now() - started,
+    results: res.rows.length,
+    level: 'info',
+  });
+  return res.rows;
+}
+
+export interface NamedStatement {
+  /** Absent: run unnamed (see runNamed). */
+  name?: string;
+  /** MikroORM's form, with `?` placeholders (for logs and the unnamed path). */
+  sql: string;
+  /** PostgreSQL's form, with `$1`, `$2`, … */
+  text: string;
+}
+
+let counter = 0;
+
+/** A statement of its own name: a name is never reused for other SQL. */
+export function namedStatement(sql: string): NamedStatement {
+  const text = numberPlaceholders(sql);
+  if (/\blike\b/i.test(sql)) return { sql, text };
+  counter += 1;
+  return { name: `cg_lean_${counter}`, sql, text };
+}
+
+/** `?` → `$n`, outside quoted strings and identifiers. */
+export function numberPlaceholders(sql: string): string {
+  let out = '';
+  let n = 0;
+  let quote: string | null = null;
+  for (const ch of sql) {
+    if (quote) {
+      if (ch === quote) quote = null;
+      out += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      out += ch;
+    } else if (ch === '?') {
+      n += 1;
+      out += `$${n}`;
+    } else out += ch;
+  }
+  return out;
+}
+
+// Dates as ISO strings: exact for timestamptz whatever the process's time zone.
+const toPg = (v: unknown) => (v instanceof Date ? v.toISOString() : v);
+
+const pools = new WeakMap<object, pg.Pool>();
+
+async function poolOf(em: EntityManager): Promise<pg.Pool> {
+  const conn = em.getConnection();
+  let pool = pools.get(conn);
+  if (!pool) {
+    pool = (await conn.getNativeClient()) as pg.Pool;
+    pools.set(conn, pool);
+  }
+  return pool;
+}

@@ -2,12 +2,13 @@ import type { Principal } from '../auth/keys.ts';
 import type { Address, Contact, Payment, Treatment } from '../entities/index.ts';
 import { toId, toIdOrNull } from '../lib/ids.ts';
 import { toLocal } from '../lib/phone.ts';
+import { isoOf, type Timestamp } from '../lib/timestamps.ts';
 
 /**
  * Entity → REST resource. These objects are what /v1 returns, what GraphQL fields read, and what
  * event envelopes carry as `data`, so the three can never disagree.
  */
-export const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
+export const iso = (d: Timestamp | null | undefined): string | null => (d == null ? null : isoOf(d));
 
 export interface NamedRef {
   id: string;
@@ -49,8 +50,8 @@ export interface PatientData extends OwnerData {
   gender?: string | null;
   birthDate?: string | null;
   status?: { id: number; name: string; color?: string | null } | null;
-  createdAt?: Date | null;
-  updatedAt?: Date | null;
+  createdAt?: Timestamp | null;
+  updatedAt?: Timestamp | null;
   address?: Address | null;
   contacts?: Contact[] | null;
   /** A number from an entity, a numeric string from a lean row. */
@@ -69,12 +70,12 @@ export interface AppointmentData {
   provider?: NamedData | null;
   type?: NamedData | null;
   status?: { id: number; name: string; color?: string | null } | null;
-  startAt: Date;
-  endAt: Date;
+  startAt: Timestamp;
+  endAt: Timestamp;
   note?: string | null;
-  cancelledAt?: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
+  cancelledAt?: Timestamp | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
 }
 
 /** Internal links a resource keeps for GraphQL resolvers; a symbol key never reaches JSON. */
@@ -199,12 +200,12 @@ export function presentAppointment(
     status: a.status
       ? { id: toId('AppointmentStatus', a.status.id), name: a.status.name, color: a.status.color ?? null }
       : null,
-    start: a.startAt.toISOString(),
-    end: a.endAt.toISOString(),
+    start: isoOf(a.startAt),
+    end: isoOf(a.endAt),
     note: a.note ?? null,
     cancelled_at: iso(a.cancelledAt),
-    created_at: a.createdAt.toISOString(),
-    updated_at: a.updatedAt.toISOString(),
+    created_at: isoOf(a.createdAt),
+    updated_at: isoOf(a.updatedAt),
   };
 }
 

@@ -16,9 +16,10 @@ export interface LeanQuery {
 
 /**
  * Read-only rows as plain objects shaped like their entities (to-one relations as nested
- * objects, points in time as ISO text), through MikroORM's QueryBuilder with the global filters applied, the tenant scope
- * included. Lists use this: hydrating entities into the unit of work costs tens of microseconds a
- * row (the bench measured em.find at three times the SQL's cost) and a read has no use for it.
+ * objects, points in time as ISO text), through MikroORM's QueryBuilder with the global filters
+ * applied, the tenant scope included. Lists use this: hydrating entities into the unit of work
+ * costs tens of microseconds a row (the bench measured em.find at three times the SQL's cost) and
+ * a read has no use for it.
  *
  * Each query shape (entity, fields, joins, order, limit and the structure of the condition, but
  * not its values) is built by the QueryBuilder once; later calls of that shape reuse its SQL
@@ -71,8 +72,8 @@ interface Shape {
   statement: { statement: NamedStatement; slots: Slot[] } | null;
 }
 
-// Shapes are few (a handful per list, times the id-list lengths of batch loads); the bound only
-// guards against a caller that would make shapes out of values.
+// Shapes are few (a handful per list; batch loads pass their ids as one array parameter); the
+// bound only guards against a caller that would make shapes out of values.
 const MAX_SHAPES = 2000;
 const shapes = new Map<string, Shape>();
 
@@ -145,7 +146,7 @@ function skeleton(v: unknown, values: unknown[]): unknown {
 }
 
 /** The same structure with each value replaced by the next sentinel. */
-function substitute(v: unknown, next: (kind: unknown) => unknown): unknown {
+function substitute(v: unknown, next: (value: unknown) => unknown): unknown {
   if (typeof v === 'string' || typeof v === 'number' || v instanceof Date) return next(v);
   if (Array.isArray(v)) return v.map((x) => substitute(x, next));
   if (v !== null && typeof v === 'object') {

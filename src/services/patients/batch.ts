@@ -10,7 +10,7 @@ import type { AppointmentData, OwnerData } from '../presenters.ts';
 export async function ownersByIds(em: EntityManager, ids: readonly number[]): Promise<(OwnerData | null)[]> {
   const rows = await leanFind<OwnerData>(em, Owner, {
     fields: ['firstName', 'lastName', 'phone', 'email'],
-    where: { id: { $in: [...ids] } },
+    whereSql: idsIn(ids),
   });
   return inKeyOrder(ids, rows);
 }
@@ -21,10 +21,13 @@ export async function speciesByIds(
 ): Promise<({ id: number; name: string } | null)[]> {
   const rows = await leanFind<{ id: number; name: string }>(em, Species, {
     fields: ['name'],
-    where: { id: { $in: [...ids] } },
+    whereSql: idsIn(ids),
   });
   return inKeyOrder(ids, rows);
 }
+
+/** One array parameter, so a batch of any size is the same statement (`in (?, ?, …)` is one per size). */
+const idsIn = (ids: readonly number[]) => ({ sql: 'e.id = any(?::int[])', params: [`{${ids.join(',')}}`] });
 
 function inKeyOrder<T extends { id: number }>(ids: readonly number[], rows: T[]): (T | null)[] {
   const byId = new Map(rows.map((r) => [r.id, r]));

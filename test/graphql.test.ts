@@ -128,6 +128,31 @@ describe('GraphQL', () => {
     expect(p.payments.edges[0].node).toEqual({ amount: 250, method: { type: 'card' } });
   });
 
+  it("a patient's appointments read what the query selects and equal REST's", async () => {
+    const rest = (await app.get(`/v1/patients/${ids.rex}/appointments?limit=5`, key)).body.data;
+    const all = await gql(
+      `query($id: ID!) { patient(id: $id) { appointments(first: 5) { edges { node { ...All } } } } }
+       fragment All on Appointment { id branch { id name } provider { id name } type { id name }
+         status { id name color } start end note cancelled_at created_at updated_at }`,
+      { id: ids.rex },
+    );
+    expect(all.body.errors).toBeUndefined();
+    const nodes = all.body.data.patient.appointments.edges.map((e: any) => e.node);
+    expect(nodes).toEqual(rest.map(({ patient: _, ...a }: any) => a));
+    const before = app.queries.length;
+    const narrow = await gql(
+      'query($id: ID!) { patient(id: $id) { appointments(first: 5) { edges { node { id start status { name } } } } } }',
+      { id: ids.rex },
+    );
+    expect(narrow.body.data.patient.appointments.edges.map((e: any) => e.node)).toEqual(
+      rest.map((a: any) => ({ id: a.id, start: a.start, status: a.status && { name: a.status.name } })),
+    );
+    const read = app.queries.slice(before).filter((q) => /from "appointment"/.test(q));
+    expect(read).toHaveLength(1);
+    expect(read[0]).toMatch(/appointment_status/);
+    expect(read[0]).not.toMatch(/"branch"|"provider"|"appointment_type"|"note"|"updated_at"/);
+  });
+
   it('owner and species read with the page come out the same through fields, fragments and inline fragments', async () => {
     const direct = await gql(
       '{ patients(first: 3) { edges { node { id owner { id first_name phone } species { id name } } } } }',

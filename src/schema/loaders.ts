@@ -1,25 +1,32 @@
 import DataLoader from 'dataloader';
 import type { ServiceContext } from '../services/context.ts';
-import { firstAppointmentsOfPatients, ownersByIds, speciesByIds } from '../services/patients/batch.ts';
-import type { AppointmentData, OwnerData } from '../services/presenters.ts';
+import {
+  type AppointmentRead,
+  firstAppointmentsOfPatients,
+  ownersByIds,
+  speciesByIds,
+} from '../services/patients/batch.ts';
+import type { OwnerData, PartialAppointmentData } from '../services/presenters.ts';
 
 /** Per-request batchers, so nested GraphQL fields cost one statement per level, not one per row. */
 export interface Loaders {
   owner: DataLoader<number, OwnerData | null>;
   species: DataLoader<number, { id: number; name: string } | null>;
-  firstAppointments: (n: number) => DataLoader<number, AppointmentData[]>;
+  /** The first `n` appointments of patients, reading `read` (one loader per page size and read set). */
+  firstAppointments: (n: number, read: AppointmentRead) => DataLoader<number, PartialAppointmentData[]>;
 }
 
 export function createLoaders(svc: ServiceContext): Loaders {
-  const byN = new Map<number, DataLoader<number, AppointmentData[]>>();
+  const byN = new Map<string, DataLoader<number, PartialAppointmentData[]>>();
   return {
     owner: new DataLoader((ids) => ownersByIds(svc.em, ids)),
     species: new DataLoader((ids) => speciesByIds(svc.em, ids)),
-    firstAppointments: (n) => {
-      let l = byN.get(n);
+    firstAppointments: (n, read) => {
+      const key = `${n}|${read.fields}|${Object.keys(read.joins)}`;
+      let l = byN.get(key);
       if (!l) {
-        l = new DataLoader((ids) => firstAppointmentsOfPatients(svc.em, ids, n));
-        byN.set(n, l);
+        l = new DataLoader((ids) => firstAppointmentsOfPatients(svc.em, ids, n, read));
+        byN.set(key, l);
       }
       return l;
     },

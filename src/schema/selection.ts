@@ -5,7 +5,25 @@ import type { FieldNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
  * and inline fragments), so a resolver can read in one statement what nested fields will need.
  * Fields under @skip/@include count as selected: at worst a little is read for nothing.
  */
-export function selectedFields(info: GraphQLResolveInfo, path: readonly string[]): Set<string> {
+export function selectedFields(info: GraphQLResolveInfo, path: readonly string[]): ReadonlySet<string> {
+  // Per field of a parsed document (Yoga caches documents), so a list's rows share one answer.
+  let byPath = memo.get(info.fieldNodes[0]);
+  if (!byPath) {
+    byPath = new Map();
+    memo.set(info.fieldNodes[0], byPath);
+  }
+  const key = path.join('.');
+  let out = byPath.get(key);
+  if (!out) {
+    out = collect(info, path);
+    byPath.set(key, out);
+  }
+  return out;
+}
+
+const memo = new WeakMap<FieldNode, Map<string, ReadonlySet<string>>>();
+
+function collect(info: GraphQLResolveInfo, path: readonly string[]): ReadonlySet<string> {
   let sets: SelectionSetNode[] = info.fieldNodes.flatMap((f) => (f.selectionSet ? [f.selectionSet] : []));
   for (const name of path) {
     sets = fieldsOf(info, sets)

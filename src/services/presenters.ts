@@ -78,6 +78,10 @@ export interface AppointmentData {
   updatedAt: Timestamp;
 }
 
+/** An appointment row read for a GraphQL selection: only `id`, `patient` and `startAt` are sure. */
+export type PartialAppointmentData = Pick<AppointmentData, 'id' | 'patient' | 'startAt'> &
+  Partial<AppointmentData>;
+
 /** Internal links a resource keeps for GraphQL resolvers; a symbol key never reaches JSON. */
 export const LINKS = Symbol('links');
 
@@ -184,29 +188,36 @@ export interface AppointmentResource {
   updated_at: string;
 }
 
-/** `patient`: the patient's summary when the caller has it already presented. */
+/**
+ * `patient`: the patient's summary when the caller has it already presented. A row read for a
+ * GraphQL selection (`appointmentReadFor`) carries only the selected fields; the resource then
+ * leaves out the others, which that query never reads.
+ */
 export function presentAppointment(
-  a: AppointmentData,
+  a: AppointmentData | PartialAppointmentData,
   principal: Principal,
   include?: PatientIncludes,
   patient?: PatientSummary,
 ): AppointmentResource {
-  return {
+  const out: Partial<AppointmentResource> = {
     id: toId('Appointment', a.id),
     patient: patient ?? presentPatientSummary(a.patient, principal, include),
-    branch: { id: toId('Branch', a.branch.id), name: a.branch.name },
-    provider: ref('Provider', a.provider),
-    type: ref('AppointmentType', a.type),
-    status: a.status
-      ? { id: toId('AppointmentStatus', a.status.id), name: a.status.name, color: a.status.color ?? null }
-      : null,
-    start: isoOf(a.startAt),
-    end: isoOf(a.endAt),
-    note: a.note ?? null,
-    cancelled_at: iso(a.cancelledAt),
-    created_at: isoOf(a.createdAt),
-    updated_at: isoOf(a.updatedAt),
   };
+  if (a.branch) out.branch = { id: toId('Branch', a.branch.id), name: a.branch.name };
+  if ('provider' in a) out.provider = ref('Provider', a.provider);
+  if ('type' in a) out.type = ref('AppointmentType', a.type);
+  if ('status' in a) {
+    out.status = a.status
+      ? { id: toId('AppointmentStatus', a.status.id), name: a.status.name, color: a.status.color ?? null }
+      : null;
+  }
+  out.start = isoOf(a.startAt);
+  if (a.endAt) out.end = isoOf(a.endAt);
+  if ('note' in a) out.note = a.note ?? null;
+  if ('cancelledAt' in a) out.cancelled_at = iso(a.cancelledAt);
+  if (a.createdAt) out.created_at = isoOf(a.createdAt);
+  if (a.updatedAt) out.updated_at = isoOf(a.updatedAt);
+  return out as AppointmentResource;
 }
 
 export interface TreatmentResource {

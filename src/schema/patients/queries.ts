@@ -1,5 +1,7 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import { AppError } from '../../lib/errors.ts';
 import { encodeCursor, type Page, parseLimit } from '../../lib/pagination.ts';
+import { appointmentReadFor } from '../../services/patients/batch.ts';
 import { parseInclude, parseResponseFormat } from '../../services/patients/include.ts';
 import { getPatient, listPatients, patientKeyset } from '../../services/patients/patients.ts';
 import {
@@ -11,9 +13,9 @@ import {
   treatmentKeyset,
 } from '../../services/patients/records.ts';
 import {
-  type AppointmentData,
   detailedPatientFields,
   LINKS,
+  type PartialAppointmentData,
   presentAppointment,
   presentPatient,
   presentPayment,
@@ -89,16 +91,21 @@ builder.queryFields((t) => ({
   }),
 }));
 
-/** The first page of many patients' appointments is one batched query (see loaders). */
+/**
+ * The first page of many patients' appointments is one batched query (see loaders), reading only
+ * what the query selects of each appointment.
+ */
 async function appointmentsPage(
   patientId: number,
   publicId: string,
   args: any,
   ctx: GraphQLContext,
-): Promise<Page<AppointmentData>> {
+  info: GraphQLResolveInfo,
+): Promise<Page<PartialAppointmentData>> {
   if (args.after == null) {
     const limit = parseLimit(args.first ?? undefined, 'first');
-    const rows = await ctx.loaders.firstAppointments(limit + 1).load(patientId);
+    const read = appointmentReadFor(selectedFields(info, ['edges', 'node']));
+    const rows = await ctx.loaders.firstAppointments(limit + 1, read).load(patientId);
     const items = rows.slice(0, limit);
     return {
       items,
@@ -116,9 +123,9 @@ builder.objectFields(PatientType, (t) => ({
     nullable: true,
     authScopes: { 'appointments:read': true },
     description: 'Newest first.',
-    resolve: async (p, args, ctx) => {
+    resolve: async (p, args, ctx, info) => {
       forwardOnly(args);
-      const page = await appointmentsPage(p[LINKS].patientId, p.id, args, ctx);
+      const page = await appointmentsPage(p[LINKS].patientId, p.id, args, ctx, info);
       return toConnection(
         page,
         (a) => presentAppointment(a, ctx.principal, undefined, p),

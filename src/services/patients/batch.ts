@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Appointment, Owner, Species } from '../../entities/index.ts';
 import { leanFind } from '../lean.ts';
-import type { AppointmentData, OwnerData } from '../presenters.ts';
+import type { OwnerData, PartialAppointmentData } from '../presenters.ts';
 
 /**
  * Batch loads behind GraphQL's per-request DataLoaders: one statement per batch, whatever the
@@ -35,7 +35,7 @@ function inKeyOrder<T extends { id: number }>(ids: readonly number[], rows: T[])
 }
 
 /** What a page of appointments reads: the record and its catalog references. */
-export const appointmentRead = {
+export const appointmentRead: AppointmentRead = {
   fields: ['startAt', 'endAt', 'note', 'cancelledAt', 'createdAt', 'updatedAt'],
   joins: {
     branch: ['name'],
@@ -44,6 +44,31 @@ export const appointmentRead = {
     status: ['name', 'color'],
   },
 };
+
+export interface AppointmentRead {
+  fields: string[];
+  joins: Record<string, string[]>;
+}
+
+// Resource field → what it needs read (start is always read: pages are ordered and cursored by it).
+const columnOf: Record<string, string> = {
+  end: 'endAt',
+  note: 'note',
+  cancelled_at: 'cancelledAt',
+  created_at: 'createdAt',
+  updated_at: 'updatedAt',
+};
+
+/**
+ * The part of `appointmentRead` that the given resource fields need, for a GraphQL selection:
+ * the presenter leaves out what a row does not carry, so only selected fields may be narrowed.
+ */
+export function appointmentReadFor(selected: ReadonlySet<string>): AppointmentRead {
+  return {
+    fields: ['startAt', ...Object.entries(columnOf).flatMap(([f, col]) => (selected.has(f) ? [col] : []))],
+    joins: Object.fromEntries(Object.entries(appointmentRead.joins).filter(([rel]) => selected.has(rel))),
+  };
+}
 
 /**
  * The newest `n` appointments of each patient (the first page of Patient.appointments), in one
@@ -55,10 +80,11 @@ export async function firstAppointmentsOfPatients(
   em: EntityManager,
   patientIds: readonly number[],
   n: number,
-): Promise<AppointmentData[][]> {
-  const rows = await leanFind<AppointmentData>(em, Appointment, {
-    fields: [...appointmentRead.fields, 'patient'],
-    joins: appointmentRead.joins,
+  read: AppointmentRead = appointmentRead,
+): Promise<PartialAppointmentData[][]> {
+  const rows = await leanFind<PartialAppointmentData>(em, Appointment, {
+    fields: [...read.fields, 'patient'],
+    joins: read.joins,
     whereSql: {
       sql: `e.id in (select id from (
               select id, row_number() over (partition by patient_id order by start_at desc, id desc) as rn
@@ -68,7 +94,7 @@ export async function firstAppointmentsOfPatients(
     },
     orderBy: [{ startAt: 'desc' }, { id: 'desc' }],
   });
-  const byPatient = new Map<number, AppointmentData[]>();
+  const byPatient = new Map<number, PartialAppointmentData[]>();
   for (const a of rows) {
     const list = byPatient.get(a.patient.id);
     if (list) list.push(a);

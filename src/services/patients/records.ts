@@ -5,12 +5,12 @@ import { tryParseId } from '../../lib/ids.ts';
 import { type KeysetSpec, type Page, paginate } from '../../lib/pagination.ts';
 import type { ServiceContext } from '../context.ts';
 import { leanFind } from '../lean.ts';
-import type { AppointmentData, PatientIncludes } from '../presenters.ts';
+import type { AppointmentData, PartialAppointmentData, PatientIncludes } from '../presenters.ts';
 import { appointmentRead } from './batch.ts';
 import { getPatient } from './patients.ts';
 
 /** A patient's appointments, treatments and payments: newest first, keyset on the record's time. */
-export const appointmentKeyset: KeysetSpec<AppointmentData> = {
+export const appointmentKeyset: KeysetSpec<PartialAppointmentData> = {
   tag: 'appt',
   sortBy: { prop: 'startAt', kind: 'date', dir: 'desc', get: (a) => a.startAt },
   idDir: 'desc',

@@ -22,7 +22,7 @@ export function createLoaders(svc: ServiceContext): Loaders {
     owner: new DataLoader((ids) => ownersByIds(svc.em, ids)),
     species: new DataLoader((ids) => speciesByIds(svc.em, ids)),
     firstAppointments: (n, read) => {
-      const key = `${n}|${read.fields}|${Object.keys(read.joins)}`;
+      const key = `${n}|${read.key}`;
       let l = byN.get(key);
       if (!l) {
         l = new DataLoader((ids) => firstAppointmentsOfPatients(svc.em, ids, n, read));

@@ -36,6 +36,7 @@ function inKeyOrder<T extends { id: number }>(ids: readonly number[], rows: T[])
 
 /** What a page of appointments reads: the record and its catalog references. */
 export const appointmentRead: AppointmentRead = {
+  key: 'all',
   fields: ['startAt', 'endAt', 'note', 'cancelledAt', 'createdAt', 'updatedAt'],
   joins: {
     branch: ['name'],
@@ -46,6 +47,8 @@ export const appointmentRead: AppointmentRead = {
 };
 
 export interface AppointmentRead {
+  /** Names this read set (loaders keep one batch per page size and read set). */
+  key: string;
   fields: string[];
   joins: Record<string, string[]>;
 }
@@ -64,11 +67,23 @@ const columnOf: Record<string, string> = {
  * the presenter leaves out what a row does not carry, so only selected fields may be narrowed.
  */
 export function appointmentReadFor(selected: ReadonlySet<string>): AppointmentRead {
-  return {
-    fields: ['startAt', ...Object.entries(columnOf).flatMap(([f, col]) => (selected.has(f) ? [col] : []))],
-    joins: Object.fromEntries(Object.entries(appointmentRead.joins).filter(([rel]) => selected.has(rel))),
-  };
+  let read = readFor.get(selected);
+  if (!read) {
+    const fields = [
+      'startAt',
+      ...Object.entries(columnOf).flatMap(([f, col]) => (selected.has(f) ? [col] : [])),
+    ];
+    const joins = Object.fromEntries(
+      Object.entries(appointmentRead.joins).filter(([rel]) => selected.has(rel)),
+    );
+    read = { key: `${fields}|${Object.keys(joins)}`, fields, joins };
+    readFor.set(selected, read);
+  }
+  return read;
 }
+
+// Selections are memoised per document (schema/selection.ts), so their read sets can be too.
+const readFor = new WeakMap<ReadonlySet<string>, AppointmentRead>();
 
 /**
  * The newest `n` appointments of each patient (the first page of Patient.appointments), in one

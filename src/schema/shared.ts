@@ -78,16 +78,28 @@ export function toRestPage<E, R>(page: Page<E>, present: (e: E) => R) {
   return { data: page.items.map(present), next_cursor: page.nextCursor };
 }
 
+/**
+ * A Relay edge. Its cursor is computed only if a query asks for it; a class keeps that getter on
+ * the prototype instead of a closure per edge.
+ */
+class Edge<E, R> {
+  readonly node: R;
+  readonly #item: E;
+  readonly #cursorOf: (e: E) => string;
+  constructor(item: E, node: R, cursorOf: (e: E) => string) {
+    this.node = node;
+    this.#item = item;
+    this.#cursorOf = cursorOf;
+  }
+  get cursor(): string {
+    return this.#cursorOf(this.#item);
+  }
+}
+
 /** A Relay connection from one page of the shared keyset helper. */
 export function toConnection<E, R>(page: Page<E>, present: (e: E) => R, cursorOf: (e: E) => string) {
   return {
-    // Cursors are computed only for the edges a query asks them of.
-    edges: page.items.map((e) => ({
-      node: present(e),
-      get cursor() {
-        return cursorOf(e);
-      },
-    })),
+    edges: page.items.map((e) => new Edge(e, present(e), cursorOf)),
     pageInfo: {
       hasNextPage: page.nextCursor !== null,
       hasPreviousPage: false,

@@ -149,21 +149,21 @@ export function presentPatient(
   principal: Principal,
   include?: PatientIncludes,
 ): PatientResource {
-  return {
-    ...presentPatientSummary(p, principal, include),
-    email: p.email ?? null,
-    gender: p.gender ?? null,
-    birth_date: p.birthDate ?? null,
-    status: p.status
-      ? { id: toId('PatientStatus', p.status.id), name: p.status.name, color: p.status.color ?? null }
-      : null,
-    created_at: iso(p.createdAt),
-    updated_at: iso(p.updatedAt),
-    address: p.address ?? null,
-    contacts: p.contacts ?? null,
-    balance: p.balance == null ? null : Number(p.balance),
-    id_number: p.idNumber ?? null,
-  };
+  // The summary grows into the resource (same key order as a spread, without copying it).
+  const out = presentPatientSummary(p, principal, include) as PatientResource;
+  out.email = p.email ?? null;
+  out.gender = p.gender ?? null;
+  out.birth_date = p.birthDate ?? null;
+  out.status = p.status
+    ? { id: toId('PatientStatus', p.status.id), name: p.status.name, color: p.status.color ?? null }
+    : null;
+  out.created_at = iso(p.createdAt);
+  out.updated_at = iso(p.updatedAt);
+  out.address = p.address ?? null;
+  out.contacts = p.contacts ?? null;
+  out.balance = p.balance == null ? null : Number(p.balance);
+  out.id_number = p.idNumber ?? null;
+  return out;
 }
 
 export const ref = (

@@ -185,24 +185,36 @@ describe('GraphQL', () => {
     expect(stray).toMatchObject({ owner: null, species: null });
   });
 
-  it('the detailed fields on the patients page equal REST response_format=detailed', async () => {
-    const r = await gql(
-      '{ patients(first: 3) { edges { node { id address { line1 city country } contacts { type value label } balance id_number } } } }',
+  it("the patients page reads what the query selects, its appointments' patient included", async () => {
+    const rest = (await app.get('/v1/patients?limit=3&response_format=detailed', key)).body.data;
+    const all = await gql(
+      `{ patients(first: 3) { edges { node { id first_name last_name phone email gender birth_date
+         status { id name color } created_at updated_at address { line1 line2 city postal_code country }
+         contacts { type value label } balance id_number } } } }`,
     );
-    expect(r.body.errors).toBeUndefined();
-    const rest = (await app.get('/v1/patients?limit=3&response_format=detailed', key)).body;
-    const rex = rest.data.find((p: any) => p.id === ids.rex);
-    expect(rex.balance).not.toBeNull();
-    for (const [i, e] of r.body.data.patients.edges.entries()) {
-      const p = rest.data[i];
-      expect(e.node).toEqual({
-        id: p.id,
-        address: p.address && { line1: p.address.line1, city: p.address.city, country: p.address.country },
-        contacts: p.contacts,
-        balance: p.balance,
-        id_number: p.id_number,
+    expect(all.body.data.patients.edges.map((e: any) => e.node)).toEqual(rest);
+
+    const before = app.queries.length;
+    const narrow = await gql(
+      `{ patients(first: 3) { edges { node { id appointments(first: 2) { edges { node {
+         patient { id first_name last_name phone owner { first_name } species { name } } } } } } } } }`,
+    );
+    expect(narrow.body.errors).toBeUndefined();
+    const rex = narrow.body.data.patients.edges.find((e: any) => e.node.id === ids.rex).node;
+    expect(rex.appointments.edges).toHaveLength(2);
+    for (const e of rex.appointments.edges) {
+      expect(e.node.patient).toEqual({
+        id: ids.rex,
+        first_name: 'Rex',
+        last_name: 'Levi',
+        phone: '0541230000',
+        owner: { first_name: 'Noa' },
+        species: { name: 'Dog' },
       });
     }
+    const page = app.queries.slice(before).find((q) => /from "patient"/.test(q)) ?? '';
+    expect(page).toMatch(/"first_name"/);
+    expect(page).not.toMatch(/"e"\."(email|created_at|address|status_id)"|"patient_status"/);
   });
 
   it('a sub-connection without its scope is forbidden while the patient still answers', async () => {

@@ -13,7 +13,6 @@ import {
   treatmentKeyset,
 } from '../../services/patients/records.ts';
 import {
-  detailedPatientFields,
   LINKS,
   type PartialAppointmentData,
   presentAppointment,
@@ -61,12 +60,15 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx, info) => {
       forwardOnly(args);
-      // Read what the query selects: owner and species are joined into the page's statement (as
-      // REST's include does), the detailed fields read only when one of them is asked for.
-      const node = selectedFields(info, ['edges', 'node']);
-      const include = { owner: node.has('owner'), species: node.has('species') };
-      const detailed = detailedPatientFields.some((f) => node.has(f));
-      const page = await listPatients(ctx.svc, { ...args, ...relayArgs(args), include, detailed });
+      // Read what the query selects of each patient, owner and species joined into the page's
+      // statement (as REST's include does). A patient is also its appointments' `patient`
+      // (see Patient.appointments), so what the query selects there is read too.
+      const select = new Set([
+        ...selectedFields(info, ['edges', 'node']),
+        ...selectedFields(info, ['edges', 'node', 'appointments', 'edges', 'node', 'patient']),
+      ]);
+      const include = { owner: select.has('owner'), species: select.has('species') };
+      const page = await listPatients(ctx.svc, { ...args, ...relayArgs(args), include, select });
       return toConnection(
         page,
         (p) => presentPatient(p, ctx.principal, include),

@@ -29,6 +29,22 @@ const conciseFields = [
 ];
 const detailedFields = ['address', 'contacts', 'balance', 'idNumber'];
 
+// Resource field → column, for reading only what a GraphQL selection needs.
+const columnOf: Record<string, string> = {
+  first_name: 'firstName',
+  last_name: 'lastName',
+  phone: 'phone',
+  email: 'email',
+  gender: 'gender',
+  birth_date: 'birthDate',
+  created_at: 'createdAt',
+  updated_at: 'updatedAt',
+  address: 'address',
+  contacts: 'contacts',
+  balance: 'balance',
+  id_number: 'idNumber',
+};
+
 function populateFor(include?: PatientIncludes): ('status' | 'owner' | 'species')[] {
   const out: ('status' | 'owner' | 'species')[] = ['status'];
   if (include?.owner) out.push('owner');
@@ -63,13 +79,24 @@ export async function listPatients(
     include?: PatientIncludes;
     /** Also read the response_format=detailed fields. */
     detailed?: boolean;
+    /**
+     * Read only these resource fields (a GraphQL selection); the others come out null. Absent:
+     * every concise field, and the detailed ones with `detailed`.
+     */
+    select?: ReadonlySet<string>;
   },
 ): Promise<Page<PatientData>> {
   const where = patientWhere(ctx, args);
-  const joins: Record<string, string[]> = { status: ['name', 'color'] };
+  const { select } = args;
+  const joins: Record<string, string[]> = {};
+  if (!select || select.has('status')) joins.status = ['name', 'color'];
   if (args.include?.owner) joins.owner = ['firstName', 'lastName', 'phone', 'email'];
   if (args.include?.species) joins.species = ['name'];
-  const fields = [...conciseFields, ...(args.detailed ? detailedFields : []), 'owner', 'species'];
+  const columns = select
+    ? Object.entries(columnOf).flatMap(([f, col]) => (select.has(f) ? [col] : []))
+    : [...conciseFields, ...(args.detailed ? detailedFields : [])];
+  // owner and species ids are always read: nested GraphQL fields load them by DataLoader.
+  const fields = [...columns, 'owner', 'species'];
   return paginate(patientKeyset, args, ({ after, orderBy, take }) => {
     const and = after ? [...where, after] : where;
     return leanFind<PatientData>(ctx.em, Patient, {

@@ -203,20 +203,20 @@ export function presentAppointment(
     id: toId('Appointment', a.id),
     patient: patient ?? presentPatientSummary(a.patient, principal, include),
   };
-  if (a.branch) out.branch = { id: toId('Branch', a.branch.id), name: a.branch.name };
-  if ('provider' in a) out.provider = ref('Provider', a.provider);
-  if ('type' in a) out.type = ref('AppointmentType', a.type);
-  if ('status' in a) {
+  if (a.branch !== undefined) out.branch = { id: toId('Branch', a.branch.id), name: a.branch.name };
+  if (a.provider !== undefined) out.provider = ref('Provider', a.provider);
+  if (a.type !== undefined) out.type = ref('AppointmentType', a.type);
+  if (a.status !== undefined) {
     out.status = a.status
       ? { id: toId('AppointmentStatus', a.status.id), name: a.status.name, color: a.status.color ?? null }
       : null;
   }
   out.start = isoOf(a.startAt);
-  if (a.endAt) out.end = isoOf(a.endAt);
-  if ('note' in a) out.note = a.note ?? null;
-  if ('cancelledAt' in a) out.cancelled_at = iso(a.cancelledAt);
-  if (a.createdAt) out.created_at = isoOf(a.createdAt);
-  if (a.updatedAt) out.updated_at = isoOf(a.updatedAt);
+  if (a.endAt !== undefined) out.end = isoOf(a.endAt);
+  if (a.note !== undefined) out.note = a.note ?? null;
+  if (a.cancelledAt !== undefined) out.cancelled_at = iso(a.cancelledAt);
+  if (a.createdAt !== undefined) out.created_at = isoOf(a.createdAt);
+  if (a.updatedAt !== undefined) out.updated_at = isoOf(a.updatedAt);
   return out as AppointmentResource;
 }
 

@@ -17,7 +17,7 @@
  *          --live-heap (report the live heap under load: one forced full GC half-way through each run)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
@@ -398,6 +398,39 @@ async function load(server: Server, c: Case, key: string, seconds: number): Prom
 }
 
 /**
+ * CPU seconds (user + system) a process has used, from /proc/<pid>/stat, with `children` also
+ * those of its ended children; 0 once it is gone.
+ */
+function cpuSeconds(pid: number | string, children = false): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
+    // utime, stime, cutime, cstime in clock ticks (USER_HZ is 100 on Linux)
+    return (f[11] + f[12] + (children ? f[13] + f[14] : 0)) / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU seconds of every PostgreSQL process on this machine (the server is local to the bench).
+ * Backends that ended count through the postmaster's reaped-children time.
+ */
+function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(pid, true);
+    } catch {}
+  }
+  return total;
+}
+
+/**
  * A timed run, sampling the server's JS heap once a second (peak heap, garbage included) and, with
  * --live-heap, once half-way after a forced full GC (the live heap under load). Off by default: a
  * forced GC changes how V8 sizes the heap afterwards, and so the peak RSS being measured.
@@ -407,7 +440,7 @@ async function measure(
   c: Case,
   key: string,
   seconds: number,
-): Promise<Result & { heapPeak: number; liveHeap: number }> {
+): Promise<Result & { heapPeak: number; liveHeap: number; cpuMs: { server: number; postgres: number } }> {
   let heapPeak = 0;
   let liveHeap = Number.NaN;
   const sample = () =>
@@ -429,10 +462,19 @@ async function measure(
       ),
     (seconds * 1000) / 2,
   );
+  // CPU per request of the server and of PostgreSQL: where a request's cost goes, whatever the
+  // throughput.
+  const pid = server.child.pid as number;
+  const before = { server: cpuSeconds(pid), postgres: postgresCpuSeconds() };
   try {
     const res = await load(server, c, key, seconds);
+    const n = Math.max(1, res.requests.total);
+    const cpuMs = {
+      server: ((cpuSeconds(pid) - before.server) * 1000) / n,
+      postgres: ((postgresCpuSeconds() - before.postgres) * 1000) / n,
+    };
     await sample();
-    return { ...res, heapPeak, liveHeap };
+    return { ...res, heapPeak, liveHeap, cpuMs };
   } finally {
     clearInterval(timer);
     clearTimeout(mid);
@@ -533,6 +575,7 @@ async function main() {
           results[s.name] = res;
           console.log(
             `  ${c.id.padEnd(8)} ${s.name}: ${fmt(res.requests.average)} req/s, p50 ${res.latency.p50} ms, p99 ${res.latency.p99} ms, ` +
+              `CPU/request ${res.cpuMs.server.toFixed(2)} ms + PostgreSQL ${res.cpuMs.postgres.toFixed(2)} ms, ` +
               `heap peak ${mb(res.heapPeak)}${Number.isNaN(res.liveHeap) ? '' : ` (live ${mb(res.liveHeap)})`}, RSS now ${mb(s.rss().now)}${problems(res) ? ` (${problems(res)})` : ''}`,
           );
         }

@@ -37,7 +37,7 @@ export function createApp(opts: AppOptions) {
     keyCacheTtlMs: opts.keyCacheTtlMs,
     rateLimiter: createRateLimiter(opts.rateLimitPerSecond),
   };
-  const yoga = createGraphQLHandler(publicSchema, deps);
+  const graphql = createGraphQLHandler(publicSchema, deps);
   const rest = createRestRouter(
     restSchema,
     async (request) =>
@@ -51,7 +51,7 @@ export function createApp(opts: AppOptions) {
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
-    if (path === '/graphql' || path.startsWith('/graphql/')) return yoga(req, res);
+    if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res);
     if (path === '/v1/openapi.json') {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
       return res.end(openapi);
@@ -138,5 +138,12 @@ export function createApp(opts: AppOptions) {
     });
   }
 
-  return { handler, yoga, publicSchema, restSchema, openapi: () => JSON.parse(openapi) };
+  return {
+    handler,
+    graphql,
+    yoga: graphql.yoga,
+    publicSchema,
+    restSchema,
+    openapi: () => JSON.parse(openapi),
+  };
 }

@@ -110,8 +110,9 @@ const DIRECT_MAX_BYTES = 1 << 20;
  * parser and validation caches, error masking, our compiled executor) without converting the
  * Node request into a WHATWG Request and the result into a Response, which cost more CPU than
  * executing a page of patients. Whatever the shortcut does not recognise before execution
- * (GET, batches, invalid JSON or documents, subscriptions, other media types) is handed to Yoga
- * whole, so the answers of both paths are Yoga's; `test/graphql-direct.test.ts` compares them.
+ * (GET, batches, invalid JSON or documents, subscriptions, other media types, cross-origin,
+ * chunked or large bodies) is handed to Yoga whole, so the answers of both paths are Yoga's;
+ * `test/graphql-direct.test.ts` compares them.
  */
 export function createGraphQLHandler(schema: GraphQLSchema, deps: AppDeps): GraphQLHandler {
   const yoga = createYogaServer(schema, deps);

@@ -9,6 +9,7 @@
  *      not share their event loop and the app's peak RSS (VmHWM) is its own.
  *   3. Every case is checked once on both servers (200, non-empty, same JSON), then each server
  *      gets a warm-up and a timed autocannon run with fixed concurrency, alternating app and raw.
+ *      Each run also prints the CPU per request of the server process and of PostgreSQL.
  *
  * Options: --cases=list,search,phone,graphql  --rounds=3  --duration=5  --warmup=2  --connections=32
  *          --patients=100000  --cpu-prof (profile the app server; writes bench/.profiles/*.cpuprofile)

@@ -47,7 +47,7 @@ export interface TestApp {
     query: string,
     variables?: Record<string, unknown>,
     key?: string | null,
-  ): Promise<{ status: number; body: any }>;
+  ): Promise<{ status: number; body: any; headers: Headers }>;
 }
 
 /** A real app over real HTTP on a loopback port, on a fresh database. Closed after the file. */
@@ -103,7 +103,7 @@ export async function startTestApp(
         headers: { 'content-type': 'application/json', ...(k ? { authorization: `Bearer ${k}` } : {}) },
         body: JSON.stringify({ query, variables }),
       });
-      return { status: res.status, body: await res.json() };
+      return { status: res.status, body: await res.json(), headers: res.headers };
     },
   };
 }

@@ -40,6 +40,11 @@ describe('rate limit', () => {
     const limited = results.filter((r) => r.status === 429);
     expect(limited.length).toBeGreaterThanOrEqual(10 - 2 * PER_SECOND);
     expect(limited[0].body.errors[0].extensions.code).toBe('rate_limited');
+    expect(limited[0].body.errors[0].extensions.http).toBeUndefined();
+    // The headers set during authentication survive the direct /graphql path's answer.
+    expect(Number(limited[0].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited[0].headers.get('ratelimit-remaining')).toBe('0');
+    expect(limited[0].headers.get('x-request-id')).toBe(limited[0].body.errors[0].extensions.request_id);
   });
 
   it('limits each key on its own and lets it in again after the window', async () => {

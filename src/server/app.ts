@@ -138,12 +138,5 @@ export function createApp(opts: AppOptions) {
     });
   }
 
-  return {
-    handler,
-    graphql,
-    yoga: graphql.yoga,
-    publicSchema,
-    restSchema,
-    openapi: () => JSON.parse(openapi),
-  };
+  return { handler, graphql, publicSchema, restSchema, openapi: () => JSON.parse(openapi) };
 }

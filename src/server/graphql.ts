@@ -96,7 +96,6 @@ function createYogaServer(schema: GraphQLSchema, deps: AppDeps) {
 }
 
 export type GraphQLHandler = ((req: IncomingMessage, res: ServerResponse) => Promise<void>) & {
-  yoga: ReturnType<typeof createYogaServer>;
   /** Requests executed on the direct path (tests assert which path a request took). */
   stats: { direct: number };
 };
@@ -172,7 +171,7 @@ export function createGraphQLHandler(schema: GraphQLSchema, deps: AppDeps): Grap
     await sendResponse(res, await yoga.fetch(url, { method: req.method, headers, body }));
   }
 
-  return Object.assign(handle, { yoga, stats });
+  return Object.assign(handle, { stats });
 }
 
 function headerOf(req: IncomingMessage, name: string): string | null {

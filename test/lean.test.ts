@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { isPrepared, type LeanQuery, leanFind, runBuilt } from '../src/db/lean.ts';
+import { firstOfParents } from '../src/db/list.ts';
+import { namedStatement, numberPlaceholders } from '../src/db/named-statements.ts';
 import { Appointment, Owner, Patient } from '../src/entities/index.ts';
-import { namedStatement, numberPlaceholders } from '../src/lib/named-statements.ts';
-import { scopedEm } from '../src/services/context.ts';
+import { scopedEm } from '../src/lib/request-context.ts';
+import { appointmentKeyset } from '../src/services/appointments/appointments.ts';
 import { seedPatients } from '../src/services/demo/seed-patients.ts';
-import { isPrepared, type LeanQuery, leanFind, runBuilt } from '../src/services/lean.ts';
-import { firstAppointmentsOfPatients } from '../src/services/patients/batch.ts';
 import { foldedNames } from '../src/services/patients/search-columns.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
@@ -133,7 +134,16 @@ describe('prepared lean reads', () => {
   it('first appointments of many patients: one statement, newest first, n per patient', async () => {
     const patients = (await idsOf(clinicA, Patient)).slice(0, 20);
     const before = app.queries.length;
-    const lists = await firstAppointmentsOfPatients(em(clinicA), patients, 2);
+    const read = { fields: ['startAt'], joins: { branch: ['name'] } };
+    const lists = await firstOfParents(
+      em(clinicA),
+      Appointment,
+      appointmentKeyset,
+      'patient',
+      read,
+      patients,
+      2,
+    );
     expect(app.queries.length - before).toBe(1);
     const all = await em(clinicA).find(
       Appointment,

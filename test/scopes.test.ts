@@ -7,7 +7,7 @@ import {
   isObjectType,
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { scopesIn } from '../src/schema/builder.ts';
+import { scopesIn } from '../src/auth/scopes.ts';
 import { schemas } from '../src/schema/index.ts';
 
 /**

@@ -4,16 +4,11 @@ import { ApiKey } from '../entities/api-key.ts';
 import { Clinic } from '../entities/clinic.ts';
 import { AppError } from '../lib/errors.ts';
 import { parseIdOr404, toId } from '../lib/ids.ts';
+import type { Principal } from '../lib/request-context.ts';
 import { type Scope, validateScopes } from './scopes.ts';
 
-/** What a verified key grants a request. */
-export interface Principal {
-  keyId: string;
-  clinicId: number;
-  clinicKind: 'dental' | 'veterinary';
-  country: string;
-  scopes: ReadonlySet<Scope>;
-}
+/** What a verified key grants a request (src/lib/request-context.ts). */
+export type { Principal };
 
 const KEY_PREFIX = 'cg_live_';
 

@@ -43,3 +43,19 @@ export function validateScopes(scopes: string[]): Scope[] {
   }
   return [...new Set(scopes)] as Scope[];
 }
+
+/** Every scope named in a field's authScopes (`{'a': true}` or `{$all: {...}}`), in order, once each. */
+export function scopesIn(authScopes: unknown, out: string[] = []): string[] {
+  if (!authScopes || typeof authScopes !== 'object') return out;
+  for (const [k, v] of Object.entries(authScopes)) {
+    if (k.startsWith('$')) scopesIn(v, out);
+    else if (v === true && !out.includes(k)) out.push(k);
+  }
+  return out;
+}
+
+/** The authScopes of a field that needs all of `scopes`. */
+export const allOf = (scopes: readonly string[]) =>
+  scopes.length === 1
+    ? ({ [scopes[0]]: true } as Record<Scope, boolean>)
+    : ({ $all: Object.fromEntries(scopes.map((s) => [s, true])) } as any);

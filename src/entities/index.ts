@@ -1,3 +1,4 @@
+import type { EntityName } from '@mikro-orm/core';
 import { ApiKey } from './api-key.ts';
 import {
   AppointmentStatus,
@@ -57,3 +58,12 @@ export const tenantEntities = [
 ];
 
 export const allEntities = [Clinic, ApiKey, ...tenantEntities];
+
+const byName = new Map<string, (typeof allEntities)[number]>(allEntities.map((e) => [e.name, e]));
+
+/** The entity class of a name (resource definitions name their entity by its class name). */
+export function entityNamed(name: string): EntityName<any> {
+  const entity = byName.get(name);
+  if (!entity) throw new Error(`No entity named ${name}.`);
+  return entity;
+}

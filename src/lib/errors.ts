@@ -1,3 +1,6 @@
+import { GraphQLError } from 'graphql';
+import { requestLogger } from './request-context.ts';
+
 /**
  * The one error type of the service. Services throw it; the GraphQL layer puts `code` in
  * `extensions.code`, the REST layer answers `{error: {code, message, param?, request_id}}` with
@@ -63,4 +66,29 @@ export function findAppError(err: unknown): AppError | undefined {
     cur = cur.originalError;
   }
   return undefined;
+}
+
+export const INTERNAL_MESSAGE = 'Something went wrong on our side. Quote the request_id when reporting it.';
+
+/**
+ * Whatever was thrown → the AppError a client sees; each transport maps only AppErrors
+ * (src/rest/errors.ts, src/server/graphql-errors.ts). GraphQL errors that describe the client's
+ * document or parameters (parse, validation, SOFA's argument coercion) are `invalid_request`.
+ * Anything else is logged with the request id and masked as `internal_error`.
+ */
+export function toAppError(err: unknown): AppError {
+  const app = findAppError(err);
+  if (app) return app;
+  if (err instanceof GraphQLError && (!err.originalError || err.extensions?.http)) {
+    const code = err.extensions?.code;
+    return new AppError(
+      isErrorCode(code) && code !== 'internal_error' ? code : 'invalid_request',
+      err.message,
+    );
+  }
+  requestLogger().error(
+    { err: err instanceof GraphQLError ? (err.originalError ?? err) : err },
+    'unhandled error',
+  );
+  return new AppError('internal_error', INTERNAL_MESSAGE);
 }

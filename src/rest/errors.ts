@@ -1,7 +1,6 @@
-import { GraphQLError } from 'graphql';
-import { AppError, findAppError } from '../lib/errors.ts';
-import { logger } from '../lib/logger.ts';
+import { AppError, toAppError } from '../lib/errors.ts';
 
+/** The REST mapping of the one error type: `{error: {code, message, param?, request_id, required_scopes?}}`. */
 export interface ErrorBody {
   error: { code: string; message: string; param?: string; request_id: string; required_scopes?: string[] };
 }
@@ -14,26 +13,11 @@ export function errorBody(err: AppError, requestId: string): ErrorBody {
   return body;
 }
 
-/**
- * The REST answer for whatever went wrong: AppErrors keep their status and code. SOFA's own
- * errors (bad JSON body, argument coercion) are 400 invalid_request. Anything else is logged and
- * masked as 500 internal_error, so no internal message reaches a client.
- */
-export function toAppError(errors: readonly unknown[], requestId: string): AppError {
-  // The most severe client error wins when several fields fail (e.g. 403 on one, 404 on another).
-  const apps = errors.map(findAppError).filter((e): e is AppError => !!e);
-  if (apps.length) return apps.sort((a, b) => rank(a) - rank(b))[0];
-  const first = errors[0] as any;
-  if (first instanceof GraphQLError && !first.originalError && first.extensions?.http) {
-    return new AppError('invalid_request', first.message);
-  }
-  if (first instanceof GraphQLError && first.extensions?.http?.status === 400) {
-    return new AppError('invalid_request', first.message);
-  }
-  logger.error({ err: first?.originalError ?? first, request_id: requestId }, 'unhandled error');
-  return new AppError(
-    'internal_error',
-    'Something went wrong on our side. Quote the request_id when reporting it.',
+/** The error a REST response reports when several fields failed: the most severe client error wins. */
+export function restError(errors: readonly unknown[]): AppError {
+  const apps = errors.map(toAppError);
+  return (
+    apps.sort((a, b) => rank(a) - rank(b))[0] ?? new AppError('internal_error', 'No error was reported.')
   );
 }
 

@@ -6,8 +6,10 @@ import {
   isNonNullType,
   isObjectType,
 } from 'graphql';
+import { scopesIn } from '../auth/scopes.ts';
 import { schemas } from '../schema/index.ts';
-import { detailedPatientFields } from '../services/presenters.ts';
+import { Patient } from '../services/patients/patient.resource.ts';
+import { allShapes, type Field, fieldsIn, groups } from '../services/resource.ts';
 import { type RestRoute, restRoutes } from './routes.ts';
 
 /**
@@ -173,7 +175,9 @@ interface ParameterSpec {
   invalid?: string;
 }
 
-const patientFormatNote = detailedPatientFields.join(', ');
+const patientFormatNote = fieldsIn(Patient, groups('detailed'))
+  .filter((f) => Patient.fields[f].group === 'detailed')
+  .join(', ');
 
 /** What the services accept for each parameter name (see src/lib/pagination.ts, services/patients). */
 const knownParameters: Record<string, ParameterSpec> = {
@@ -265,16 +269,6 @@ function parameters(
     return out;
   });
   return { params, invalid };
-}
-
-/** Every scope named in a field's authScopes (`{'a': true}` or `{$all: {...}}`), in order. */
-function scopesIn(authScopes: unknown, out: string[] = []): string[] {
-  if (!authScopes || typeof authScopes !== 'object') return out;
-  for (const [k, v] of Object.entries(authScopes)) {
-    if (k.startsWith('$')) scopesIn(v, out);
-    else if (v === true && !out.includes(k)) out.push(k);
-  }
-  return out;
 }
 
 const requestIdHeader = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
@@ -450,24 +444,29 @@ const errorSchema = {
   },
 };
 
-/** Fields REST leaves out unless asked for, per type (see src/rest/prune.ts). */
-const optionalInRest: Record<string, Record<string, string>> = {
-  Patient: {
-    ...Object.fromEntries(
-      detailedPatientFields.map((f) => [f, 'Only with `response_format=detailed`; absent otherwise.']),
+/** When REST carries a field of a non-core group (src/rest/prune.ts leaves it out otherwise). */
+function groupNote(field: Field): string | undefined {
+  if (field.group === 'detailed') return 'Only with `response_format=detailed`; absent otherwise.';
+  if (field.group.startsWith('include:')) {
+    const name = field.group.slice('include:'.length);
+    const what = field.description ? `${field.description} ` : '';
+    return `${what}Only with \`include=${name}\`; absent otherwise, null when ${field.nullMeans ?? 'there is none'}.`;
+  }
+  return undefined;
+}
+
+/** Per type, the fields REST leaves out unless asked for, with the note that says when. */
+const optionalInRest: Record<string, Record<string, string>> = Object.fromEntries(
+  allShapes().map((shape) => [
+    shape.name,
+    Object.fromEntries(
+      Object.entries(shape.fields).flatMap(([name, field]) => {
+        const note = groupNote(field);
+        return note ? [[name, note]] : [];
+      }),
     ),
-    owner:
-      "Veterinary clinics: the animal's owner. Only with `include=owner`; absent otherwise, null when there is none.",
-    species:
-      "Veterinary clinics: the animal's species. Only with `include=species`; absent otherwise, null when unknown.",
-  },
-  PatientSummary: {
-    owner:
-      "Veterinary clinics: the animal's owner. Only with `include=owner`; absent otherwise, null when there is none.",
-    species:
-      "Veterinary clinics: the animal's species. Only with `include=species`; absent otherwise, null when unknown.",
-  },
-};
+  ]),
+);
 
 function objectSchema(
   name: string,

@@ -1,9 +1,8 @@
 import type { ExecutionArgs, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { useSofa } from 'sofa-api';
 import { compiledExecute } from '../lib/compiled-execute.ts';
-import type { GraphQLContext } from '../schema/context.ts';
-import { currentRequestId } from '../server/request-scope.ts';
-import { errorBody, toAppError } from './errors.ts';
+import { currentRequestId, type RequestContext } from '../lib/request-context.ts';
+import { errorBody, restError } from './errors.ts';
 import { pruneRestResult } from './prune.ts';
 import { restRoutes } from './routes.ts';
 
@@ -18,6 +17,7 @@ async function executeAndPrune(args: ExecutionArgs) {
   if (!result.errors && result.data) {
     const field = rootFieldOf(args);
     pruneRestResult(
+      args.schema,
       field,
       (args.variableValues ?? {}) as Record<string, unknown>,
       (result.data as any)[field],
@@ -27,15 +27,14 @@ async function executeAndPrune(args: ExecutionArgs) {
 }
 
 export function errorResponse(errors: readonly unknown[]): Response {
-  const requestId = currentRequestId();
-  const err = toAppError(errors, requestId);
-  return Response.json(errorBody(err, requestId), { status: err.status });
+  const err = restError(errors);
+  return Response.json(errorBody(err, currentRequestId()), { status: err.status });
 }
 
 /** SOFA over the Rest sub-graph, mounted at /v1 with the explicit route table. */
 export function createRestRouter(
   restSchema: GraphQLSchema,
-  contextFor: (request: Request) => Promise<GraphQLContext>,
+  contextFor: (request: Request) => Promise<RequestContext>,
 ) {
   return useSofa({
     basePath: '/v1',

@@ -2,10 +2,10 @@ import SchemaBuilder from '@pothos/core';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import SubGraphPlugin from '@pothos/plugin-sub-graph';
-import { allScopes, type Scope } from '../auth/scopes.ts';
+import { allScopes, type Scope, scopesIn } from '../auth/scopes.ts';
 import { AppError } from '../lib/errors.ts';
 import { kindOfId } from '../lib/ids.ts';
-import type { GraphQLContext } from './context.ts';
+import type { RequestContext } from '../lib/request-context.ts';
 
 /**
  * What node(id:) can load, by id kind: the typename and the scope the key needs. Appointments,
@@ -15,16 +15,6 @@ import type { GraphQLContext } from './context.ts';
 const nodeTypes: Record<string, { typename: string; scope: Scope }> = {
   Patient: { typename: 'Patient', scope: 'patients:read' },
 };
-
-/** Every scope named in a field's authScopes ({'a': true} or {$all: {...}}). */
-export function scopesIn(authScopes: unknown, out: string[] = []): string[] {
-  if (!authScopes || typeof authScopes !== 'object') return out;
-  for (const [k, v] of Object.entries(authScopes)) {
-    if (k.startsWith('$')) scopesIn(v, out);
-    else if (v === true) out.push(k);
-  }
-  return out;
-}
 
 /** Collects the scope names a scope-auth failure was about (for type-level checks). */
 function failedScopes(failure: any, out = new Set<string>()): Set<string> {
@@ -40,7 +30,7 @@ function failedScopes(failure: any, out = new Set<string>()): Set<string> {
  * REST field names, so a GraphQL object and its REST resource are the same JSON.
  */
 export const builder = new SchemaBuilder<{
-  Context: GraphQLContext;
+  Context: RequestContext;
   AuthScopes: Record<Scope, boolean>;
   SubGraphs: 'Public' | 'Rest';
   DefaultFieldNullability: false;

@@ -1,18 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createRateLimiter } from '../auth/rate-limit.ts';
+import { entityNamed } from '../entities/index.ts';
 import type { Clock } from '../lib/clock.ts';
-import { AppError, findAppError } from '../lib/errors.ts';
+import { AppError, findAppError, toAppError } from '../lib/errors.ts';
 import { logger } from '../lib/logger.ts';
+import { newRequestId, type RequestInfo, runRequest } from '../lib/request-context.ts';
 import { serveDocs } from '../rest/docs.ts';
 import { errorBody } from '../rest/errors.ts';
 import { openApiDocument } from '../rest/openapi.ts';
 import { matchRoute } from '../rest/routes.ts';
 import { createRestRouter } from '../rest/sofa.ts';
 import { schemas } from '../schema/index.ts';
-import { contextFromRequest } from './context.ts';
+import { checkResources } from '../services/resource.ts';
+import { authenticateRequest } from './context.ts';
 import { createGraphQLHandler } from './graphql.ts';
-import { newRequestId, type RequestScope, requestScope } from './request-scope.ts';
 
 export interface AppOptions {
   orm: MikroORM;
@@ -31,6 +33,14 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 /** The one HTTP handler: /health, /graphql (yoga), /v1 (SOFA), /v1/openapi.json and /v1/docs. */
 export function createApp(opts: AppOptions) {
   const { publicSchema, restSchema } = schemas();
+  // A definition that names a column or relation its entity lacks stops the service here.
+  checkResources((name) => {
+    try {
+      return opts.orm.em.getMetadata(entityNamed(name)) as any;
+    } catch {
+      return undefined;
+    }
+  });
   const deps = {
     em: opts.orm.em,
     clock: opts.clock,
@@ -38,11 +48,9 @@ export function createApp(opts: AppOptions) {
     rateLimiter: createRateLimiter(opts.rateLimitPerSecond),
   };
   const graphql = createGraphQLHandler(publicSchema, deps);
-  const rest = createRestRouter(
-    restSchema,
-    async (request) =>
-      requestScope.getStore()?.restContext ??
-      contextFromRequest(deps, request.headers.get('authorization'), true),
+  // Authenticated before SOFA runs (authenticateThen): this returns the request's context.
+  const rest = createRestRouter(restSchema, (request) =>
+    authenticateRequest(deps, request.headers.get('authorization'), true),
   );
   const openapi = JSON.stringify(openApiDocument(rest));
 
@@ -94,10 +102,8 @@ export function createApp(opts: AppOptions) {
     requestId: string,
     next: () => unknown,
   ) {
-    const scope = requestScope.getStore();
     try {
-      const ctx = await contextFromRequest(deps, req.headers.authorization ?? null, true);
-      if (scope) scope.restContext = ctx;
+      await authenticateRequest(deps, req.headers.authorization ?? null, true);
     } catch (e) {
       const err = findAppError(e);
       if (!err) throw e;
@@ -110,7 +116,11 @@ export function createApp(opts: AppOptions) {
     const requestId = newRequestId();
     const started = performance.now();
     res.setHeader('x-request-id', requestId);
-    const scope: RequestScope = { requestId, setHeader: (name, value) => res.setHeader(name, value) };
+    const scope: RequestInfo = {
+      requestId,
+      clock: deps.clock,
+      setHeader: (name, value) => res.setHeader(name, value),
+    };
     res.on('finish', () => {
       logger.info(
         {
@@ -124,16 +134,10 @@ export function createApp(opts: AppOptions) {
         'request',
       );
     });
-    requestScope.run(scope, () => {
+    runRequest(scope, () => {
       Promise.resolve(dispatch(req, res, requestId)).catch((e) => {
-        logger.error({ err: e, request_id: requestId }, 'request failed');
-        if (!res.headersSent) {
-          sendJson(
-            res,
-            500,
-            errorBody(new AppError('internal_error', 'Something went wrong on our side.'), requestId),
-          );
-        }
+        const err = toAppError(e);
+        if (!res.headersSent) sendJson(res, err.status, errorBody(err, requestId));
       });
     });
   }

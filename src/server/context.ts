@@ -2,9 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { authenticate } from '../auth/keys.ts';
 import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { Clock } from '../lib/clock.ts';
-import { createGraphQLContext, type GraphQLContext } from '../schema/context.ts';
-import { scopedEm } from '../services/context.ts';
-import { requestScope } from './request-scope.ts';
+import { authenticated, currentRequest, type RequestContext } from '../lib/request-context.ts';
 
 export interface AppDeps {
   em: EntityManager;
@@ -14,18 +12,21 @@ export interface AppDeps {
 }
 
 /**
- * The request context: the API key from the Authorization header becomes a principal (clinic +
- * scopes) and counts against its rate limit, and a fresh EntityManager fork is bound to that clinic by the tenant filter.
+ * Authenticates the current request: the API key of the Authorization header becomes a principal
+ * (clinic + scopes) and counts against its rate limit, and the request context (src/lib) gains
+ * the principal, an EntityManager bound to its clinic and the request's loaders. Done once per
+ * request: a later call returns the same context.
  */
-export async function contextFromRequest(
+export async function authenticateRequest(
   deps: AppDeps,
   authorization: string | null,
   rest: boolean,
-): Promise<GraphQLContext> {
-  const scope = requestScope.getStore();
+): Promise<RequestContext> {
+  const info = currentRequest();
+  if (!info) throw new Error('authenticateRequest outside a request');
+  if ('principal' in info) return info as RequestContext;
   const principal = await authenticate(deps.em, authorization, deps.keyCacheTtlMs);
-  if (scope) scope.keyId = principal.keyId;
-  await deps.rateLimiter.consume(principal.keyId, scope?.setHeader ?? (() => {}));
-  const em = scopedEm(deps.em, principal.clinicId);
-  return createGraphQLContext(scope?.requestId ?? 'req_unknown', { em, principal, clock: deps.clock }, rest);
+  info.keyId = principal.keyId;
+  await deps.rateLimiter.consume(principal.keyId, info.setHeader);
+  return authenticated(info, principal, deps.em, rest);
 }

@@ -1,30 +1,24 @@
 import type { GraphQLResolveInfo } from 'graphql';
+import { allOf, type Scope } from '../../auth/scopes.ts';
+import { parseLimit } from '../../db/pagination.ts';
 import { AppError } from '../../lib/errors.ts';
-import { encodeCursor, type Page, parseLimit } from '../../lib/pagination.ts';
-import { appointmentReadFor } from '../../services/patients/batch.ts';
-import { parseInclude, parseResponseFormat } from '../../services/patients/include.ts';
-import { getPatient, listPatients, patientKeyset } from '../../services/patients/patients.ts';
-import {
-  appointmentKeyset,
-  listPatientAppointments,
-  listPatientPayments,
-  listPatientTreatments,
-  paymentKeyset,
-  treatmentKeyset,
-} from '../../services/patients/records.ts';
-import {
-  LINKS,
-  type PartialAppointmentData,
-  presentAppointment,
-  presentPatient,
-  presentPayment,
-  presentTreatment,
-} from '../../services/presenters.ts';
+import { tryParseId } from '../../lib/ids.ts';
+import type { RequestContext } from '../../lib/request-context.ts';
+import { Appointment } from '../../services/appointments/appointment.resource.ts';
+import { patientAppointments } from '../../services/appointments/appointments.ts';
+import { type ChildList, firstPageOfParent, pageOfParent } from '../../services/child-lists.ts';
+import { groupsOfRequest } from '../../services/groups-params.ts';
+import { Patient, PatientSummary } from '../../services/patients/patient.resource.ts';
+import { getPatient, getPatientRow, listPatients } from '../../services/patients/patients.ts';
+import { Payment } from '../../services/payments/payment.resource.ts';
+import { patientPayments } from '../../services/payments/payments.ts';
+import { includesOf, type Resource, type Row, viewFor, viewOfSelection } from '../../services/resource.ts';
+import { Treatment } from '../../services/treatments/treatment.resource.ts';
+import { patientTreatments, treatmentFilters } from '../../services/treatments/treatments.ts';
 import { builder } from '../builder.ts';
-import type { GraphQLContext } from '../context.ts';
 import { selectedFields } from '../selection.ts';
 import { restOne, restPage, toConnection, toRestPage } from '../shared.ts';
-import { AppointmentType, PatientType, PaymentType, TreatmentType } from './types.ts';
+import { AppointmentType, everyPatientField, PatientType, PaymentType, TreatmentType } from './types.ts';
 
 const forwardOnly = (args: { last?: number | null; before?: string | null }) => {
   if (args.last != null || args.before != null) {
@@ -41,7 +35,78 @@ const relayArgs = (args: { first?: number | null; after?: string | null }) => ({
   cursorParam: 'after',
 });
 
+/**
+ * A patient's records: each a Public connection on Patient and a Rest page under
+ * /v1/patients/{id}/…, over the same child list (src/services/child-lists.ts).
+ */
+interface Records {
+  field: 'appointments' | 'treatments' | 'payments';
+  restName: string;
+  list: ChildList;
+  resource: Resource;
+  type: any;
+  scope: Scope;
+  description: string;
+  filterArgs?: (t: any) => Record<string, any>;
+  filtersOf?: (args: any) => Record<string, number>;
+}
+
+const records: Records[] = [
+  {
+    field: 'appointments',
+    restName: 'listPatientAppointments',
+    list: patientAppointments,
+    resource: Appointment,
+    type: AppointmentType,
+    scope: 'appointments:read',
+    description: 'Newest first.',
+  },
+  {
+    field: 'treatments',
+    restName: 'listPatientTreatments',
+    list: patientTreatments,
+    resource: Treatment,
+    type: TreatmentType,
+    scope: 'treatments:read',
+    description: 'Newest first.',
+    filterArgs: (t) => ({ appointment_id: t.arg.string({ required: false }) }),
+    filtersOf: (args) => treatmentFilters(args.appointment_id),
+  },
+  {
+    field: 'payments',
+    restName: 'listPatientPayments',
+    list: patientPayments,
+    resource: Payment,
+    type: PaymentType,
+    scope: 'payments:read',
+    description: 'Payments and refunds, newest first.',
+  },
+];
+
 // ---------- Public (GraphQL) ----------
+
+/**
+ * What a query selects of each patient: on the patient, and on its records' `patient`, which is
+ * the same patient (the records' pages attach it instead of reading it again).
+ */
+function patientSelection(info: GraphQLResolveInfo): ReadonlySet<string> {
+  const node = ['edges', 'node'];
+  return selectionUnion([
+    selectedFields(info, node),
+    ...records.map((r) => selectedFields(info, [...node, r.field, 'edges', 'node', 'patient'])),
+  ]);
+}
+
+// Unions are memoised by their parts (each memoised per document), so views can be memoised on them.
+const unions = new WeakMap<ReadonlySet<string>, ReadonlySet<string>>();
+function selectionUnion(parts: ReadonlySet<string>[]): ReadonlySet<string> {
+  let out = unions.get(parts[0]);
+  if (!out) {
+    out = new Set(parts.flatMap((p) => [...p]));
+    unions.set(parts[0], out);
+  }
+  return out;
+}
 
 builder.queryFields((t) => ({
   patients: t.connection({
@@ -60,20 +125,8 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx, info) => {
       forwardOnly(args);
-      // Read what the query selects of each patient, owner and species joined into the page's
-      // statement (as REST's include does). A patient is also its appointments' `patient`
-      // (see Patient.appointments), so what the query selects there is read too.
-      const select = new Set([
-        ...selectedFields(info, ['edges', 'node']),
-        ...selectedFields(info, ['edges', 'node', 'appointments', 'edges', 'node', 'patient']),
-      ]);
-      const include = { owner: select.has('owner'), species: select.has('species') };
-      const page = await listPatients(ctx.svc, { ...args, ...relayArgs(args), include, select });
-      return toConnection(
-        page,
-        (p) => presentPatient(p, ctx.principal, include),
-        (p) => encodeCursor(patientKeyset, p),
-      );
+      const view = viewOfSelection(Patient, patientSelection(info));
+      return toConnection(await listPatients(ctx, { ...args, ...relayArgs(args), view }));
     },
   }),
   patient: t.field({
@@ -84,7 +137,7 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       try {
-        return presentPatient(await getPatient(ctx.svc, String(args.id)), ctx.principal);
+        return await getPatient(ctx, String(args.id), viewFor(Patient, everyPatientField));
       } catch (e) {
         if (e instanceof AppError && e.code === 'not_found') return null;
         throw e;
@@ -93,95 +146,44 @@ builder.queryFields((t) => ({
   }),
 }));
 
-/**
- * The first page of many patients' appointments is one batched query (see loaders), reading only
- * what the query selects of each appointment.
- */
-async function appointmentsPage(
-  patientId: number,
-  publicId: string,
-  args: any,
-  ctx: GraphQLContext,
-  info: GraphQLResolveInfo,
-): Promise<Page<PartialAppointmentData>> {
-  if (args.after == null) {
-    const limit = parseLimit(args.first ?? undefined, 'first');
-    const read = appointmentReadFor(selectedFields(info, ['edges', 'node']));
-    const rows = await ctx.loaders.firstAppointments(limit + 1, read).load(patientId);
-    const items = rows.slice(0, limit);
-    return {
-      items,
-      nextCursor: rows.length > limit ? encodeCursor(appointmentKeyset, items[items.length - 1]) : null,
-    };
-  }
-  return listPatientAppointments(ctx.svc, publicId, relayArgs(args));
+/** A record connection: the first page is batched for the whole page of patients (one statement). */
+async function recordsOf(r: Records, p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) {
+  forwardOnly(args);
+  const view = viewOfSelection(r.resource, selectedFields(info, ['edges', 'node']));
+  const patientId = tryParseId('Patient', p.id) as number;
+  const filters = r.filtersOf?.(args) ?? {};
+  const page =
+    args.after == null
+      ? await firstPageOfParent(ctx, r.list, patientId, p, view, filters, {
+          limit: parseLimit(args.first ?? undefined, 'first'),
+        })
+      : await pageOfParent(ctx, r.list, patientId, p, view, filters, relayArgs(args));
+  return toConnection(page);
 }
 
-builder.objectFields(PatientType, (t) => ({
-  appointments: t.connection({
-    type: AppointmentType,
-    subGraphs: ['Public'],
-    // Nullable: a key without the scope still gets the patient, with this field null.
-    nullable: true,
-    authScopes: { 'appointments:read': true },
-    description: 'Newest first.',
-    resolve: async (p, args, ctx, info) => {
-      forwardOnly(args);
-      const page = await appointmentsPage(p[LINKS].patientId, p.id, args, ctx, info);
-      return toConnection(
-        page,
-        (a) => presentAppointment(a, ctx.principal, undefined, p),
-        (a) => encodeCursor(appointmentKeyset, a),
-      );
-    },
-  }),
-  treatments: t.connection({
-    type: TreatmentType,
-    subGraphs: ['Public'],
-    // Nullable: a key without the scope still gets the patient, with this field null.
-    nullable: true,
-    authScopes: { 'treatments:read': true },
-    description: 'Newest first.',
-    args: { appointment_id: t.arg.string({ required: false }) },
-    resolve: async (p, args, ctx) => {
-      forwardOnly(args);
-      const page = await listPatientTreatments(ctx.svc, p.id, {
-        ...relayArgs(args),
-        appointmentId: args.appointment_id,
-      });
-      return toConnection(
-        page,
-        (x) => presentTreatment(x, ctx.principal),
-        (x) => encodeCursor(treatmentKeyset, x),
-      );
-    },
-  }),
-  payments: t.connection({
-    type: PaymentType,
-    subGraphs: ['Public'],
-    // Nullable: a key without the scope still gets the patient, with this field null.
-    nullable: true,
-    authScopes: { 'payments:read': true },
-    description: 'Payments and refunds, newest first.',
-    resolve: async (p, args, ctx) => {
-      forwardOnly(args);
-      const page = await listPatientPayments(ctx.svc, p.id, relayArgs(args));
-      return toConnection(
-        page,
-        (x) => presentPayment(x, ctx.principal),
-        (x) => encodeCursor(paymentKeyset, x),
-      );
-    },
-  }),
-}));
+builder.objectFields(PatientType, (t) =>
+  Object.fromEntries(
+    records.map((r) => [
+      r.field,
+      t.connection({
+        type: r.type,
+        subGraphs: ['Public'],
+        // Nullable: a key without the scope still gets the patient, with this field null.
+        nullable: true,
+        authScopes: { [r.scope]: true } as Record<Scope, boolean>,
+        description: r.description,
+        ...(r.filterArgs ? { args: r.filterArgs(t) } : {}),
+        resolve: (p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) =>
+          recordsOf(r, p, args, ctx, info),
+      }),
+    ]),
+  ),
+);
 
 // ---------- Rest (consumed by SOFA under /v1) ----------
 
 const PatientPage = restPage('PatientPage', PatientType);
 const PatientBody = restOne('PatientBody', PatientType);
-const AppointmentPage = restPage('AppointmentPage', AppointmentType);
-const TreatmentPage = restPage('TreatmentPage', TreatmentType);
-const PaymentPage = restPage('PaymentPage', PaymentType);
 
 builder.queryFields((t) => {
   const limitArgs = {
@@ -194,7 +196,7 @@ builder.queryFields((t) => {
     description: 'Veterinary clinics: owner,species.',
   });
   const id = t.arg.string({ required: true, description: 'Patient id.' });
-  return {
+  const fields: Record<string, any> = {
     listPatients: t.field({
       type: PatientPage,
       subGraphs: ['Rest'],
@@ -208,10 +210,8 @@ builder.queryFields((t) => {
         include,
       },
       resolve: async (_root, args, ctx) => {
-        const inc = parseInclude(args.include);
-        const detailed = parseResponseFormat(args.response_format) === 'detailed';
-        const page = await listPatients(ctx.svc, { ...args, include: inc, detailed });
-        return toRestPage(page, (p) => presentPatient(p, ctx.principal, inc));
+        const view = viewFor(Patient, groupsOfRequest(args, includesOf(Patient)));
+        return toRestPage(await listPatients(ctx, { ...args, view }));
       },
     }),
     getPatient: t.field({
@@ -220,47 +220,28 @@ builder.queryFields((t) => {
       authScopes: { 'patients:read': true },
       args: { id, response_format: t.arg.string({ required: false }), include },
       resolve: async (_root, args, ctx) => {
-        const inc = parseInclude(args.include);
-        parseResponseFormat(args.response_format);
-        return { data: presentPatient(await getPatient(ctx.svc, args.id, inc), ctx.principal, inc) };
-      },
-    }),
-    listPatientAppointments: t.field({
-      type: AppointmentPage,
-      subGraphs: ['Rest'],
-      authScopes: { $all: { 'patients:read': true, 'appointments:read': true } },
-      args: { id, ...limitArgs, include },
-      resolve: async (_root, args, ctx) => {
-        const inc = parseInclude(args.include);
-        const page = await listPatientAppointments(ctx.svc, args.id, { ...args, include: inc });
-        return toRestPage(page, (a) => presentAppointment(a, ctx.principal, inc));
-      },
-    }),
-    listPatientTreatments: t.field({
-      type: TreatmentPage,
-      subGraphs: ['Rest'],
-      authScopes: { $all: { 'patients:read': true, 'treatments:read': true } },
-      args: { id, appointment_id: t.arg.string({ required: false }), ...limitArgs, include },
-      resolve: async (_root, args, ctx) => {
-        const inc = parseInclude(args.include);
-        const page = await listPatientTreatments(ctx.svc, args.id, {
-          ...args,
-          appointmentId: args.appointment_id,
-          include: inc,
-        });
-        return toRestPage(page, (x) => presentTreatment(x, ctx.principal, inc));
-      },
-    }),
-    listPatientPayments: t.field({
-      type: PaymentPage,
-      subGraphs: ['Rest'],
-      authScopes: { $all: { 'patients:read': true, 'payments:read': true } },
-      args: { id, ...limitArgs, include },
-      resolve: async (_root, args, ctx) => {
-        const inc = parseInclude(args.include);
-        const page = await listPatientPayments(ctx.svc, args.id, { ...args, include: inc });
-        return toRestPage(page, (x) => presentPayment(x, ctx.principal, inc));
+        const view = viewFor(Patient, groupsOfRequest(args, includesOf(Patient)));
+        return { data: await getPatient(ctx, args.id, view) };
       },
     }),
   };
+  for (const r of records) {
+    fields[r.restName] = t.field({
+      type: restPage(`${r.resource.name}Page`, r.type),
+      subGraphs: ['Rest'],
+      authScopes: allOf(['patients:read', r.scope]),
+      args: { id, ...(r.filterArgs?.(t) ?? {}), ...limitArgs, include },
+      resolve: async (_root: unknown, args: any, ctx: RequestContext) => {
+        const active = groupsOfRequest({ include: args.include }, includesOf(r.resource));
+        const summary = viewFor(PatientSummary, active);
+        const row = await getPatientRow(ctx, args.id, summary);
+        const filters = r.filtersOf?.(args) ?? {};
+        const parent = summary.present(row, ctx.principal);
+        return toRestPage(
+          await pageOfParent(ctx, r.list, row.id, parent, viewFor(r.resource, active), filters, args),
+        );
+      },
+    });
+  }
+  return fields;
 });

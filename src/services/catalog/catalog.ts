@@ -1,143 +1,150 @@
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
-import {
-  AppointmentStatus,
-  AppointmentType,
-  BillingAccount,
-  Branch,
-  Breed,
-  Measurement,
-  Provider,
-  Species,
-  TreatmentMenuItem,
-  Vaccine,
-} from '../../entities/index.ts';
+import { readAll } from '../../db/list.ts';
+import { entityNamed } from '../../entities/index.ts';
 import { AppError } from '../../lib/errors.ts';
-import { toId, toIdOrNull, tryParseId } from '../../lib/ids.ts';
-import type { ServiceContext } from '../context.ts';
+import { tryParseId } from '../../lib/ids.ts';
+import type { ServiceContext } from '../../lib/request-context.ts';
+import { type Resource, type Row, viewFor } from '../resource.ts';
+import { AppointmentStatusItem } from './resources/appointment-status.ts';
+import { AppointmentTypeItem } from './resources/appointment-type.ts';
+import { BillingAccount } from './resources/billing-account.ts';
+import { Branch } from './resources/branch.ts';
+import { Breed } from './resources/breed.ts';
+import { Measurement } from './resources/measurement.ts';
+import { Provider } from './resources/provider.ts';
+import { Species } from './resources/species.ts';
+import { TreatmentMenuItem } from './resources/treatment-menu-item.ts';
+import { Vaccine } from './resources/vaccine.ts';
 
 /**
- * Catalog lists are bounded reference data: every row, ordered by name then id, no cursor.
- * The veterinary lists at a dental clinic are simply empty (docs/decisions.md).
+ * Catalog lists are bounded reference data: every row, no cursor, `{data: [...]}` in REST and a
+ * plain list in GraphQL. Ordered by name then id (statuses by their configured order, billing
+ * accounts by business name). The veterinary lists answer empty at a dental clinic
+ * (docs/decisions.md).
  */
-const byName = { orderBy: [{ name: 'asc' }, { id: 'asc' }] } as const;
-
-const all = <T extends object>(
-  em: EntityManager,
-  entity: new () => T,
-  where: FilterQuery<T> = {},
-  order: object = byName,
-) => em.find(entity as any, where as any, order as any) as Promise<T[]>;
-
-export async function listBranches(ctx: ServiceContext) {
-  const rows = await all(ctx.em, Branch);
-  return rows.map((b) => ({
-    id: toId('Branch', b.id),
-    name: b.name,
-    phone: b.phone,
-    address: b.address ?? { line1: null, line2: null, city: null, postal_code: null, country: null },
-    color: b.color,
-  }));
+export interface CatalogList {
+  /** The GraphQL root field (Public) and the REST field (Rest, routed by src/rest/routes.ts). */
+  publicName: string;
+  restName: string;
+  resource: Resource;
+  description: string;
+  orderBy: object[];
+  veterinaryOnly?: boolean;
+  /** Filter arguments (all optional strings) → conditions. */
+  filters?: Record<string, { description?: string; where: (value: string) => object }>;
 }
 
-export async function listAppointmentTypes(ctx: ServiceContext) {
-  const rows = await all(ctx.em, AppointmentType);
-  return rows.map((t) => ({
-    id: toId('AppointmentType', t.id),
-    name: t.name,
-    duration_minutes: t.durationMinutes,
-    color: t.color,
-  }));
-}
+const byName = [{ name: 'asc' }, { id: 'asc' }];
+const vetNote = ' Veterinary clinics only; empty at a dental clinic.';
 
-export async function listAppointmentStatuses(ctx: ServiceContext) {
-  const rows = await all(ctx.em, AppointmentStatus, {}, { orderBy: { id: 'asc' } });
-  return rows.map((s) => ({
-    id: toId('AppointmentStatus', s.id),
-    name: s.name,
-    color: s.color,
-    enabled: s.enabled,
-  }));
-}
+export const catalogLists: CatalogList[] = [
+  {
+    publicName: 'branches',
+    restName: 'listBranches',
+    resource: Branch,
+    description: 'Branches.',
+    orderBy: byName,
+  },
+  {
+    publicName: 'appointmentTypes',
+    restName: 'listAppointmentTypes',
+    resource: AppointmentTypeItem,
+    description: 'Appointment types.',
+    orderBy: byName,
+  },
+  {
+    publicName: 'appointmentStatuses',
+    restName: 'listAppointmentStatuses',
+    resource: AppointmentStatusItem,
+    description: 'Appointment statuses.',
+    orderBy: [{ id: 'asc' }],
+  },
+  {
+    publicName: 'treatmentMenu',
+    restName: 'listTreatmentMenu',
+    resource: TreatmentMenuItem,
+    description: 'The procedure menu.',
+    orderBy: byName,
+  },
+  {
+    publicName: 'providers',
+    restName: 'listProviders',
+    resource: Provider,
+    description: 'Providers.',
+    orderBy: byName,
+  },
+  {
+    publicName: 'billingAccounts',
+    restName: 'listBillingAccounts',
+    resource: BillingAccount,
+    description: 'Billing accounts.',
+    orderBy: [{ businessName: 'asc' }, { id: 'asc' }],
+  },
+  {
+    publicName: 'species',
+    restName: 'listSpecies',
+    resource: Species,
+    description: `Species.${vetNote}`,
+    orderBy: byName,
+    veterinaryOnly: true,
+  },
+  {
+    publicName: 'breeds',
+    restName: 'listBreeds',
+    resource: Breed,
+    description: `Breeds, optionally of one species.${vetNote}`,
+    orderBy: byName,
+    veterinaryOnly: true,
+    filters: {
+      species_id: {
+        where: (value) => {
+          const n = tryParseId('Species', value);
+          if (n == null) {
+            throw new AppError('validation_failed', `species_id '${value}' is not a species id.`, {
+              param: 'species_id',
+            });
+          }
+          return { species: n };
+        },
+      },
+    },
+  },
+  {
+    publicName: 'vaccines',
+    restName: 'listVaccines',
+    resource: Vaccine,
+    description: `Vaccines.${vetNote}`,
+    orderBy: byName,
+    veterinaryOnly: true,
+  },
+  {
+    publicName: 'measurements',
+    restName: 'listMeasurements',
+    resource: Measurement,
+    description: `Measurements.${vetNote}`,
+    orderBy: byName,
+    veterinaryOnly: true,
+  },
+];
 
-export async function listTreatmentMenu(ctx: ServiceContext) {
-  const rows = await all(ctx.em, TreatmentMenuItem);
-  return rows.map((t) => ({
-    id: toId('TreatmentMenuItem', t.id),
-    name: t.name,
-    code: t.code,
-    price: t.price,
-    color: t.color,
-    category_id: toIdOrNull('TreatmentCategory', t.category?.id),
-  }));
-}
-
-export async function listProviders(ctx: ServiceContext) {
-  const rows = await all(ctx.em, Provider);
-  return rows.map((p) => ({ id: toId('Provider', p.id), name: p.name, type: p.type, color: p.color }));
-}
-
-export async function listBillingAccounts(ctx: ServiceContext) {
-  const rows = await all(ctx.em, BillingAccount, {}, { orderBy: [{ businessName: 'asc' }, { id: 'asc' }] });
-  return rows.map((b) => ({
-    id: toId('BillingAccount', b.id),
-    business_name: b.businessName,
-    business_id: b.businessId,
-  }));
-}
-
-/** Veterinary reference lists answer empty at a dental clinic, without a query. */
-const isVet = (ctx: ServiceContext) => ctx.principal.clinicKind === 'veterinary';
-
-export async function listSpecies(ctx: ServiceContext) {
-  if (!isVet(ctx)) return [];
-  const rows = await all(ctx.em, Species);
-  return rows.map((s) => ({ id: toId('Species', s.id), name: s.name }));
-}
-
-export async function listBreeds(ctx: ServiceContext, args: { speciesId?: string | null }) {
-  const where: FilterQuery<Breed> = {};
-  if (args.speciesId != null && args.speciesId !== '') {
-    const n = tryParseId('Species', args.speciesId);
-    if (n == null) {
-      throw new AppError('validation_failed', `species_id '${args.speciesId}' is not a species id.`, {
-        param: 'species_id',
-      });
-    }
-    Object.assign(where, { species: n });
+/** Every row of a catalog list, presented. Filter values are checked before anything else. */
+export async function listCatalog(
+  ctx: ServiceContext,
+  list: CatalogList,
+  args: Record<string, unknown> = {},
+): Promise<Row[]> {
+  const where: object[] = [];
+  for (const [name, filter] of Object.entries(list.filters ?? {})) {
+    const value = args[name];
+    if (value != null && value !== '') where.push(filter.where(String(value)));
   }
-  if (!isVet(ctx)) return [];
-  const rows = await all(ctx.em, Breed, where);
-  return rows.map((b) => ({
-    id: toId('Breed', b.id),
-    name: b.name,
-    species_id: toIdOrNull('Species', b.species?.id),
-  }));
+  if (list.veterinaryOnly && ctx.principal.clinicKind !== 'veterinary') return [];
+  const view = viewFor(list.resource);
+  const rows = await readAll(
+    ctx.em,
+    entityNamed(list.resource.kind),
+    view.read,
+    where.length ? { $and: where } : undefined,
+    list.orderBy,
+  );
+  return rows.map((row) => view.present(row, ctx.principal));
 }
-
-export async function listVaccines(ctx: ServiceContext) {
-  if (!isVet(ctx)) return [];
-  const rows = await all(ctx.em, Vaccine);
-  return rows.map((v) => ({
-    id: toId('Vaccine', v.id),
-    name: v.name,
-    code: v.code,
-    species_id: toIdOrNull('Species', v.species?.id),
-    interval_months: v.intervalMonths,
-    next_vaccine_id: toIdOrNull('Vaccine', v.nextVaccine?.id),
-    price: v.price,
-    batch_required: v.batchRequired,
-  }));
-}
-
-export async function listMeasurements(ctx: ServiceContext) {
-  if (!isVet(ctx)) return [];
-  const rows = await all(ctx.em, Measurement);
-  return rows.map((m) => ({
-    id: toId('Measurement', m.id),
-    name: m.name,
-    unit: m.unit,
-    is_required: m.isRequired,
-  }));
-}
-
-export type CatalogList<F extends (...a: any[]) => Promise<any[]>> = Awaited<ReturnType<F>>[number];

@@ -1,13 +1,13 @@
 import type { FilterQuery } from '@mikro-orm/postgresql';
-import { Patient } from '../../entities/index.ts';
+import { type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../../db/list.ts';
+import type { KeysetSpec } from '../../db/pagination.ts';
+import { Patient as PatientEntity } from '../../entities/index.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
-import { type KeysetSpec, type Page, paginate } from '../../lib/pagination.ts';
 import { toE164 } from '../../lib/phone.ts';
+import type { ServiceContext } from '../../lib/request-context.ts';
 import { escapeLike, foldForSearch } from '../../lib/text.ts';
-import type { ServiceContext } from '../context.ts';
-import { leanFind } from '../lean.ts';
-import type { PatientData, PatientIncludes } from '../presenters.ts';
+import type { Row, View } from '../resource.ts';
 
 export interface PatientFilters {
   phone?: string | null;
@@ -15,46 +15,12 @@ export interface PatientFilters {
   query?: string | null;
 }
 
-export const patientKeyset: KeysetSpec<{ id: number }> = { tag: 'pat', idDir: 'asc', id: (p) => p.id };
-
-const conciseFields = [
-  'firstName',
-  'lastName',
-  'phone',
-  'email',
-  'gender',
-  'birthDate',
-  'createdAt',
-  'updatedAt',
-];
-const detailedFields = ['address', 'contacts', 'balance', 'idNumber'];
-
-// Resource field → column, for reading only what a GraphQL selection needs.
-const columnOf: Record<string, string> = {
-  first_name: 'firstName',
-  last_name: 'lastName',
-  phone: 'phone',
-  email: 'email',
-  gender: 'gender',
-  birth_date: 'birthDate',
-  created_at: 'createdAt',
-  updated_at: 'updatedAt',
-  address: 'address',
-  contacts: 'contacts',
-  balance: 'balance',
-  id_number: 'idNumber',
-};
-
-function populateFor(include?: PatientIncludes): ('status' | 'owner' | 'species')[] {
-  const out: ('status' | 'owner' | 'species')[] = ['status'];
-  if (include?.owner) out.push('owner');
-  if (include?.species) out.push('species');
-  return out;
-}
+/** Oldest first (docs/decisions.md). */
+export const patientKeyset: KeysetSpec<Row> = { tag: 'pat', idDir: 'asc', id: (p) => p.id };
 
 /** Builds the search condition; phone and email are normalised the way they are stored. */
-export function patientWhere(ctx: ServiceContext, f: PatientFilters): FilterQuery<Patient>[] {
-  const and: FilterQuery<Patient>[] = [];
+export function patientWhere(ctx: ServiceContext, f: PatientFilters): FilterQuery<PatientEntity>[] {
+  const and: FilterQuery<PatientEntity>[] = [];
   if (f.phone != null && f.phone !== '') {
     const e164 = toE164(f.phone, ctx.principal.country);
     if (!e164)
@@ -71,55 +37,31 @@ export function patientWhere(ctx: ServiceContext, f: PatientFilters): FilterQuer
   return and;
 }
 
+/** A page of patients, presented by `view` (REST's groups or a GraphQL selection). */
 export async function listPatients(
   ctx: ServiceContext,
-  args: PatientFilters & {
-    limit?: unknown;
-    cursor?: unknown;
-    include?: PatientIncludes;
-    /** Also read the response_format=detailed fields. */
-    detailed?: boolean;
-    /**
-     * Read only these resource fields (a GraphQL selection); the others come out null. Absent:
-     * every concise field, and the detailed ones with `detailed`.
-     */
-    select?: ReadonlySet<string>;
-  },
-): Promise<Page<PatientData>> {
-  const where = patientWhere(ctx, args);
-  const { select } = args;
-  const joins: Record<string, string[]> = {};
-  if (!select || select.has('status')) joins.status = ['name', 'color'];
-  if (args.include?.owner) joins.owner = ['firstName', 'lastName', 'phone', 'email'];
-  if (args.include?.species) joins.species = ['name'];
-  const columns = select
-    ? Object.entries(columnOf).flatMap(([f, col]) => (select.has(f) ? [col] : []))
-    : [...conciseFields, ...(args.detailed ? detailedFields : [])];
-  // owner and species ids are always read: nested GraphQL fields load them by DataLoader.
-  const fields = [...columns, 'owner', 'species'];
-  return paginate(patientKeyset, args, ({ after, orderBy, take }) => {
-    const and = after ? [...where, after] : where;
-    return leanFind<PatientData>(ctx.em, Patient, {
-      fields,
-      joins,
-      where: and.length ? { $and: and } : undefined,
-      orderBy,
-      limit: take,
-    });
-  });
+  args: PatientFilters & PageArgs & { view: View },
+): Promise<ListPage<Row>> {
+  const page = await readPage(
+    ctx.em,
+    PatientEntity,
+    patientKeyset,
+    args.view.read,
+    patientWhere(ctx, args),
+    args,
+  );
+  const pc = ctx.principal;
+  return mapPage(page, (row) => args.view.present(row, pc));
 }
 
-/** The patient, or 404 when the id is malformed, unknown, or another clinic's. */
-export async function getPatient(
-  ctx: ServiceContext,
-  id: string,
-  include?: PatientIncludes,
-): Promise<Patient> {
+/** The patient's row as `view` reads it, or 404 when the id is malformed, unknown, or another clinic's. */
+export async function getPatientRow(ctx: ServiceContext, id: string, view: View): Promise<Row> {
   const n = tryParseId('Patient', id);
-  const patient =
-    n == null
-      ? null
-      : await ctx.em.findOne(Patient, n, { populate: populateFor(include), strategy: 'joined' });
-  if (!patient) throw notFound('patient', id);
-  return patient;
+  const [row] = n == null ? [null] : await readByIds(ctx.em, PatientEntity, view.read, [n]);
+  if (!row) throw notFound('patient', id);
+  return row;
+}
+
+export async function getPatient(ctx: ServiceContext, id: string, view: View): Promise<Row> {
+  return view.present(await getPatientRow(ctx, id, view), ctx.principal);
 }

@@ -1,22 +1,31 @@
-import { AppError } from './errors.ts';
+import { AppError } from '../lib/errors.ts';
 
 /**
  * Keyset pagination, the one helper behind every list: `{data, next_cursor}` pages in REST and
  * Relay connections in GraphQL. A cursor is base64url JSON `[listTag, ...sortValues, id]` of the
  * last row returned; the next page starts strictly after it, so inserts and deletes between
  * fetches neither skip nor repeat rows.
+ *
+ * A sort key may be nullable: its NULLs sort last in both directions (ties, NULLs included, by
+ * id), and a cursor on such a row carries `null` as its sort value.
  */
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
 
 export type SortDir = 'asc' | 'desc';
 export type SortKind = 'date' | 'number' | 'string';
+/** An `orderBy` direction: a nullable sort key orders with its NULLs last (MikroORM's QueryOrder). */
+export type OrderDir = SortDir | 'asc nulls last' | 'desc nulls last';
+export type SortValue = Date | number | string | null;
 
 export interface KeysetSpec<T> {
   /** Names the list a cursor belongs to; a cursor from another list is refused. */
   tag: string;
-  /** The sort column (an entity property holding a Date, number or string), then the id. */
-  sortBy?: { prop: string; kind: SortKind; dir: SortDir; get: (row: T) => Date | number | string };
+  /**
+   * The sort column (an entity property holding a Date, number or string), then the id. With
+   * `nullable`, the column may be NULL: those rows come last whatever `dir` is.
+   */
+  sortBy?: { prop: string; kind: SortKind; dir: SortDir; nullable?: boolean; get: (row: T) => SortValue };
   idDir: SortDir;
   id: (row: T) => number;
 }
@@ -58,7 +67,7 @@ export function encodeCursor<T>(spec: KeysetSpec<T>, row: T): string {
   const values: unknown[] = [spec.tag];
   if (spec.sortBy) {
     const v = spec.sortBy.get(row);
-    values.push(v instanceof Date ? v.toISOString() : v);
+    values.push(v == null ? null : v instanceof Date ? v.toISOString() : v);
   }
   values.push(spec.id(row));
   return Buffer.from(JSON.stringify(values)).toString('base64url');
@@ -79,7 +88,7 @@ export function decodeCursor<T>(spec: KeysetSpec<T>, raw: unknown, param = 'curs
   if (!Number.isSafeInteger(id) || (id as number) < 0) throw badCursor(param);
   const out: unknown[] = [];
   if (spec.sortBy) {
-    const v = parseSortValue(spec.sortBy.kind, values[1]);
+    const v = values[1] === null && spec.sortBy.nullable ? null : parseSortValue(spec.sortBy.kind, values[1]);
     if (v === undefined) throw badCursor(param);
     out.push(v);
   }
@@ -102,21 +111,29 @@ function parseSortValue(kind: SortKind, v: unknown): Date | number | string | un
   return year >= 1 && year <= 9999 ? d : undefined;
 }
 
-/** The MikroORM condition "strictly after the cursor" for this keyset. */
+/**
+ * The MikroORM condition "strictly after the cursor" for this keyset. For a nullable key (NULLs
+ * last): after a value, the greater (or lesser) values, its ties with a later id, and every NULL;
+ * after a NULL, only the NULLs with a later id.
+ */
 export function afterCondition<T>(spec: KeysetSpec<T>, after: unknown[]): Record<string, unknown> {
   const op = (dir: SortDir) => (dir === 'asc' ? '$gt' : '$lt');
   if (!spec.sortBy) return { id: { [op(spec.idDir)]: after[0] } };
+  const { prop, dir, nullable } = spec.sortBy;
   const [v, id] = after;
-  return {
-    $or: [
-      { [spec.sortBy.prop]: { [op(spec.sortBy.dir)]: v } },
-      { [spec.sortBy.prop]: v, id: { [op(spec.idDir)]: id } },
-    ],
-  };
+  if (nullable && v === null) return { [prop]: null, id: { [op(spec.idDir)]: id } };
+  const or: Record<string, unknown>[] = [
+    { [prop]: { [op(dir)]: v } },
+    { [prop]: v, id: { [op(spec.idDir)]: id } },
+  ];
+  if (nullable) or.push({ [prop]: null });
+  return { $or: or };
 }
 
-export function orderBy<T>(spec: KeysetSpec<T>): Record<string, SortDir>[] {
-  return spec.sortBy ? [{ [spec.sortBy.prop]: spec.sortBy.dir }, { id: spec.idDir }] : [{ id: spec.idDir }];
+export function orderBy<T>(spec: KeysetSpec<T>): Record<string, OrderDir>[] {
+  if (!spec.sortBy) return [{ id: spec.idDir }];
+  const { prop, dir, nullable } = spec.sortBy;
+  return [{ [prop]: nullable ? `${dir} nulls last` : dir }, { id: spec.idDir }];
 }
 
 /**
@@ -128,7 +145,7 @@ export async function paginate<T>(
   args: { limit?: unknown; cursor?: unknown; limitParam?: string; cursorParam?: string },
   fetch: (q: {
     after: Record<string, unknown> | null;
-    orderBy: Record<string, SortDir>[];
+    orderBy: Record<string, OrderDir>[];
     take: number;
   }) => Promise<T[]>,
 ): Promise<Page<T>> {

@@ -1,6 +1,6 @@
 import { type EntityManager, type EntityName, ReferenceKind } from '@mikro-orm/postgresql';
-import { type NamedStatement, namedStatement, runNamed } from '../lib/named-statements.ts';
 import { pgTimestampToIso } from '../lib/timestamps.ts';
+import { type NamedStatement, namedStatement, runNamed } from './named-statements.ts';
 
 export interface LeanQuery {
   /** Root properties. A to-one relation named here comes back as `{ id }`. */

@@ -1,0 +1,139 @@
+import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
+import { leanFind } from './lean.ts';
+import { encodeCursor, type KeysetSpec, orderBy, paginate } from './pagination.ts';
+
+/**
+ * The one list mechanism. Every list reads plain rows through `leanFind` (the QueryBuilder with
+ * the tenant filter, each query shape prepared once and run as a named statement), then the
+ * service presents them with its resource's presenter. A `ListPage` serves a REST page
+ * (`{data, next_cursor}`) and a Relay connection alike.
+ */
+type Row = Record<string, any>;
+
+/** What to read: root columns, and to-one relations to join with their columns. */
+export interface Read {
+  fields: readonly string[];
+  joins: Record<string, readonly string[]>;
+}
+
+export interface ListPage<T> {
+  items: T[];
+  nextCursor: string | null;
+  /** The cursor of the i-th item (Relay edges), computed only when asked for. */
+  cursorAt(i: number): string;
+}
+
+export interface PageArgs {
+  limit?: unknown;
+  cursor?: unknown;
+  /** The names of the page-size and cursor parameters in 422s (GraphQL: first, after). */
+  limitParam?: string;
+  cursorParam?: string;
+}
+
+/** One keyset page of `entity` under `where` (a list of conditions, ANDed). */
+export async function readPage(
+  em: EntityManager,
+  entity: EntityName<object>,
+  keyset: KeysetSpec<Row>,
+  read: Read,
+  where: readonly object[],
+  args: PageArgs,
+): Promise<ListPage<Row>> {
+  const page = await paginate(keyset, args, ({ after, orderBy, take }) => {
+    const and = after ? [...where, after] : where;
+    return leanFind<Row>(em, entity, {
+      ...read,
+      where: and.length ? { $and: and } : undefined,
+      orderBy,
+      limit: take,
+    });
+  });
+  return { ...page, cursorAt: (i) => encodeCursor(keyset, page.items[i]) };
+}
+
+/** Presents a page's rows, keeping the cursors (which come from the rows' sort values). */
+export function mapPage<A, B>(page: ListPage<A>, f: (a: A) => B): ListPage<B> {
+  return { items: page.items.map(f), nextCursor: page.nextCursor, cursorAt: page.cursorAt };
+}
+
+/** A bounded list: every row, in order (catalog). */
+export function readAll(
+  em: EntityManager,
+  entity: EntityName<object>,
+  read: Read,
+  where: object | undefined,
+  orderBy: object[],
+): Promise<Row[]> {
+  return leanFind<Row>(em, entity, { ...read, where, orderBy });
+}
+
+/** One array parameter, so a batch of any size is the same statement (`in (?, ?, …)` is one per size). */
+const idsIn = (ids: readonly number[]) => ({ sql: 'e.id = any(?::int[])', params: [`{${ids.join(',')}}`] });
+
+/** Rows by id, in the order of `ids` (null where the clinic has none): DataLoader batches, single reads. */
+export async function readByIds(
+  em: EntityManager,
+  entity: EntityName<object>,
+  read: Read,
+  ids: readonly number[],
+): Promise<(Row | null)[]> {
+  const rows = await leanFind<Row>(em, entity, { ...read, whereSql: idsIn(ids) });
+  const byId = new Map(rows.map((r) => [r.id as number, r]));
+  return ids.map((id) => byId.get(id) ?? null);
+}
+
+/**
+ * The first `n` rows of many parents' lists (the first page of a nested GraphQL connection for a
+ * whole page of parents) in one statement: a window over the parents' rows picks the ids, the
+ * tenant-filtered read loads them. `parent` is the to-one relation to the parent; each row
+ * carries it as `{id}` (the caller has the parent already).
+ */
+export async function firstOfParents(
+  em: EntityManager,
+  entity: EntityName<object>,
+  keyset: KeysetSpec<Row>,
+  parent: string,
+  read: Read,
+  parentIds: readonly number[],
+  n: number,
+  /** Equalities on columns of the rows (e.g. a filter argument), applied before the window. */
+  filters: Record<string, number> = {},
+): Promise<Row[][]> {
+  const meta = em.getMetadata(entity) as unknown as {
+    tableName: string;
+    properties: Record<string, { fieldNames: string[] }>;
+  };
+  const col = (prop: string) => `"${meta.properties[prop].fieldNames[0]}"`;
+  const window = windowOrder(keyset, col);
+  const extra = Object.keys(filters)
+    .map((prop) => ` and ${col(prop)} = ?`)
+    .join('');
+  const rows = await leanFind<Row>(em, entity, {
+    fields: [...read.fields.filter((f) => f !== parent), parent],
+    joins: read.joins,
+    whereSql: {
+      sql: `e.id in (select id from (
+              select id, row_number() over (partition by ${col(parent)} order by ${window}) as rn
+              from "${meta.tableName}" where ${col(parent)} = any(?::int[])${extra}
+            ) ranked where rn <= ?)`,
+      params: [`{${parentIds.join(',')}}`, ...Object.values(filters), n],
+    },
+    orderBy: orderBy(keyset),
+  });
+  const byParent = new Map<number, Row[]>();
+  for (const r of rows) {
+    const id = r[parent].id as number;
+    const list = byParent.get(id);
+    if (list) list.push(r);
+    else byParent.set(id, [r]);
+  }
+  return parentIds.map((id) => byParent.get(id) ?? []);
+}
+
+function windowOrder(keyset: KeysetSpec<Row>, col: (prop: string) => string): string {
+  const s = keyset.sortBy;
+  const nulls = s?.nullable ? ' nulls last' : '';
+  const sort = s ? `${col(s.prop)} ${s.dir}${nulls}, ` : '';
+  return `${sort}"id" ${keyset.idDir}`;
+}

@@ -1,0 +1,8 @@
+import { defineResource, f } from '../../resource.ts';
+
+export const Species = defineResource({
+  name: 'Species',
+  kind: 'Species',
+  scopes: ['catalog:read'],
+  fields: { id: f.id(), name: f.column('name', 'String') },
+});

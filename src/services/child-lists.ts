@@ -1,0 +1,64 @@
+import type { EntityName } from '@mikro-orm/postgresql';
+import { firstOfParents, type ListPage, mapPage, type PageArgs, readPage } from '../db/list.ts';
+import { encodeCursor, type KeysetSpec } from '../db/pagination.ts';
+import { loader, type RequestContext, type ServiceContext } from '../lib/request-context.ts';
+import type { Row, View } from './resource.ts';
+
+/**
+ * A list of records that belong to a parent record (a patient's appointments, treatments,
+ * payments). Its rows carry the parent only as `{id}`: the caller has the parent already and
+ * attaches its presented form to every item.
+ */
+export interface ChildList {
+  entity: EntityName<object>;
+  keyset: KeysetSpec<Row>;
+  /** The to-one relation to the parent, and the resource field that shows it. */
+  parent: string;
+}
+
+/** One page of one parent's list. `filters` are equalities on columns (e.g. `appointment`). */
+export async function pageOfParent(
+  ctx: ServiceContext,
+  list: ChildList,
+  parentId: number,
+  parent: Row,
+  view: View,
+  filters: Record<string, number>,
+  args: PageArgs,
+): Promise<ListPage<Row>> {
+  const where = [{ [list.parent]: parentId, ...filters }];
+  const page = await readPage(ctx.em, list.entity, list.keyset, view.read, where, args);
+  return mapPage(page, (row) => withParent(view.present(row, ctx.principal), list, parent));
+}
+
+function withParent(item: Row, list: ChildList, parent: Row): Row {
+  item[list.parent] = parent;
+  return item;
+}
+
+/**
+ * The first page of this list for `parentId`, batched with every other parent of the request
+ * that asks for the same page size, view and filters: a page of parents costs one statement.
+ */
+export async function firstPageOfParent(
+  ctx: Pick<RequestContext, 'em' | 'principal' | 'loaders'>,
+  list: ChildList,
+  parentId: number,
+  parent: Row,
+  view: View,
+  filters: Record<string, number>,
+  args: { limit: number },
+): Promise<ListPage<Row>> {
+  const n = args.limit + 1;
+  const name = `first:${list.keyset.tag}:${n}:${view.key}:${JSON.stringify(filters)}`;
+  const rows = await loader<number, Row[]>(ctx, name, (ids) =>
+    firstOfParents(ctx.em, list.entity, list.keyset, list.parent, view.read, ids, n, filters),
+  ).load(parentId);
+  const rowsOfPage = rows.slice(0, args.limit);
+  const cursorAt = (i: number) => encodeCursor(list.keyset, rowsOfPage[i]);
+  return {
+    items: rowsOfPage.map((row) => withParent(view.present(row, ctx.principal), list, parent)),
+    nextCursor: rows.length > args.limit ? cursorAt(rowsOfPage.length - 1) : null,
+    cursorAt,
+  };
+}

@@ -1,0 +1,66 @@
+import { toLocal } from '../../lib/phone.ts';
+import { defineResource, f } from '../resource.ts';
+import { Address, Contact, NamedRef, StatusRef } from '../shapes.ts';
+import { Owner } from './owner.resource.ts';
+
+/** Veterinary context, embedded with include=owner / include=species (docs/decisions.md). */
+const vet = {
+  owner: f.join('owner', 'Owner', Owner, {
+    nullable: true,
+    group: 'include:owner',
+    description: "Veterinary clinics: the animal's owner.",
+  }),
+  species: f.join('species', 'Species', NamedRef, {
+    nullable: true,
+    group: 'include:species',
+    description: "Veterinary clinics: the animal's species.",
+    nullMeans: 'unknown',
+  }),
+};
+
+const identity = {
+  id: f.id(),
+  first_name: f.column('firstName', 'String', { nullable: true }),
+  last_name: f.column('lastName', 'String', { nullable: true }),
+};
+
+const phone = (description?: string) =>
+  f.column('phone', 'String', {
+    nullable: true,
+    convert: (v, pc) => toLocal(v, pc.country),
+    ...(description ? { description } : {}),
+  });
+
+/** The patient a record (appointment, treatment, payment) belongs to. */
+export const PatientSummary = defineResource({
+  name: 'PatientSummary',
+  kind: 'Patient',
+  // Embedded in records, whose scopes guard them.
+  scopes: [],
+  description: 'The patient (or animal) a record belongs to.',
+  fields: { ...identity, phone: phone(), ...vet },
+});
+
+const detailed = { group: 'detailed' } as const;
+
+export const Patient = defineResource({
+  name: 'Patient',
+  kind: 'Patient',
+  scopes: ['patients:read'],
+  description: 'A patient; at a veterinary clinic, the animal.',
+  fields: {
+    ...identity,
+    phone: phone('Primary phone, local form (e.g. 0501234567).'),
+    email: f.column('email', 'String', { nullable: true }),
+    gender: f.column('gender', 'String', { nullable: true, description: 'male, female, or null.' }),
+    birth_date: f.column('birthDate', 'String', { nullable: true, description: 'YYYY-MM-DD' }),
+    status: f.join('status', 'PatientStatus', StatusRef, { nullable: true }),
+    created_at: f.time('createdAt', { nullable: true }),
+    updated_at: f.time('updatedAt', { nullable: true }),
+    address: f.json('address', Address, { nullable: true, ...detailed }),
+    contacts: f.json('contacts', [Contact], { nullable: true, ...detailed }),
+    balance: f.column('balance', 'Float', { nullable: true, ...detailed }),
+    id_number: f.column('idNumber', 'String', { nullable: true, ...detailed }),
+    ...vet,
+  },
+});

@@ -1,0 +1,539 @@
+import type { Scope } from '../auth/scopes.ts';
+import { type IdKind, toId, toIdOrNull } from '../lib/ids.ts';
+import { isoOf } from '../lib/timestamps.ts';
+
+/**
+ * Resource definitions: the one place that says which fields a resource has, their types and
+ * nullability, where each value comes from, which REST group carries it and which scope guards
+ * the record. Everything else is derived from them: the presenter (row → the resource JSON that
+ * /v1 returns, GraphQL reads and event `data` carries), the columns and joins a read needs
+ * (db/lean.ts), REST pruning and the OpenAPI schemas (src/rest), and the GraphQL object types
+ * (src/schema/resource-types.ts). How to add one: docs/adding-a-resource.md.
+ *
+ * A row is what MikroORM's lean reads return (db/lean.ts): entity property names, to-one
+ * relations as nested objects (`{id}` when not joined), points in time as ISO text.
+ */
+export type Row = Record<string, any>;
+
+export type Scalar = 'ID' | 'String' | 'Int' | 'Float' | 'Boolean' | 'JSON';
+export type FieldType = Scalar | Shape | readonly [Scalar] | readonly [Shape];
+
+/**
+ * Which REST responses carry a field: `core` always, `detailed` with response_format=detailed,
+ * `include:<name>` with include=<name>. GraphQL offers every field; the client selects.
+ */
+export type Group = 'core' | 'detailed' | `include:${string}`;
+
+/** What presenting needs to know of the caller: phones are shown in the clinic's local form. */
+export interface PresentContext {
+  country: string;
+}
+
+export type Source =
+  /** The row's primary key as a public id of the shape's kind. */
+  | { kind: 'id' }
+  /** A column of the row's entity. */
+  | { kind: 'column'; prop: string }
+  /** A to-one relation's id, as the public id of `target`. */
+  | { kind: 'ref'; prop: string; target: IdKind }
+  /** A to-one relation, joined and presented with `shape`. `fromParent`: lists attach the parent record instead. */
+  | { kind: 'join'; prop: string; target: IdKind; fromParent?: boolean }
+  /** A key of an embedded JSON value (fields of shapes used through `json`). */
+  | { kind: 'key'; key: string }
+  /** A function of other columns of the row. */
+  | { kind: 'derived'; needs: readonly string[] };
+
+export interface Field {
+  readonly type: FieldType;
+  readonly nullable: boolean;
+  readonly group: Group;
+  readonly description?: string;
+  readonly source: Source;
+  /** The stored value → the output value (nested shapes are presented by the caller). */
+  readonly convert?: (value: any, pc: PresentContext, row: Row) => unknown;
+  /** json(): the value when the stored one is null (instead of null). */
+  readonly whenNull?: () => unknown;
+  /** What null means, for the documentation of a nullable field of an include group. */
+  readonly nullMeans?: string;
+}
+
+export interface Shape {
+  readonly name: string;
+  readonly description?: string;
+  readonly fields: Readonly<Record<string, Field>>;
+}
+
+/** A shape stored as rows of an entity: a record with an id of its own. */
+export interface Resource extends Shape {
+  /** The id prefix; also the name of the MikroORM entity its rows come from. */
+  readonly kind: IdKind;
+  /** The scopes a key needs to reach these records; empty for shapes only ever embedded. */
+  readonly scopes: readonly Scope[];
+}
+
+interface FieldOpts {
+  nullable?: boolean;
+  group?: Group;
+  description?: string;
+  nullMeans?: string;
+}
+
+/** Field constructors; each names where its value comes from. */
+export const f = {
+  id: (opts: { description?: string } = {}): Field => ({
+    type: 'ID',
+    nullable: false,
+    group: 'core',
+    source: { kind: 'id' },
+    ...opts,
+  }),
+  column: (
+    prop: string,
+    type: Scalar | readonly [Scalar],
+    opts: FieldOpts & { convert?: Field['convert'] } = {},
+  ): Field => ({ type, nullable: false, group: 'core', source: { kind: 'column', prop }, ...opts }),
+  /** A point in time, as ISO 8601 text. */
+  time: (prop: string, opts: FieldOpts = {}): Field => ({
+    type: 'String',
+    nullable: false,
+    group: 'core',
+    source: { kind: 'column', prop },
+    convert: (v) => (v == null ? null : isoOf(v)),
+    ...opts,
+  }),
+  ref: (prop: string, target: IdKind, opts: FieldOpts = {}): Field => ({
+    type: 'String',
+    nullable: false,
+    group: 'core',
+    source: { kind: 'ref', prop, target },
+    ...opts,
+  }),
+  join: (
+    prop: string,
+    target: IdKind,
+    shape: Shape,
+    opts: FieldOpts & { fromParent?: boolean } = {},
+  ): Field => {
+    const { fromParent, ...rest } = opts;
+    return {
+      type: shape,
+      nullable: false,
+      group: 'core',
+      source: { kind: 'join', prop, target, ...(fromParent ? { fromParent } : {}) },
+      ...rest,
+    };
+  },
+  /** A JSON column presented through `shape` (or a list of them). */
+  json: (
+    prop: string,
+    shape: Shape | readonly [Shape],
+    opts: FieldOpts & { whenNull?: () => unknown } = {},
+  ): Field => ({ type: shape, nullable: false, group: 'core', source: { kind: 'column', prop }, ...opts }),
+  key: (key: string, type: Scalar, opts: FieldOpts = {}): Field => ({
+    type,
+    nullable: false,
+    group: 'core',
+    source: { kind: 'key', key },
+    ...opts,
+  }),
+  derived: (
+    needs: readonly string[],
+    type: FieldType,
+    get: (row: Row, pc: PresentContext) => unknown,
+    opts: FieldOpts = {},
+  ): Field => ({
+    type,
+    nullable: false,
+    group: 'core',
+    source: { kind: 'derived', needs },
+    convert: (_v, pc, row) => get(row, pc),
+    ...opts,
+  }),
+};
+
+const registry: Shape[] = [];
+
+function checkFields(name: string, fields: Record<string, Field>) {
+  for (const [field, def] of Object.entries(fields)) {
+    const where = `${name}.${field}`;
+    if (!def || typeof def !== 'object' || !def.source || typeof def.source.kind !== 'string')
+      throw new Error(`resource ${where}: a field needs a source (f.column, f.join, f.derived, ...).`);
+    if (def.type === undefined) throw new Error(`resource ${where}: a field needs a type.`);
+    if (!/^[a-z][a-z0-9_]*$/.test(field)) throw new Error(`resource ${where}: field names are snake_case.`);
+  }
+}
+
+/** An embedded object: a reference inside a resource, or the shape of a JSON column. */
+export function defineShape(name: string, fields: Record<string, Field>, description?: string): Shape {
+  checkFields(name, fields);
+  const shape: Shape = { name, fields, ...(description ? { description } : {}) };
+  registry.push(shape);
+  return shape;
+}
+
+export function defineResource(def: {
+  name: string;
+  kind: IdKind;
+  scopes: readonly Scope[];
+  description?: string;
+  fields: Record<string, Field>;
+}): Resource {
+  checkFields(def.name, def.fields);
+  if (def.fields.id?.source.kind !== 'id') throw new Error(`resource ${def.name}: needs an f.id() field.`);
+  const resource: Resource = { ...def };
+  registry.push(resource);
+  return resource;
+}
+
+export const isResource = (s: Shape): s is Resource => 'kind' in s;
+
+/** Every shape and resource defined so far (they are defined when their modules load). */
+export const allShapes = (): readonly Shape[] => registry;
+
+export const shapeOf = (t: FieldType): Shape | undefined => {
+  const inner = Array.isArray(t) ? t[0] : t;
+  return typeof inner === 'object' ? (inner as Shape) : undefined;
+};
+
+// ---------- groups ----------
+
+/** A set of active groups. Canonical objects, so presenters can be memoised per set. */
+export type Groups = ReadonlySet<Group>;
+
+const groupSets = new Map<string, Groups>();
+
+export function groups(...names: Group[]): Groups {
+  const key = [...new Set(names)].sort().join(',');
+  let set = groupSets.get(key);
+  if (!set) {
+    set = new Set<Group>(['core', ...names]);
+    groupSets.set(key, set);
+  }
+  return set;
+}
+
+export const CORE: Groups = groups();
+
+/** The groups of a REST request: response_format=detailed and include=<a>,<b>. */
+export function restGroups(detailed: boolean, include: readonly string[]): Groups {
+  return groups(
+    ...(detailed ? (['detailed'] as Group[]) : []),
+    ...include.map((i) => `include:${i}` as Group),
+  );
+}
+
+export function fieldsIn(shape: Shape, active: Groups): string[] {
+  return Object.keys(shape.fields).filter((n) => active.has(shape.fields[n].group));
+}
+
+/** The include names a shape's fields (and nested shapes') offer: `include:owner` → owner. */
+export function includesOf(shape: Shape, seen = new Set<Shape>()): string[] {
+  if (seen.has(shape)) return [];
+  seen.add(shape);
+  const out = new Set<string>();
+  for (const field of Object.values(shape.fields)) {
+    if (field.group.startsWith('include:')) out.add(field.group.slice('include:'.length));
+    const nested = shapeOf(field.type);
+    if (nested) for (const i of includesOf(nested, seen)) out.add(i);
+  }
+  return [...out];
+}
+
+// ---------- presenters ----------
+
+export type Presenter = (row: Row, pc: PresentContext) => Row;
+
+type Step = (row: Row, pc: PresentContext, out: Row) => void;
+
+/**
+ * Row → resource JSON for the given field names; nested shapes carry their fields of `active`.
+ * A join that the row does not carry (not read) is left out, for a GraphQL resolver to load; any
+ * other field the row lacks means the read and the definition disagree, and fails loudly.
+ */
+function compile(
+  shape: Shape,
+  kind: IdKind | undefined,
+  names: readonly string[],
+  active: Groups,
+): Presenter {
+  const steps: Step[] = names.map((name) => {
+    const field = shape.fields[name];
+    if (!field) throw new Error(`resource ${shape.name}: no field ${name}.`);
+    return step(shape, kind, name, field, active);
+  });
+  return (row, pc) => {
+    const out: Row = {};
+    for (const s of steps) s(row, pc, out);
+    return out;
+  };
+}
+
+function unread(shape: Shape, name: string): never {
+  throw new Error(`resource ${shape.name}.${name}: the row was read without this field's source.`);
+}
+
+function step(shape: Shape, kind: IdKind | undefined, name: string, field: Field, active: Groups): Step {
+  const { source, convert } = field;
+  const nestedShape = shapeOf(field.type);
+  const number = field.type === 'Float' || (Array.isArray(field.type) && field.type[0] === 'Float');
+  switch (source.kind) {
+    case 'id': {
+      if (!kind) throw new Error(`resource ${shape.name}.${name}: an id field needs the kind of its rows.`);
+      return (row, _pc, out) => {
+        out[name] = toId(kind, row.id);
+      };
+    }
+    case 'ref':
+      return (row, _pc, out) => {
+        const v = row[source.prop];
+        if (v === undefined) unread(shape, name);
+        out[name] = toIdOrNull(source.target, v?.id);
+      };
+    case 'join': {
+      const nested = presenterFor(nestedShape as Shape, active, source.target);
+      return (row, pc, out) => {
+        const v = row[source.prop];
+        // Not read with this row: left out, so GraphQL loads it (src/schema/resource-types.ts).
+        if (v === undefined || (v !== null && Object.keys(v).length === 1)) return;
+        out[name] = v === null ? null : nested(v, pc);
+      };
+    }
+    case 'derived':
+      return (row, pc, out) => {
+        out[name] = (convert as NonNullable<Field['convert']>)(undefined, pc, row);
+      };
+    case 'column':
+    case 'key': {
+      const prop = source.kind === 'column' ? source.prop : source.key;
+      const nested = nestedShape ? presenterFor(nestedShape, active) : undefined;
+      const whenNull = field.whenNull;
+      return (row, pc, out) => {
+        let v = row[prop];
+        if (v === undefined) {
+          if (source.kind === 'column') unread(shape, name);
+          v = null;
+        }
+        if (convert) v = convert(v, pc, row);
+        else if (v === null) v = whenNull ? whenNull() : null;
+        else if (nested) v = Array.isArray(v) ? v.map((x) => nested(x, pc)) : nested(v, pc);
+        else if (number) v = Array.isArray(v) ? v.map(Number) : Number(v);
+        out[name] = v;
+      };
+    }
+  }
+}
+
+const byGroups = new WeakMap<Shape, Map<string, Presenter>>();
+
+/** The presenter of a shape for a set of active groups (REST, events). */
+export function presenterFor(shape: Shape, active: Groups, kind?: IdKind): Presenter {
+  let memo = byGroups.get(shape);
+  if (!memo) {
+    memo = new Map();
+    byGroups.set(shape, memo);
+  }
+  const key = `${kind ?? ''}|${active === ALL_GROUPS ? '*' : [...active].join(',')}`;
+  let p = memo.get(key);
+  if (!p) {
+    p = compile(shape, kind ?? (isResource(shape) ? shape.kind : undefined), fieldsIn(shape, active), active);
+    memo.set(key, p);
+  }
+  return p;
+}
+
+const bySelection = new WeakMap<Shape, WeakMap<ReadonlySet<string>, Presenter>>();
+/** Every group (GraphQL offers every field). */
+class AllGroups extends Set<Group> {
+  override has(): boolean {
+    return true;
+  }
+}
+const ALL_GROUPS: Groups = new AllGroups();
+
+/**
+ * The presenter of a resource for the fields a GraphQL query selects (memoised per selection
+ * set, which src/schema/selection.ts memoises per document). Nested shapes carry all fields.
+ */
+export function presenterOfSelection(resource: Resource, selected: ReadonlySet<string>): Presenter {
+  let memo = bySelection.get(resource);
+  if (!memo) {
+    memo = new WeakMap();
+    bySelection.set(resource, memo);
+  }
+  let p = memo.get(selected);
+  if (!p) {
+    const names = Object.keys(resource.fields).filter((n) => n === 'id' || selected.has(n));
+    p = compile(resource, resource.kind, names, ALL_GROUPS);
+    memo.set(selected, p);
+  }
+  return p;
+}
+
+/** Presents one row with the given groups (REST bodies, event data). */
+export const present = (resource: Resource, row: Row, pc: PresentContext, active: Groups = CORE): Row =>
+  presenterFor(resource, active)(row, pc);
+
+// ---------- reads ----------
+
+/** What a lean read of a resource needs: root columns and to-one joins with their columns. */
+export interface ReadPlan {
+  fields: string[];
+  joins: Record<string, string[]>;
+}
+
+function columnsOf(shape: Shape, where: string): string[] {
+  const out: string[] = [];
+  for (const [name, field] of Object.entries(shape.fields)) {
+    const s = field.source;
+    if (s.kind === 'id') continue;
+    if (s.kind === 'column' || s.kind === 'ref') out.push(s.prop);
+    else if (s.kind === 'derived') out.push(...s.needs);
+    else if (s.kind === 'join')
+      throw new Error(
+        `resource ${where}: ${shape.name}.${name} is a join inside a join; lean reads join one level.`,
+      );
+  }
+  return [...new Set(out)];
+}
+
+const plans = new WeakMap<Shape, Map<string, ReadPlan>>();
+
+/**
+ * The columns and joins that presenting `names` of a resource needs. A join marked `fromParent`
+ * reads only the relation's id: the list attaches the parent record it already has.
+ */
+export function readPlan(resource: Resource, names: Iterable<string>): ReadPlan {
+  const list = [...new Set(names)].filter((n) => resource.fields[n]);
+  const key = list.sort().join(',');
+  let memo = plans.get(resource);
+  if (!memo) {
+    memo = new Map();
+    plans.set(resource, memo);
+  }
+  let plan = memo.get(key);
+  if (plan) return plan;
+  const fields = new Set<string>();
+  const joins: Record<string, string[]> = {};
+  for (const name of list) {
+    const s = resource.fields[name].source;
+    if (s.kind === 'column' || s.kind === 'ref') fields.add(s.prop);
+    else if (s.kind === 'derived') for (const n of s.needs) fields.add(n);
+    else if (s.kind === 'join') {
+      if (s.fromParent) fields.add(s.prop);
+      else
+        joins[s.prop] = columnsOf(shapeOf(resource.fields[name].type) as Shape, `${resource.name}.${name}`);
+    }
+  }
+  plan = { fields: [...fields], joins };
+  memo.set(key, plan);
+  return plan;
+}
+
+// ---------- start-up check against the entities ----------
+
+interface PropMeta {
+  kind: string;
+  targetMeta?: { className: string; properties: Record<string, PropMeta> };
+}
+type EntityMetaLookup = (entity: string) => { properties: Record<string, PropMeta> } | undefined;
+
+/**
+ * Fails when a definition names a column, relation or target that its entity does not have, so a
+ * wrong source stops the service at start-up (and every test run), never answering null.
+ */
+export function checkResources(metaOf: EntityMetaLookup, shapes: readonly Shape[] = registry): void {
+  const errors: string[] = [];
+  const checkShape = (shape: Shape, entity: string, seen: Set<Shape>) => {
+    const meta = metaOf(entity);
+    if (!meta) {
+      errors.push(`${shape.name}: no entity ${entity}.`);
+      return;
+    }
+    for (const [name, field] of Object.entries(shape.fields)) {
+      const s = field.source;
+      const where = `${shape.name}.${name} (${entity})`;
+      const props = s.kind === 'column' || s.kind === 'ref' || s.kind === 'join' ? [s.prop] : [];
+      if (s.kind === 'derived') props.push(...s.needs);
+      if (s.kind === 'key') errors.push(`${where}: f.key() belongs to shapes of JSON columns.`);
+      for (const prop of props) {
+        const p = meta.properties[prop];
+        if (!p) errors.push(`${where}: ${entity} has no property ${prop}.`);
+        else if ((s.kind === 'ref' || s.kind === 'join') && p.kind !== 'm:1')
+          errors.push(`${where}: ${prop} is not a to-one relation.`);
+        else if ((s.kind === 'ref' || s.kind === 'join') && p.targetMeta?.className !== s.target)
+          errors.push(`${where}: ${prop} points at ${p.targetMeta?.className}, not ${s.target}.`);
+        else if (s.kind === 'column' && p.kind !== 'scalar' && p.kind !== 'embedded')
+          errors.push(`${where}: ${prop} is a relation; use f.ref or f.join.`);
+      }
+      const nested = shapeOf(field.type);
+      if (nested && s.kind === 'join' && !seen.has(nested)) {
+        seen.add(nested);
+        checkShape(nested, s.target, seen);
+      }
+      if (nested && s.kind === 'column') checkJsonShape(nested);
+    }
+  };
+  const checkJsonShape = (shape: Shape) => {
+    for (const [name, field] of Object.entries(shape.fields))
+      if (field.source.kind !== 'key' && field.source.kind !== 'derived')
+        errors.push(`${shape.name}.${name}: a shape of a JSON column reads keys (f.key).`);
+  };
+  for (const shape of shapes) if (isResource(shape)) checkShape(shape, shape.kind, new Set([shape]));
+  if (errors.length)
+    throw new Error(`Resource definitions do not match the entities:\n- ${errors.join('\n- ')}`);
+}
+
+// ---------- views: what a read reads and how it presents ----------
+
+/** How one list or read serves one caller: the columns to read and the presenter of the rows. */
+export interface View {
+  readonly read: ReadPlan;
+  readonly present: Presenter;
+  /** Unique per view: names DataLoaders that batch reads of this view. */
+  readonly key: string;
+}
+
+let views = 0;
+const newKey = () => `v${++views}`;
+
+const viewsByGroups = new WeakMap<Resource, Map<Groups, View>>();
+
+/** REST and events: the fields of the active groups. */
+export function viewFor(resource: Resource, active: Groups = CORE): View {
+  let memo = viewsByGroups.get(resource);
+  if (!memo) {
+    memo = new Map();
+    viewsByGroups.set(resource, memo);
+  }
+  let view = memo.get(active);
+  if (!view) {
+    view = {
+      read: readPlan(resource, fieldsIn(resource, active)),
+      present: presenterFor(resource, active),
+      key: newKey(),
+    };
+    memo.set(active, view);
+  }
+  return view;
+}
+
+const viewsBySelection = new WeakMap<Resource, WeakMap<ReadonlySet<string>, View>>();
+
+/** GraphQL: the fields a query selects (a set memoised per document by src/schema/selection.ts). */
+export function viewOfSelection(resource: Resource, selected: ReadonlySet<string>): View {
+  let memo = viewsBySelection.get(resource);
+  if (!memo) {
+    memo = new WeakMap();
+    viewsBySelection.set(resource, memo);
+  }
+  let view = memo.get(selected);
+  if (!view) {
+    view = {
+      read: readPlan(resource, selected),
+      present: presenterOfSelection(resource, selected),
+      key: newKey(),
+    };
+    memo.set(selected, view);
+  }
+  return view;
+}

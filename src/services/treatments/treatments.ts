@@ -1,0 +1,30 @@
+import type { KeysetSpec } from '../../db/pagination.ts';
+import { Treatment as TreatmentEntity } from '../../entities/index.ts';
+import { AppError } from '../../lib/errors.ts';
+import { tryParseId } from '../../lib/ids.ts';
+import type { ChildList } from '../child-lists.ts';
+import type { Row } from '../resource.ts';
+
+/** A patient's treatments, newest first by performed_at. */
+export const patientTreatments: ChildList = {
+  entity: TreatmentEntity,
+  keyset: {
+    tag: 'trt',
+    sortBy: { prop: 'performedAt', kind: 'date', dir: 'desc', get: (t) => t.performedAt },
+    idDir: 'desc',
+    id: (t) => t.id,
+  } satisfies KeysetSpec<Row>,
+  parent: 'patient',
+};
+
+/** `appointment_id`: a malformed id is a 422, an unknown one an empty page. */
+export function treatmentFilters(appointmentId: string | null | undefined): Record<string, number> {
+  if (appointmentId == null || appointmentId === '') return {};
+  const n = tryParseId('Appointment', appointmentId);
+  if (n == null) {
+    throw new AppError('validation_failed', `appointment_id '${appointmentId}' is not an appointment id.`, {
+      param: 'appointment_id',
+    });
+  }
+  return { appointment: n };
+}

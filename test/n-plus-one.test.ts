@@ -12,6 +12,24 @@ beforeAll(async () => {
   const c = await app.clinicWithKey('veterinary', readScopes);
   key = c.key;
   await seedPatients(app.orm.em.fork(), c.clinicId, 150);
+  // Two treatments and two payments for each patient (the seed writes appointments only).
+  const sql = app.orm.em.fork().getConnection();
+  const [account] = await sql.execute<{ id: number }[]>(
+    `insert into billing_account (clinic_id, business_name) values (?, 'Clinic Ltd.') returning id`,
+    [c.clinicId],
+  );
+  await sql.execute(
+    `insert into treatment (clinic_id, patient_id, status, performed_at, created_at, updated_at)
+     select clinic_id, id, 'completed', now() - n * interval '1 day', now(), now()
+     from patient, generate_series(1, 2) n where clinic_id = ?`,
+    [c.clinicId],
+  );
+  await sql.execute(
+    `insert into payment (clinic_id, patient_id, billing_account_id, amount, currency, method_type, paid_at, created_at, updated_at)
+     select clinic_id, id, ?, 10 * n, 'ILS', 'cash', now() - n * interval '1 day', now(), now()
+     from patient, generate_series(1, 2) n where clinic_id = ?`,
+    [account.id, c.clinicId],
+  );
 });
 
 async function statements(run: () => Promise<unknown>): Promise<number> {
@@ -57,15 +75,18 @@ describe('statement counts', () => {
     expect(large).toBe(3); // key, patient, the page
   });
 
-  it('GraphQL: patients with owner, species and their first 5 appointments', async () => {
+  it('GraphQL: patients with owner, species and their first appointments, treatments and payments', async () => {
     const q = (n: number) =>
       app.gql(
         `{ patients(first: ${n}) { edges { node { id owner { id first_name } species { name }
-           appointments(first: 5) { edges { node { id start branch { name } status { name } type { name } provider { name } } } } } } } }`,
+           appointments(first: 5) { edges { node { id start branch { name } status { name } type { name } provider { name } } } }
+           treatments(first: 5) { edges { cursor node { id performed_at price treatment { name } provider { name } patient { id first_name } } } }
+           payments(first: 5) { pageInfo { hasNextPage endCursor } edges { node { id amount method { type } billing_account { business_name } } } } } } } }`,
         {},
         key,
       );
     let appts = 0;
+    let records = 0;
     const small = await statements(async () => {
       const r = await q(5);
       expect(r.body.errors).toBeUndefined();
@@ -79,9 +100,14 @@ describe('statement counts', () => {
         0,
       );
       expect(r.body.data.patients.edges.every((e: any) => e.node.owner && e.node.species)).toBe(true);
+      records = r.body.data.patients.edges.reduce(
+        (s: number, e: any) => s + e.node.treatments.edges.length + e.node.payments.edges.length,
+        0,
+      );
     });
     expect(appts).toBeGreaterThan(50);
+    expect(records).toBe(400);
     expect(large).toBe(small);
-    expect(large).toBe(3); // key, patients with owner and species, appointments
+    expect(large).toBe(5); // key, patients with owner and species, appointments, treatments, payments
   });
 });

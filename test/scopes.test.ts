@@ -8,25 +8,19 @@ import {
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { scopesIn } from '../src/auth/scopes.ts';
+import { restRoutes } from '../src/rest/routes.ts';
 import { schemas } from '../src/schema/index.ts';
+import { allShapes, isResource } from '../src/services/resource.ts';
 
 /**
  * Scopes are checked on fields, not on types (see src/schema/builder.ts), so every field through
- * which a record can be reached must name the record's scope. This walks both schemas and holds
- * every such field, present and future, to that.
+ * which a record can be reached must name the record's scopes. The records and their scopes come
+ * from the resource definitions; the fields from both schemas and the REST route table. This
+ * holds every field, present and future, to that.
  */
-const recordScopes: Record<string, string> = {
-  Patient: 'patients:read',
-  Appointment: 'appointments:read',
-  Treatment: 'treatments:read',
-  Payment: 'payments:read',
-  Branch: 'catalog:read',
-  Provider: 'catalog:read',
-  Species: 'catalog:read',
-  Breed: 'catalog:read',
-  Vaccine: 'vaccines:read',
-  Measurement: 'measurements:read',
-};
+const recordScopes: Record<string, readonly string[]> = Object.fromEntries(
+  allShapes().flatMap((s) => (isResource(s) && s.scopes.length ? [[s.name, s.scopes]] : [])),
+);
 
 /**
  * The record types a field returns: through lists, connections, edges (node), REST bodies (data)
@@ -43,10 +37,17 @@ function recordsOf(schema: GraphQLSchema, type: GraphQLNamedType, seen = new Set
   return inner ? recordsOf(schema, getNamedType(inner.type), seen) : [];
 }
 
-function fieldsReaching(
-  schema: GraphQLSchema,
-): { path: string; record: string; field: GraphQLField<unknown, unknown> }[] {
-  const out: { path: string; record: string; field: GraphQLField<unknown, unknown> }[] = [];
+type FieldOf = GraphQLField<unknown, unknown>;
+
+function scopesOf(field: FieldOf, record?: string): string[] {
+  const authScopes = (field.extensions?.pothosOptions as { authScopes?: unknown })?.authScopes;
+  // node(id:): the scope depends on the kind of id asked for.
+  if (typeof authScopes === 'function') return scopesIn(authScopes(null, { id: { typename: record } }));
+  return scopesIn(authScopes);
+}
+
+function fieldsReaching(schema: GraphQLSchema): { path: string; record: string; field: FieldOf }[] {
+  const out: { path: string; record: string; field: FieldOf }[] = [];
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     // Connection and body wrappers are reached through a field that is itself checked.
@@ -60,23 +61,52 @@ function fieldsReaching(
   return out;
 }
 
+function missingScopes(fields: { path: string; record: string; field: FieldOf }[]): string[] {
+  const missing: string[] = [];
+  for (const { path, record, field } of fields) {
+    const named = scopesOf(field, record);
+    for (const scope of recordScopes[record])
+      if (!named.includes(scope)) missing.push(`${path} (${record}, needs ${scope})`);
+  }
+  return missing;
+}
+
 describe('scope coverage', () => {
+  it('records come from the definitions, each with its scopes', () => {
+    expect(recordScopes.Patient).toEqual(['patients:read']);
+    expect(recordScopes.AppointmentTypeItem).toEqual(['catalog:read']);
+    expect(recordScopes.Vaccine).toEqual(['catalog:read', 'vaccines:read']);
+  });
+
   for (const [name, schema] of Object.entries(schemas())) {
-    it(`${name}: every field that reaches a record names the record's scope`, () => {
+    it(`${name}: every field that reaches a record names the record's scopes`, () => {
       const fields = fieldsReaching(schema);
       expect(fields.length).toBeGreaterThan(5);
-      const missing: string[] = [];
-      for (const { path, record, field } of fields) {
-        const authScopes = (field.extensions?.pothosOptions as { authScopes?: unknown })?.authScopes;
-        const scopes =
-          typeof authScopes === 'function'
-            ? // node(id:): the scope depends on the kind of id asked for.
-              scopesIn(authScopes(null, { id: { typename: record } }))
-            : scopesIn(authScopes);
-        if (!scopes.includes(recordScopes[record]))
-          missing.push(`${path} (${record}, needs ${recordScopes[record]})`);
-      }
-      expect(missing).toEqual([]);
+      expect(missingScopes(fields)).toEqual([]);
+    });
+
+    it(`${name}: every root field names a scope (a record defined without scopes is caught here)`, () => {
+      const root = Object.values(schema.getQueryType()?.getFields() ?? {});
+      const open = root.filter((f) => scopesOf(f, 'Patient').length === 0).map((f) => f.name);
+      expect(open).toEqual([]);
+      const unscoped = root
+        .filter((f) => recordsOf(schema, getNamedType(f.type)).length === 0)
+        .map((f) => f.name);
+      expect(unscoped).toEqual([]);
     });
   }
+
+  it('every REST route is a Rest field that names the scopes of what it returns', () => {
+    const fields = schemas().restSchema.getQueryType()?.getFields() ?? {};
+    expect(Object.keys(fields).sort()).toEqual(restRoutes.map((r) => r.field).sort());
+    const reaching = restRoutes.flatMap((r) =>
+      recordsOf(schemas().restSchema, getNamedType(fields[r.field].type)).map((record) => ({
+        path: `${r.method} /v1${r.path}`,
+        record,
+        field: fields[r.field],
+      })),
+    );
+    expect(reaching).toHaveLength(restRoutes.length);
+    expect(missingScopes(reaching)).toEqual([]);
+  });
 });

@@ -1,4 +1,5 @@
 import { type EntityManager, type EntityName, ReferenceKind } from '@mikro-orm/postgresql';
+import { isTenantEntity } from '../entities/index.ts';
 import { pgTimestampToIso } from '../lib/timestamps.ts';
 import { type NamedStatement, namedStatement, runNamed } from './named-statements.ts';
 
@@ -212,8 +213,7 @@ async function prepare(
 }
 
 function isTenantScoped(em: EntityManager, entity: EntityName<object>): boolean {
-  const meta = em.getMetadata(entity) as unknown as { properties: Record<string, unknown> };
-  return 'clinic' in meta.properties;
+  return isTenantEntity((em.getMetadata(entity) as unknown as Meta).className);
 }
 
 function mapPlan(em: EntityManager, meta: Meta, q: LeanQuery): (row: Row) => Row {

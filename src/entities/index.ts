@@ -67,3 +67,8 @@ export function entityNamed(name: string): EntityName<any> {
   if (!entity) throw new Error(`No entity named ${name}.`);
   return entity;
 }
+
+const tenantNames = new Set<string>(tenantEntities.map((e) => e.name));
+
+/** Whether the `tenant` filter scopes this entity's rows (the list above is the one place that says). */
+export const isTenantEntity = (className: string): boolean => tenantNames.has(className);

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomFillSync } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
+import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
 import { logger } from './logger.ts';
 
@@ -24,6 +25,8 @@ export interface Principal {
 export interface RequestInfo {
   readonly requestId: string;
   readonly clock: Clock;
+  /** The logger, its lines tagged with the request id. */
+  readonly log: Logger;
   /** Sets a header of the response to come (rate-limit headers are known only after auth). */
   setHeader(name: string, value: string): void;
   /** The API key's id once known (request logs). */
@@ -61,7 +64,23 @@ export function newRequestId(): string {
   return `req_${pool.toString('base64url', offset - ID_BYTES, offset)}`;
 }
 
-/** Runs `fn` with a new request context in scope. */
+/** A new request's context (not yet authenticated). */
+export function newRequest(clock: Clock, setHeader: RequestInfo['setHeader']): RequestInfo {
+  const requestId = newRequestId();
+  let log: Logger | undefined;
+  return {
+    requestId,
+    clock,
+    setHeader,
+    // A child logger costs an allocation: made only when the request logs something.
+    get log() {
+      log ??= logger.child({ request_id: requestId });
+      return log;
+    },
+  };
+}
+
+/** Runs `fn` with the request context in scope. */
 export function runRequest<T>(info: RequestInfo, fn: () => T): T {
   return storage.run(info, fn);
 }
@@ -70,11 +89,8 @@ export const currentRequest = (): RequestInfo | undefined => storage.getStore();
 
 export const currentRequestId = (): string => storage.getStore()?.requestId ?? 'req_unknown';
 
-/** The logger with the current request's id (when there is one). */
-export function requestLogger() {
-  const id = storage.getStore()?.requestId;
-  return id ? logger.child({ request_id: id }) : logger;
-}
+/** The current request's logger, or the process's outside a request. */
+export const requestLogger = (): Logger => storage.getStore()?.log ?? logger;
 
 /** A clinic-bound fork of the root EntityManager: the tenant filter scopes every query to the clinic. */
 export function scopedEm(root: EntityManager, clinicId: number): EntityManager {

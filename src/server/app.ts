@@ -5,7 +5,7 @@ import { entityNamed } from '../entities/index.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, findAppError, toAppError } from '../lib/errors.ts';
 import { logger } from '../lib/logger.ts';
-import { newRequestId, type RequestInfo, runRequest } from '../lib/request-context.ts';
+import { newRequest, runRequest } from '../lib/request-context.ts';
 import { serveDocs } from '../rest/docs.ts';
 import { errorBody } from '../rest/errors.ts';
 import { openApiDocument } from '../rest/openapi.ts';
@@ -113,14 +113,10 @@ export function createApp(opts: AppOptions) {
   }
 
   function handler(req: IncomingMessage, res: ServerResponse) {
-    const requestId = newRequestId();
     const started = performance.now();
+    const scope = newRequest(deps.clock, (name, value) => res.setHeader(name, value));
+    const { requestId } = scope;
     res.setHeader('x-request-id', requestId);
-    const scope: RequestInfo = {
-      requestId,
-      clock: deps.clock,
-      setHeader: (name, value) => res.setHeader(name, value),
-    };
     res.on('finish', () => {
       logger.info(
         {

@@ -1,55 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GraphQLSchema } from 'graphql';
+import { processRegularResult } from 'graphql-yoga';
+import type { AppDeps } from './context.ts';
 import {
-  type DocumentNode,
-  type ExecutionResult,
-  GraphQLError,
-  type GraphQLSchema,
-  getOperationAST,
-} from 'graphql';
-import { createYoga, processRegularResult, type YogaInitialContext } from 'graphql-yoga';
-import { compiledExecute } from '../lib/compiled-execute.ts';
-import { AppError, isErrorCode } from '../lib/errors.ts';
-import type { RequestContext } from '../lib/request-context.ts';
-import { type AppDeps, authenticateRequest } from './context.ts';
-import { toGraphQLError } from './graphql-errors.ts';
-
-/** What the context needs of a request: Yoga passes its Request, the direct path a stand-in. */
-interface HeaderSource {
-  headers: { get(name: string): string | null };
-}
-
-function createYogaServer(schema: GraphQLSchema, deps: AppDeps) {
-  return createYoga<Record<string, unknown>, RequestContext>({
-    schema,
-    graphqlEndpoint: '/graphql',
-    landingPage: false,
-    graphiql: {
-      title: 'clinic-gateway GraphQL',
-      defaultQuery: '{ patients(first: 5) { edges { node { id first_name last_name phone } } } }',
-    },
-    logging: false,
-    plugins: [
-      { onExecute: ({ setExecuteFn }: any) => setExecuteFn(compiledExecute) },
-      {
-        // Parse and validation errors skip masking; give them our code too.
-        onResultProcess({ result, setResult }: { result: any; setResult: (r: any) => void }) {
-          if (!result || Array.isArray(result) || !Array.isArray(result.errors)) return;
-          if (result.errors.every((e: any) => isErrorCode(e?.extensions?.code))) return;
-          setResult({ ...result, errors: result.errors.map((e: unknown) => toGraphQLError(e)) });
-        },
-      } as any,
-    ],
-    maskedErrors: { maskError: (error) => toGraphQLError(error) },
-    context: async ({ request }: { request: HeaderSource } & Omit<YogaInitialContext, 'request'>) => {
-      try {
-        return await authenticateRequest(deps, request.headers.get('authorization'), false);
-      } catch (e) {
-        if (e instanceof AppError) throw toGraphQLError(e);
-        throw e;
-      }
-    },
-  });
-}
+  createGraphQLPipeline,
+  type HeaderSource,
+  type OperationParams,
+  prepareOperation,
+} from './executor.ts';
 
 export type GraphQLHandler = ((req: IncomingMessage, res: ServerResponse) => Promise<void>) & {
   /** Requests executed on the direct path (tests assert which path a request took). */
@@ -70,7 +28,7 @@ const DIRECT_MAX_BYTES = 1 << 20;
  * `test/graphql-direct.test.ts` compares them.
  */
 export function createGraphQLHandler(schema: GraphQLSchema, deps: AppDeps): GraphQLHandler {
-  const yoga = createYogaServer(schema, deps);
+  const yoga = createGraphQLPipeline(schema, deps);
   const stats = { direct: 0 };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -80,33 +38,10 @@ export function createGraphQLHandler(schema: GraphQLSchema, deps: AppDeps): Grap
     const params = plainParams(body);
     if (!params) return replay(req, res, body);
     const request: HeaderSource = { headers: { get: (name) => headerOf(req, name) } };
-    const enveloped = yoga.getEnveloped({ request, params } as any);
-    let document: DocumentNode;
-    try {
-      document = enveloped.parse(params.query);
-    } catch {
-      return replay(req, res, body);
-    }
-    if (enveloped.validate(enveloped.schema, document).length > 0) return replay(req, res, body);
-    const operation = getOperationAST(document, params.operationName);
-    if (operation?.operation === 'subscription') return replay(req, res, body);
-
+    const operation = prepareOperation(yoga, request, params);
+    if (!operation) return replay(req, res, body);
     stats.direct++;
-    let result: ExecutionResult;
-    try {
-      const contextValue = await enveloped.contextFactory();
-      result = (await enveloped.execute({
-        schema: enveloped.schema,
-        document,
-        contextValue,
-        variableValues: params.variables,
-        operationName: params.operationName,
-      })) as ExecutionResult;
-    } catch (e) {
-      // The context refused the request (unauthenticated, rate_limited): masked already.
-      if (!(e instanceof GraphQLError)) throw e;
-      result = { errors: [e] };
-    }
+    const result = await operation.execute();
     if (!result.errors?.length && !result.extensions) {
       const text = JSON.stringify(result);
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
@@ -158,14 +93,8 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
   });
 }
 
-interface PlainParams {
-  query: string;
-  variables?: Record<string, unknown>;
-  operationName?: string;
-}
-
 /** `{query, variables?, operationName?}` of the expected types, or null for Yoga to judge. */
-function plainParams(body: Buffer): PlainParams | null {
+function plainParams(body: Buffer): OperationParams | null {
   let v: unknown;
   try {
     v = JSON.parse(body.toString('utf8'));

@@ -50,7 +50,8 @@ export async function firstPageOfParent(
   args: { limit: number },
 ): Promise<ListPage<Row>> {
   const n = args.limit + 1;
-  const name = `first:${list.keyset.tag}:${n}:${view.key}:${JSON.stringify(filters)}`;
+  const filterKey = Object.keys(filters).length ? JSON.stringify(filters) : '';
+  const name = `first:${list.keyset.tag}:${n}:${view.key}:${filterKey}`;
   const rows = await loader<number, Row[]>(ctx, name, (ids) =>
     firstOfParents(ctx.em, list.entity, list.keyset, list.parent, view.read, ids, n, filters),
   ).load(parentId);

@@ -291,10 +291,12 @@ function step(shape: Shape, kind: IdKind | undefined, name: string, field: Field
       };
     case 'join': {
       const nested = presenterFor(nestedShape as Shape, active, source.target);
+      // A relation read only as its id (`{id}`) lacks the nested shape's first column.
+      const probe = firstColumn(nestedShape as Shape);
       return (row, pc, out) => {
         const v = row[source.prop];
         // Not read with this row: left out, so GraphQL loads it (src/schema/resource-types.ts).
-        if (v === undefined || (v !== null && Object.keys(v).length === 1)) return;
+        if (v === undefined || (v !== null && probe !== undefined && v[probe] === undefined)) return;
         out[name] = v === null ? null : nested(v, pc);
       };
     }
@@ -321,6 +323,12 @@ function step(shape: Shape, kind: IdKind | undefined, name: string, field: Field
       };
     }
   }
+}
+
+function firstColumn(shape: Shape): string | undefined {
+  for (const field of Object.values(shape.fields))
+    if (field.source.kind === 'column') return field.source.prop;
+  return undefined;
 }
 
 const byGroups = new WeakMap<Shape, Map<string, Presenter>>();

@@ -1,0 +1,110 @@
+import {
+  type DocumentNode,
+  type ExecutionResult,
+  GraphQLError,
+  type GraphQLSchema,
+  getOperationAST,
+} from 'graphql';
+import { createYoga, type YogaInitialContext, type YogaServerInstance } from 'graphql-yoga';
+import { compiledExecute } from '../lib/compiled-execute.ts';
+import { AppError, isErrorCode } from '../lib/errors.ts';
+import type { RequestContext } from '../lib/request-context.ts';
+import { type AppDeps, authenticateRequest } from './context.ts';
+import { toGraphQLError } from './graphql-errors.ts';
+
+/** What the context needs of a request: Yoga passes its Request, the direct path and graphql-ws a stand-in. */
+export interface HeaderSource {
+  headers: { get(name: string): string | null };
+}
+
+export interface OperationParams {
+  query: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+}
+
+export type Yoga = YogaServerInstance<Record<string, unknown>, RequestContext>;
+
+/**
+ * The one GraphQL pipeline: Yoga's envelop with our plugins. Yoga's own HTTP handling runs it,
+ * and so does `prepareOperation` below (the direct POST path, and graphql-ws next): the same
+ * parser and validation caches, the same authentication into the request context, the same
+ * compiled executor and the same error mapping whichever way a request arrives.
+ */
+export function createGraphQLPipeline(schema: GraphQLSchema, deps: AppDeps): Yoga {
+  return createYoga<Record<string, unknown>, RequestContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    graphiql: {
+      title: 'clinic-gateway GraphQL',
+      defaultQuery: '{ patients(first: 5) { edges { node { id first_name last_name phone } } } }',
+    },
+    logging: false,
+    plugins: [
+      { onExecute: ({ setExecuteFn }: any) => setExecuteFn(compiledExecute) },
+      {
+        // Parse and validation errors skip masking; give them our code too.
+        onResultProcess({ result, setResult }: { result: any; setResult: (r: any) => void }) {
+          if (!result || Array.isArray(result) || !Array.isArray(result.errors)) return;
+          if (result.errors.every((e: any) => isErrorCode(e?.extensions?.code))) return;
+          setResult({ ...result, errors: result.errors.map((e: unknown) => toGraphQLError(e)) });
+        },
+      } as any,
+    ],
+    maskedErrors: { maskError: (error) => toGraphQLError(error) },
+    context: async ({ request }: { request: HeaderSource } & Omit<YogaInitialContext, 'request'>) => {
+      try {
+        return await authenticateRequest(deps, request.headers.get('authorization'), false);
+      } catch (e) {
+        if (e instanceof AppError) throw toGraphQLError(e);
+        throw e;
+      }
+    },
+  });
+}
+
+/** An operation that parsed and validated, ready to run. */
+export interface PreparedOperation {
+  execute(): Promise<ExecutionResult>;
+}
+
+/**
+ * Parses and validates one operation through the pipeline. `null` when it does not parse or
+ * validate, or is a subscription: the caller hands such a request to Yoga, which answers it.
+ * `execute` authenticates (an unauthenticated or rate-limited request becomes a result with that
+ * error) and runs the operation.
+ */
+export function prepareOperation(
+  yoga: Yoga,
+  request: HeaderSource,
+  params: OperationParams,
+): PreparedOperation | null {
+  const enveloped = yoga.getEnveloped({ request, params } as any);
+  let document: DocumentNode;
+  try {
+    document = enveloped.parse(params.query);
+  } catch {
+    return null;
+  }
+  if (enveloped.validate(enveloped.schema, document).length > 0) return null;
+  if (getOperationAST(document, params.operationName)?.operation === 'subscription') return null;
+  return {
+    async execute() {
+      try {
+        const contextValue = await enveloped.contextFactory();
+        return (await enveloped.execute({
+          schema: enveloped.schema,
+          document,
+          contextValue,
+          variableValues: params.variables,
+          operationName: params.operationName,
+        })) as ExecutionResult;
+      } catch (e) {
+        // The context refused the request (unauthenticated, rate_limited): mapped already.
+        if (!(e instanceof GraphQLError)) throw e;
+        return { errors: [e] };
+      }
+    },
+  };
+}

@@ -179,7 +179,7 @@ const patientFormatNote = fieldsIn(Patient, groups('detailed'))
   .filter((f) => Patient.fields[f].group === 'detailed')
   .join(', ');
 
-/** What the services accept for each parameter name (see src/lib/pagination.ts, services/patients). */
+/** What the services accept for each parameter name (see src/db/pagination.ts, src/services). */
 const knownParameters: Record<string, ParameterSpec> = {
   limit: {
     description: 'Page size, 1 to 100.',

@@ -7,6 +7,7 @@ import { FixedClock } from '../src/lib/clock.ts';
 import { openOrm } from '../src/lib/database.ts';
 import { type RunningServer, startHttpServer } from '../src/server/start.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
+import { type Shape, shapeOf } from '../src/services/resource.ts';
 
 /** A database of this test file's own, cloned from the migrated template; dropped afterwards. */
 export async function testDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -106,4 +107,15 @@ export async function startTestApp(
       return { status: res.status, body: await res.json(), headers: res.headers };
     },
   };
+}
+
+/** A GraphQL selection set of every field of a resource definition (nested shapes included), less `omit`. */
+export function selectionOf(shape: Shape, omit: readonly string[] = []): string {
+  const fields = Object.entries(shape.fields)
+    .filter(([name]) => !omit.includes(name))
+    .map(([name, f]) => {
+      const inner = shapeOf(f.type);
+      return inner ? `${name} ${selectionOf(inner)}` : name;
+    });
+  return `{ ${fields.join(' ')} }`;
 }

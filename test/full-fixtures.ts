@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import {
+  Appointment,
   AppointmentStatus,
   AppointmentType,
   BillingAccount,
@@ -7,47 +8,115 @@ import {
   Breed,
   Clinic,
   Measurement,
+  Owner,
+  Patient,
+  PatientStatus,
+  Payment,
   Provider,
+  Species,
+  Treatment,
+  TreatmentCategory,
   TreatmentMenuItem,
   Vaccine,
 } from '../src/entities/index.ts';
+import type { Address } from '../src/entities/tenant.ts';
+import { toE164 } from '../src/lib/phone.ts';
+import { foldedNames } from '../src/services/patients/search-columns.ts';
 import { fixtures } from './fixtures.ts';
 
 /**
- * A veterinary clinic whose rows give every nullable field of every resource a value somewhere
- * (and null elsewhere where it can be), for test/resource-parity.test.ts. A new nullable field
- * needs a value here: that test fails until it has one.
+ * Rows for test/resource-parity.test.ts, written straight through the ORM with the tenant filter.
+ *
+ * A veterinary clinic where every nullable field of every resource (and of every embedded shape,
+ * at every place it is embedded) has a value in some row and is null in another, wherever the
+ * database allows null; where two fields of one object could be confused (created_at and
+ * updated_at, line1 and line2, ...) some row gives them different values. Three animals: Rex has
+ * everything, Stray has nothing, Mitzi has the in-between cases (an owner with every field null,
+ * a status without color, an address with missing keys, a contact without label, empty teeth).
+ * Each has appointments, treatments and payments, so the patient embedded in records covers the
+ * same cases. A new nullable field needs a value here: the parity test fails until it has one.
  */
 export async function fullFixtures(orm: MikroORM, clinicId: number) {
-  const fx = fixtures(orm, clinicId);
-  const { em } = fx;
+  const em = orm.em.fork();
+  em.setFilterParams('tenant', { clinicId });
   const clinic = em.getReference(Clinic, clinicId);
-  const c = await fx.catalog();
+  const t0 = new Date('2026-01-01T09:00:00Z').getTime();
+  const at = (minutes: number) => new Date(t0 + minutes * 60_000);
 
-  // Catalog rows with the values the base fixtures leave null.
+  // ---- catalog: each nullable column set in one row, null in another ----
+  const main = em.create(Branch, {
+    clinic,
+    name: 'Main branch',
+    phone: '+97235550100',
+    address: {
+      line1: '1 Herzl St',
+      line2: 'Floor 2',
+      city: 'Tel Aviv',
+      postal_code: '6100000',
+      country: 'IL',
+    },
+    color: '#336699',
+  });
+  em.create(Branch, { clinic, name: 'Mobile unit', phone: null, address: null, color: null });
   em.create(Branch, {
     clinic,
     name: 'North branch',
-    phone: null,
-    address: {
-      line1: '2 Ha-Atsmaut',
-      line2: 'Floor 3',
-      city: 'Haifa',
-      postal_code: '3303100',
-      country: 'IL',
-    },
+    phone: '+97248880100',
+    // Legacy row: keys missing from the stored JSON read as null.
+    address: { city: 'Haifa' } as Address,
     color: null,
   });
-  em.create(Branch, { clinic, name: 'Mobile unit', phone: null, address: null, color: null });
-  const longVisit = em.create(AppointmentType, {
+  const checkup = em.create(AppointmentType, { clinic, name: 'Check-up', durationMinutes: 30, color: null });
+  const surgery = em.create(AppointmentType, { clinic, name: 'Surgery', durationMinutes: 90, color: '#a00' });
+  const scheduled = em.create(AppointmentStatus, { clinic, name: 'Scheduled', color: '#00f', enabled: true });
+  const noShow = em.create(AppointmentStatus, { clinic, name: 'No-show', color: '#999', enabled: false });
+  const preventive = em.create(TreatmentCategory, { clinic, name: 'Preventive' });
+  const cleaning = em.create(TreatmentMenuItem, {
     clinic,
-    name: 'Surgery',
-    durationMinutes: 90,
-    color: '#a00',
+    name: 'Cleaning',
+    code: 'D1110',
+    price: 250,
+    color: '#0cc',
+    category: preventive,
+  });
+  const consultation = em.create(TreatmentMenuItem, {
+    clinic,
+    name: 'Consultation',
+    code: null,
+    price: null,
+    color: null,
+    category: null,
   });
   const vet = em.create(Provider, { clinic, name: 'Dr. Katz', type: 'veterinarian', color: '#0a0' });
-  em.create(TreatmentMenuItem, { clinic, name: 'Consultation', code: null, price: null, color: '#ccc' });
+  const nurse = em.create(Provider, { clinic, name: 'Nurse Ben', type: 'nurse', color: null });
+  const account = em.create(BillingAccount, { clinic, businessName: 'Clinic Ltd.', businessId: '515000000' });
+  const pharmacy = em.create(BillingAccount, { clinic, businessName: 'Clinic Pharmacy', businessId: null });
+  const active = em.create(PatientStatus, { clinic, name: 'Active', color: '#0f0' });
+  const archived = em.create(PatientStatus, { clinic, name: 'Archived', color: null });
+  const dog = em.create(Species, { clinic, name: 'Dog' });
+  const cat = em.create(Species, { clinic, name: 'Cat' });
+  const beagle = em.create(Breed, { clinic, name: 'Beagle', species: dog });
   em.create(Breed, { clinic, name: 'Mixed', species: null });
+  const booster = em.create(Vaccine, {
+    clinic,
+    name: 'Rabies booster',
+    code: 'RB2',
+    species: dog,
+    intervalMonths: 36,
+    nextVaccine: null,
+    price: 120,
+    batchRequired: true,
+  });
+  em.create(Vaccine, {
+    clinic,
+    name: 'Rabies',
+    code: 'RB',
+    species: dog,
+    intervalMonths: 12,
+    nextVaccine: booster,
+    price: 100,
+    batchRequired: true,
+  });
   em.create(Vaccine, {
     clinic,
     name: 'Leptospirosis',
@@ -58,50 +127,237 @@ export async function fullFixtures(orm: MikroORM, clinicId: number) {
     price: null,
     batchRequired: false,
   });
+  em.create(Measurement, { clinic, name: 'Weight', unit: 'kg', isRequired: true });
   em.create(Measurement, { clinic, name: 'Mood', unit: null, isRequired: false });
-  em.create(AppointmentStatus, { clinic, name: 'No-show', color: '#999', enabled: false });
-  em.create(BillingAccount, { clinic, businessName: 'Clinic Pharmacy', businessId: null });
-  await em.flush();
 
-  const owner = await fx.owner({ first: 'Noa', last: 'Levi', phone: '054-123-0000' });
-  const rex = await fx.patient({
-    first: 'Rex',
-    last: 'Levi',
-    phone: '054-123-0000',
+  // ---- owners and animals ----
+  const noa = em.create(Owner, {
+    clinic,
+    firstName: 'Noa',
+    lastName: 'Levi',
+    phone: toE164('054-123-0000', 'IL'),
     email: 'noa@example.com',
-    owner,
-    species: c.species,
-    breed: c.breed,
-    status: c.patientStatus,
+    address: null,
+    createdAt: at(0),
+    updatedAt: at(0),
   });
-  const stray = await fx.patient({ first: null, last: null });
-  Object.assign(stray, {
+  const anonymous = em.create(Owner, {
+    clinic,
+    firstName: null,
+    lastName: null,
+    phone: null,
+    email: null,
+    address: null,
+    createdAt: at(0),
+    updatedAt: at(0),
+  });
+  const rex = em.create(Patient, {
+    clinic,
+    firstName: 'Rex',
+    lastName: 'Levi',
+    phone: toE164('054-123-0000', 'IL'),
+    email: 'rex.levi@example.com',
+    emailLower: 'rex.levi@example.com',
+    gender: 'male',
+    birthDate: '2020-05-01',
+    status: active,
+    ...foldedNames('Rex', 'Levi'),
+    address: {
+      line1: '5 Rothschild Blvd',
+      line2: 'Apt 4',
+      city: 'Tel Aviv',
+      postal_code: '6688101',
+      country: 'IL',
+    },
+    contacts: [{ type: 'phone', value: '+972501111111', label: 'work' }],
+    balance: 12.5,
+    idNumber: '000000018',
+    owner: noa,
+    species: dog,
+    breed: beagle,
+    createdAt: at(1),
+    updatedAt: at(500),
+  });
+  const stray = em.create(Patient, {
+    clinic,
+    firstName: null,
+    lastName: null,
+    phone: null,
+    email: null,
+    emailLower: null,
     gender: null,
     birthDate: null,
+    status: null,
+    ...foldedNames(null, null),
     address: null,
     contacts: null,
     balance: null,
     idNumber: null,
+    owner: null,
+    species: null,
+    breed: null,
+    createdAt: at(2),
+    updatedAt: at(2),
+  });
+  const mitzi = em.create(Patient, {
+    clinic,
+    firstName: 'Mitzi',
+    lastName: null,
+    phone: null,
+    email: null,
+    emailLower: null,
+    gender: 'female',
+    birthDate: '2021-02-03',
+    status: archived,
+    ...foldedNames('Mitzi', null),
+    // Legacy row: an address saved with every line empty, its keys left out.
+    address: {} as Address,
+    contacts: [
+      { type: 'email', value: 'mitzi@example.com', label: null },
+      // Legacy row: no label key at all.
+      { type: 'phone', value: '+972502222222' } as { type: 'phone'; value: string; label: null },
+    ],
+    balance: 0,
+    idNumber: null,
+    owner: anonymous,
+    species: cat,
+    breed: null,
+    createdAt: at(3),
+    updatedAt: at(600),
   });
 
-  const first = await fx.appointment(rex, { branch: c.branch }, 60);
-  const full = await fx.appointment(
-    rex,
-    { branch: c.branch, type: longVisit, status: c.status, provider: vet },
-    120,
-  );
-  Object.assign(full, { note: 'Bring the vaccination card', cancelledAt: new Date('2026-01-01T08:00:00Z') });
-  await fx.appointment(stray, { branch: c.branch, type: c.type }, 30);
+  // ---- records: every patient has each kind; each nullable column set in one, null in another ----
+  const appointment = (
+    patient: Patient,
+    minutes: number,
+    more: Partial<{
+      provider: Provider;
+      type: AppointmentType;
+      status: AppointmentStatus;
+      note: string;
+      cancelledAt: Date;
+      updatedAt: Date;
+    }> = {},
+  ) =>
+    em.create(Appointment, {
+      clinic,
+      patient,
+      branch: main,
+      provider: null,
+      type: null,
+      status: null,
+      startAt: at(minutes),
+      endAt: at(minutes + 30),
+      note: null,
+      cancelledAt: null,
+      createdAt: at(0),
+      updatedAt: at(0),
+      ...more,
+    });
+  const visit = appointment(rex, 60);
+  const operation = appointment(rex, 120, {
+    provider: vet,
+    type: surgery,
+    status: scheduled,
+    note: 'Bring the vaccination card',
+    cancelledAt: at(100),
+    updatedAt: at(100),
+  });
+  appointment(stray, 30, { type: checkup });
+  appointment(mitzi, 90, { provider: nurse, status: noShow });
 
-  const t = await fx.treatment(rex, { menuItem: c.menuItem, appointment: full }, 130);
-  Object.assign(t, { provider: vet, note: 'Tolerated well', cancelledAt: new Date('2026-01-02T08:00:00Z') });
-  const bare = await fx.treatment(rex, { appointment: first }, 70);
-  Object.assign(bare, { description: null, teeth: null, price: null, status: 'planned' });
+  const treatment = (patient: Patient, minutes: number, more: Partial<Treatment> = {}) =>
+    em.create(Treatment, {
+      clinic,
+      patient,
+      appointment: null,
+      menuItem: null,
+      provider: null,
+      description: null,
+      teeth: null,
+      price: null,
+      status: 'planned',
+      performedAt: at(minutes),
+      note: null,
+      cancelledAt: null,
+      createdAt: at(0),
+      updatedAt: at(0),
+      ...more,
+    });
+  treatment(rex, 130, {
+    appointment: operation,
+    menuItem: cleaning,
+    provider: vet,
+    description: 'Scale and polish',
+    teeth: ['11', '12'],
+    price: 130,
+    status: 'completed',
+    note: 'Tolerated well',
+    cancelledAt: at(200),
+    updatedAt: at(200),
+  });
+  treatment(rex, 70, { appointment: visit });
+  treatment(stray, 40, { menuItem: consultation, teeth: [], price: 0 });
+  treatment(mitzi, 95, { menuItem: cleaning, provider: nurse, description: 'Nail trim', teeth: ['21'] });
 
-  const paid = await fx.payment(rex, c.account, 140);
-  Object.assign(paid, { note: 'Paid at the desk' });
-  const refund = await fx.payment(rex, c.account, 150, paid);
-  Object.assign(refund, { receiptNumber: null, cancelledAt: new Date('2026-01-03T08:00:00Z') });
+  const payment = (patient: Patient, minutes: number, more: Partial<Payment> = {}) =>
+    em.create(Payment, {
+      clinic,
+      patient,
+      billingAccount: account,
+      amount: 250,
+      currency: 'ILS',
+      methodType: 'card',
+      methodDetails: { card_last4: '4242', card_brand: 'visa', holder: 'SECRET HOLDER' },
+      isRefund: false,
+      refundOf: null,
+      receiptNumber: `R-${minutes}`,
+      paidAt: at(minutes),
+      note: null,
+      cancelledAt: null,
+      createdAt: at(0),
+      updatedAt: at(0),
+      ...more,
+    });
+  const paid = payment(rex, 140, { note: 'Paid at the desk' });
+  payment(rex, 150, {
+    amount: 50,
+    isRefund: true,
+    refundOf: paid,
+    receiptNumber: null,
+    cancelledAt: at(300),
+    updatedAt: at(300),
+  });
+  payment(stray, 45, {
+    billingAccount: pharmacy,
+    methodType: 'cash',
+    methodDetails: null,
+    receiptNumber: null,
+  });
+  payment(mitzi, 100, { amount: 12.5, methodType: 'bank_transfer' });
   await em.flush();
-  return { rex: `pat_${rex.id}`, stray: `pat_${stray.id}` };
+  return { patients: [rex, stray, mitzi].map((p) => `pat_${p.id}`) };
+}
+
+/** A dental clinic: the base fixtures (test/fixtures.ts) with one patient and a record of each kind. */
+export async function dentalFixtures(orm: MikroORM, clinicId: number) {
+  const fx = fixtures(orm, clinicId);
+  const c = await fx.catalog();
+  const dana = await fx.patient({
+    first: 'Dana',
+    last: 'Cohen',
+    phone: '052-777-0000',
+    email: 'dana@example.com',
+    status: c.patientStatus,
+  });
+  const bare = await fx.patient({ first: 'Omer', last: null });
+  const visit = await fx.appointment(
+    dana,
+    { branch: c.branch, type: c.type, status: c.status, provider: c.provider },
+    60,
+  );
+  await fx.appointment(bare, { branch: c.branch }, 90);
+  await fx.treatment(dana, { menuItem: c.menuItem, appointment: visit }, 70);
+  await fx.payment(dana, c.account, 80);
+  return { patients: [dana, bare].map((p) => `pat_${p.id}`) };
 }

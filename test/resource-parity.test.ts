@@ -1,58 +1,183 @@
+import { Kind, parse } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readScopes } from '../src/auth/scopes.ts';
-import { restRoutes } from '../src/rest/routes.ts';
+import { matchRoute, restRoutes } from '../src/rest/routes.ts';
 import { Appointment } from '../src/services/appointments/appointment.resource.ts';
 import { catalogLists } from '../src/services/catalog/catalog.ts';
 import { Patient } from '../src/services/patients/patient.resource.ts';
 import { Payment } from '../src/services/payments/payment.resource.ts';
-import { allShapes, type Shape, shapeOf } from '../src/services/resource.ts';
+import {
+  allShapes,
+  type Field,
+  fieldsIn,
+  type Groups,
+  includesOf,
+  type Resource,
+  type Row,
+  restGroups,
+  type Shape,
+  shapeOf,
+} from '../src/services/resource.ts';
 import { Treatment } from '../src/services/treatments/treatment.resource.ts';
-import { fullFixtures } from './full-fixtures.ts';
+import { dentalFixtures, fullFixtures } from './full-fixtures.ts';
 import { selectionOf, startTestApp, type TestApp } from './helpers.ts';
 
 /**
- * Every resource answers the same JSON in GraphQL (every field selected) as in REST (detailed +
- * include), on fixtures where every nullable field has a value in some row. The selections are
- * built from the definitions and the coverage is checked against them, so a new field is
- * compared, and needs a fixture value, without anyone editing this file.
+ * Every resource answers the same JSON in GraphQL (every field selected) as in REST
+ * (response_format=detailed and every include), at a veterinary and at a dental clinic, on
+ * fixtures (test/full-fixtures.ts) where every nullable field has a value in some row and is null
+ * in another. Everything is driven by the resource definitions: the GraphQL selections are built
+ * from them, the REST parameters come from their groups, and the last tests walk them (and the
+ * route table and the GraphQL schema) to check that every route and root field was compared and
+ * every field, at every place it is embedded, was seen with a value, seen null, and told apart
+ * from its neighbours. So a new field, shape, route or root field fails here until it is compared
+ * and has fixture values, without anyone editing this file.
+ *
+ * The coverage tests read what the comparisons before them recorded: run the file as a whole.
  */
 let app: TestApp;
-let key: string;
 
-/** Which fields of which shapes had a non-null value in what REST returned. */
-const seen = new Map<Shape, Map<string, boolean>>();
+beforeAll(async () => {
+  app = await startTestApp();
+});
 
-function cover(shape: Shape, value: unknown): void {
+// ---------- what the REST answers held ----------
+
+interface Seen {
+  value: boolean;
+  null: boolean;
+}
+/** By place in a resource: `Appointment.patient.owner.email`. */
+const byPath = new Map<string, Seen>();
+/** By shape, wherever it was embedded. */
+const byShape = new Map<Shape, Map<string, Seen>>();
+/** Every object returned at a place, to tell its fields apart. */
+const objectsAt = new Map<string, { shape: Shape; objects: Row[] }>();
+
+function mark(seen: Map<string, Seen>, key: string, v: unknown) {
+  let s = seen.get(key);
+  if (!s) {
+    s = { value: false, null: false };
+    seen.set(key, s);
+  }
+  if (v == null) s.null = true;
+  else s.value = true;
+}
+
+/** Records a REST answer of every group: each object has every field of its shape. */
+function record(path: string, shape: Shape, value: unknown): void {
   if (value == null) return;
   if (Array.isArray(value)) {
-    for (const v of value) cover(shape, v);
+    for (const v of value) record(path, shape, v);
     return;
   }
-  let fields = seen.get(shape);
+  const obj = value as Row;
+  expect(Object.keys(obj).sort(), path).toEqual(Object.keys(shape.fields).sort());
+  let place = objectsAt.get(path);
+  if (!place) {
+    place = { shape, objects: [] };
+    objectsAt.set(path, place);
+  }
+  place.objects.push(obj);
+  let fields = byShape.get(shape);
   if (!fields) {
     fields = new Map();
-    seen.set(shape, fields);
+    byShape.set(shape, fields);
   }
   for (const [name, field] of Object.entries(shape.fields)) {
-    const v = (value as Record<string, unknown>)[name];
-    if (v != null) fields.set(name, true);
-    else if (!fields.has(name)) fields.set(name, false);
+    mark(fields, name, obj[name]);
+    mark(byPath, `${path}.${name}`, obj[name]);
     const inner = shapeOf(field.type);
-    if (inner) cover(inner, v);
+    if (inner) record(`${path}.${name}`, inner, obj[name]);
   }
 }
 
-async function rest(path: string) {
-  const r = await app.get(path, key);
-  expect(r.status, path).toBe(200);
-  return r.body.data;
+/** Every place of a resource's fields, nested shapes included, from the definition alone. */
+function placesOf(shape: Shape, path: string, depth = 0): { path: string; field: Field }[] {
+  if (depth > 5) throw new Error(`${path}: shapes nested too deep (a cycle?)`);
+  return Object.entries(shape.fields).flatMap(([name, field]) => {
+    const inner = shapeOf(field.type);
+    const here = { path: `${path}.${name}`, field };
+    return inner ? [here, ...placesOf(inner, here.path, depth + 1)] : [here];
+  });
 }
 
-async function gql(query: string) {
+// ---------- requests ----------
+
+const routesHit = new Set<string>();
+const rootFieldsAsked = new Set<string>();
+
+async function rest(key: string, path: string) {
+  const r = await app.get(path, key);
+  expect(r.status, `${path}: ${JSON.stringify(r.body)}`).toBe(200);
+  const { route } = matchRoute('GET', path.replace(/^\/v1/, '').replace(/\?.*$/, ''));
+  if (route) routesHit.add(route.field);
+  return r.body;
+}
+
+async function gql(key: string, query: string) {
   const r = await app.gql(query, {}, key);
+  for (const def of parse(query).definitions)
+    if (def.kind === Kind.OPERATION_DEFINITION)
+      for (const sel of def.selectionSet.selections)
+        if (sel.kind === Kind.FIELD) rootFieldsAsked.add(sel.name.value);
   expect(r.body.errors, query).toBeUndefined();
   return r.body.data;
 }
+
+// ---------- REST parameters from the definitions' groups ----------
+
+function hasDetailed(shape: Shape, seen = new Set<Shape>()): boolean {
+  if (seen.has(shape)) return false;
+  seen.add(shape);
+  return Object.values(shape.fields).some((f) => {
+    const inner = shapeOf(f.type);
+    return f.group === 'detailed' || (inner !== undefined && hasDetailed(inner, seen));
+  });
+}
+
+interface Variant {
+  query: string;
+  active: Groups;
+}
+
+/** Every combination of response_format=detailed and the includes a resource offers; the full one last. */
+function variantsOf(resource: Resource): Variant[] {
+  const formats = hasDetailed(resource) ? [false, true] : [false];
+  const includes = includesOf(resource);
+  const subsets: string[][] = [[]];
+  for (const i of includes) subsets.push(...subsets.map((s) => [...s, i]));
+  return formats.flatMap((detailed) =>
+    subsets.map((include) => ({
+      query: [
+        ...(detailed ? ['response_format=detailed'] : []),
+        ...(include.length ? [`include=${include.join(',')}`] : []),
+      ].join('&'),
+      active: restGroups(detailed, include),
+    })),
+  );
+}
+
+const everyGroup = (resource: Resource): Variant => variantsOf(resource).at(-1) as Variant;
+const withQuery = (path: string, ...params: string[]) => {
+  const q = params.filter(Boolean).join('&');
+  return q ? `${path}?${q}` : path;
+};
+
+/** A GraphQL answer (every field) less the fields a REST request of `active` groups leaves out. */
+function project(value: unknown, shape: Shape, active: Groups): unknown {
+  if (value == null) return value;
+  if (Array.isArray(value)) return value.map((v) => project(v, shape, active));
+  const obj = value as Row;
+  return Object.fromEntries(
+    fieldsIn(shape, active).map((name) => {
+      const inner = shapeOf(shape.fields[name].type);
+      return [name, inner ? project(obj[name], inner, active) : obj[name]];
+    }),
+  );
+}
+
+// ---------- GraphQL selections from the definitions ----------
 
 const records = [
   { field: 'appointments', resource: Appointment },
@@ -60,63 +185,210 @@ const records = [
   { field: 'payments', resource: Payment },
 ] as const;
 
-const nodes = (connection: any) => connection.edges.map((e: any) => e.node);
+const pageInfo = 'pageInfo { hasNextPage }';
+/** Every Patient field, and every field of each of its record connections. */
+const patientSelection = `${selectionOf(Patient).slice(0, -1)}${records
+  .map((r) => `${r.field}(first: 100) { ${pageInfo} edges { node ${selectionOf(r.resource)} } }`)
+  .join(' ')} }`;
 
-beforeAll(async () => {
-  app = await startTestApp();
-  const c = await app.clinicWithKey('veterinary', readScopes);
-  key = c.key;
-  await fullFixtures(app.orm, c.clinicId);
-});
+const nodes = (connection: any): Row[] => connection.edges.map((e: any) => e.node);
+const withoutRecords = (p: Row): Row =>
+  Object.fromEntries(Object.entries(p).filter(([k]) => !records.some((r) => r.field === k)));
 
-describe('GraphQL and REST answer the same resources', () => {
-  it('patients, with their appointments, treatments and payments', async () => {
-    const nested = records
-      .map((r) => `${r.field}(first: 100) { edges { node ${selectionOf(r.resource)} } }`)
-      .join(' ');
-    const selection = selectionOf(Patient).replace(/ }$/, ` ${nested} }`);
-    const data = await gql(`{ patients(first: 100) { edges { node ${selection} } } }`);
-    const patients = nodes(data.patients);
-    const listed = await rest('/v1/patients?limit=100&response_format=detailed&include=owner,species');
-    expect(patients.length).toBeGreaterThan(1);
-    expect(patients.map(({ appointments, treatments, payments, ...p }: any) => p)).toEqual(listed);
-    cover(Patient, listed);
+// ---------- the comparisons ----------
 
-    for (const p of patients) {
-      const one = await rest(`/v1/patients/${p.id}?response_format=detailed&include=owner,species`);
-      expect((await gql(`{ patient(id: "${p.id}") ${selectionOf(Patient)} }`)).patient).toEqual(one);
+const clinics = [
+  { kind: 'veterinary', rows: fullFixtures },
+  { kind: 'dental', rows: dentalFixtures },
+] as const;
+
+for (const clinic of clinics) {
+  describe(`GraphQL and REST answer the same resources at a ${clinic.kind} clinic`, () => {
+    let key: string;
+    let ids: string[];
+
+    beforeAll(async () => {
+      const c = await app.clinicWithKey(clinic.kind, readScopes);
+      key = c.key;
+      ids = (await clinic.rows(app.orm, c.clinicId)).patients;
+    });
+
+    const listPatients = async () => {
+      const data = await gql(
+        key,
+        `{ patients(first: 100) { ${pageInfo} edges { node ${patientSelection} } } }`,
+      );
+      expect(data.patients.pageInfo.hasNextPage).toBe(false);
+      const patients = nodes(data.patients);
+      expect(patients.map((p) => p.id).sort()).toEqual([...ids].sort());
+      for (const p of patients) for (const r of records) expect(p[r.field].pageInfo.hasNextPage).toBe(false);
+      return patients;
+    };
+
+    it('patients(first:) with their appointments, treatments and payments = GET /v1/patients and each patient’s lists', async () => {
+      const patients = await listPatients();
+      const listed = await rest(key, withQuery('/v1/patients', 'limit=100', everyGroup(Patient).query));
+      expect(listed.next_cursor).toBeNull();
+      record('Patient', Patient, listed.data);
+      expect(patients.map(withoutRecords)).toEqual(listed.data);
+
       for (const r of records) {
-        const page = await rest(`/v1/patients/${p.id}/${r.field}?limit=100&include=owner,species`);
-        expect(nodes(p[r.field]), `${p.id} ${r.field}`).toEqual(page);
-        cover(r.resource, page);
+        let count = 0;
+        for (const p of patients) {
+          const path = withQuery(
+            `/v1/patients/${p.id}/${r.field}`,
+            'limit=100',
+            everyGroup(r.resource).query,
+          );
+          const page = await rest(key, path);
+          expect(page.next_cursor).toBeNull();
+          record(r.resource.name, r.resource, page.data);
+          expect(nodes(p[r.field]), path).toEqual(page.data);
+          count += page.data.length;
+        }
+        expect(count, r.field).toBeGreaterThan(0);
       }
+    });
+
+    it('patient(id:) and node(id:), with their records = GET /v1/patients/{id} and its lists', async () => {
+      for (const id of ids) {
+        const one = await rest(key, withQuery(`/v1/patients/${id}`, everyGroup(Patient).query));
+        record('Patient', Patient, one.data);
+        const data = await gql(
+          key,
+          `{ patient(id: "${id}") ${patientSelection} node(id: "${id}") { ... on Patient ${patientSelection} } }`,
+        );
+        expect(withoutRecords(data.patient)).toEqual(one.data);
+        expect(data.node).toEqual(data.patient);
+        for (const r of records) {
+          const path = withQuery(`/v1/patients/${id}/${r.field}`, 'limit=100', everyGroup(r.resource).query);
+          expect(nodes(data.patient[r.field]), path).toEqual((await rest(key, path)).data);
+        }
+      }
+    });
+
+    it('REST with fewer groups (concise, some includes) = the GraphQL answer less those fields', async () => {
+      const patients = await listPatients();
+      const full = patients.map(withoutRecords);
+      for (const v of variantsOf(Patient)) {
+        const listed = await rest(key, withQuery('/v1/patients', 'limit=100', v.query));
+        expect(listed.data, v.query).toEqual(project(full, Patient, v.active));
+        for (const p of full) {
+          const one = await rest(key, withQuery(`/v1/patients/${p.id}`, v.query));
+          expect(one.data, `${p.id} ${v.query}`).toEqual(project(p, Patient, v.active));
+        }
+      }
+      for (const r of records)
+        for (const v of variantsOf(r.resource))
+          for (const p of patients) {
+            const path = withQuery(`/v1/patients/${p.id}/${r.field}`, 'limit=100', v.query);
+            expect((await rest(key, path)).data, path).toEqual(
+              project(nodes(p[r.field]), r.resource, v.active),
+            );
+          }
+    });
+
+    for (const list of catalogLists) {
+      const route = restRoutes.find((r) => r.field === list.restName);
+      it(`${list.publicName} = GET /v1${route?.path ?? ` (no route for ${list.restName})`}`, async () => {
+        if (!route) throw new Error(`no REST route for ${list.restName}`);
+        const selection = selectionOf(list.resource);
+        const body = await rest(key, withQuery(`/v1${route.path}`, everyGroup(list.resource).query));
+        record(list.resource.name, list.resource, body.data);
+        expect((await gql(key, `{ ${list.publicName} ${selection} }`))[list.publicName]).toEqual(body.data);
+        if (list.veterinaryOnly && clinic.kind !== 'veterinary') expect(body.data).toEqual([]);
+        else expect(body.data.length).toBeGreaterThan(0);
+
+        // Filters name a field of the resource; filtering by each value it takes answers the same.
+        for (const name of Object.keys(list.filters ?? {})) {
+          expect(Object.keys(list.resource.fields), `filter ${name}`).toContain(name);
+          for (const value of new Set(body.data.map((i: Row) => i[name]).filter((v: unknown) => v != null))) {
+            const filtered = await rest(key, `/v1${route.path}?${name}=${value}`);
+            expect(filtered.data).toEqual(body.data.filter((i: Row) => i[name] === value));
+            const data = await gql(key, `{ ${list.publicName}(${name}: "${value}") ${selection} }`);
+            expect(data[list.publicName]).toEqual(filtered.data);
+          }
+        }
+      });
     }
   });
+}
 
-  for (const list of catalogLists) {
-    it(`catalog: ${list.publicName}`, async () => {
-      const route = restRoutes.find((r) => r.field === list.restName);
-      expect(route, list.restName).toBeDefined();
-      const items = await rest(`/v1${route?.path}`);
-      expect(items.length, list.publicName).toBeGreaterThan(1);
-      expect((await gql(`{ ${list.publicName} ${selectionOf(list.resource)} }`))[list.publicName]).toEqual(
-        items,
-      );
-      cover(list.resource, items);
-    });
-  }
+// ---------- coverage, from the definitions ----------
 
-  it('the fixtures gave every nullable field of every resource a value', () => {
+/**
+ * Places a nullable field can never be null, because the database column is NOT NULL. Each must
+ * still be a nullable field never seen null: a stale entry fails too.
+ */
+const neverNull: Record<string, string> = {
+  'Patient.created_at': 'patient.created_at is NOT NULL',
+  'Patient.updated_at': 'patient.updated_at is NOT NULL',
+  'Appointment.status.color':
+    'appointment_status.color is NOT NULL (StatusRef is shared with patient statuses)',
+};
+
+const roots: Resource[] = [
+  Patient,
+  ...records.map((r) => r.resource),
+  ...catalogLists.map((l) => l.resource),
+];
+
+describe('the comparisons covered every definition', () => {
+  it('every GET route, every GraphQL root field and every Patient connection was compared', async () => {
+    const getRoutes = restRoutes.filter((r) => r.method === 'GET').map((r) => r.field);
+    expect(getRoutes.filter((f) => !routesHit.has(f))).toEqual([]);
+
+    const { key } = await app.clinicWithKey('veterinary', readScopes, 'introspection');
+    const r = await app.gql(
+      '{ __schema { queryType { fields { name } } } __type(name: "Patient") { fields { name } } }',
+      {},
+      key,
+    );
+    const rootFields: string[] = r.body.data.__schema.queryType.fields.map((f: { name: string }) => f.name);
+    expect(rootFields.filter((f) => !rootFieldsAsked.has(f))).toEqual([]);
+    const patientFields: string[] = r.body.data.__type.fields.map((f: { name: string }) => f.name);
+    const compared = [...Object.keys(Patient.fields), ...records.map((c) => c.field)];
+    expect(patientFields.filter((f) => !compared.includes(f))).toEqual([]);
+  });
+
+  it('every shape was returned, and each of its fields had a value in some object of it', () => {
     const missing: string[] = [];
     for (const shape of allShapes()) {
-      const fields = seen.get(shape);
-      if (!fields) {
-        missing.push(`${shape.name} (never returned)`);
-        continue;
-      }
-      for (const name of Object.keys(shape.fields))
-        if (fields.get(name) !== true) missing.push(`${shape.name}.${name}`);
+      const fields = byShape.get(shape);
+      if (!fields) missing.push(`${shape.name} (never returned)`);
+      else
+        for (const name of Object.keys(shape.fields))
+          if (!fields.get(name)?.value) missing.push(`${shape.name}.${name}`);
     }
     expect(missing).toEqual([]);
+  });
+
+  it('at every place of every resource, each field had a value somewhere and each nullable one was null somewhere', () => {
+    const noValue: string[] = [];
+    const neverSeenNull: string[] = [];
+    for (const root of roots)
+      for (const { path, field } of placesOf(root, root.name)) {
+        const seen = byPath.get(path);
+        if (!seen?.value) noValue.push(path);
+        if (field.nullable && !seen?.null && !neverNull[path]) neverSeenNull.push(path);
+        if (neverNull[path] && (!field.nullable || seen?.null))
+          neverSeenNull.push(`${path} (stale neverNull entry)`);
+      }
+    expect(noValue).toEqual([]);
+    expect(neverSeenNull).toEqual([]);
+  });
+
+  it('no two fields of an object always hold the same value (a field reading the wrong source)', () => {
+    const alike: string[] = [];
+    for (const [path, { shape, objects }] of objectsAt) {
+      const names = Object.keys(shape.fields);
+      const json = objects.map((o) =>
+        Object.fromEntries(names.map((n) => [n, JSON.stringify(o[n] ?? null)])),
+      );
+      for (const [i, a] of names.entries())
+        for (const b of names.slice(i + 1))
+          if (json.every((o) => o[a] === o[b])) alike.push(`${path}: ${a} = ${b}`);
+    }
+    expect(alike).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { type GraphQLSchema, getNamedType, isObjectType } from 'graphql';
-import { allShapes, type Group, type Groups, restGroups, type Shape, shapeOf } from '../services/resource.ts';
+import { groupsOfRequest } from '../services/groups-params.ts';
+import { allShapes, type Group, type Groups, includesOf, type Shape, shapeOf } from '../services/resource.ts';
 
 /**
  * SOFA selects every field of a route's type, so GraphQL answers null for the fields a REST
@@ -23,6 +24,8 @@ function planOf(typeName: string): TypePlan | undefined {
   return plans.get(typeName);
 }
 
+const shapeNamed = (name: string): Shape | undefined => allShapes().find((s) => s.name === name);
+
 function planFor(shape: Shape): TypePlan {
   const gated: [string, Group][] = [];
   const nested: [string, string][] = [];
@@ -32,14 +35,6 @@ function planFor(shape: Shape): TypePlan {
     if (inner) nested.push([name, inner.name]);
   }
   return { gated, nested };
-}
-
-function values(raw: unknown): string[] {
-  const list = Array.isArray(raw) ? raw : raw == null ? [] : [raw];
-  return list
-    .flatMap((v) => String(v).split(','))
-    .map((s) => s.trim())
-    .filter(Boolean);
 }
 
 // Set to undefined rather than deleted: JSON leaves the key out all the same, and `delete` turned
@@ -83,7 +78,8 @@ export function pruneRestResult(
   body: any,
 ): void {
   const item = body && itemTypeOf(schema, field);
-  if (!item) return;
-  const active = restGroups(variables.response_format === 'detailed', values(variables.include));
-  prune(body.data, item, active);
+  const shape = item ? shapeNamed(item) : undefined;
+  if (!item || !shape) return;
+  // The same parsing as the resolver's, which has refused bad values already.
+  prune(body.data, item, groupsOfRequest(variables, includesOf(shape)));
 }

@@ -2,6 +2,7 @@ import type { ObjectRef } from '@pothos/core';
 import { readByIds } from '../db/list.ts';
 import { entityNamed } from '../entities/index.ts';
 import { tryParseId } from '../lib/ids.ts';
+import { cached2 } from '../lib/memo.ts';
 import { loader, type RequestContext } from '../lib/request-context.ts';
 import {
   type Field,
@@ -95,17 +96,7 @@ function fieldOf(t: any, shape: Shape, name: string, field: Field) {
 const single = new WeakMap<Resource, Map<string, ReadonlySet<string>>>();
 
 function selectionOf(resource: Resource, name: string): ReadonlySet<string> {
-  let byName = single.get(resource);
-  if (!byName) {
-    byName = new Map();
-    single.set(resource, byName);
-  }
-  let set = byName.get(name);
-  if (!set) {
-    set = new Set([name]);
-    byName.set(name, set);
-  }
-  return set;
+  return cached2(single, resource, name, () => new Set([name]));
 }
 
 async function loadField(ctx: RequestContext, resource: Resource, name: string, publicId: string) {

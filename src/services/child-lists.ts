@@ -16,6 +16,16 @@ export interface ChildList {
   parent: string;
 }
 
+/** Newest first by a point in time (`prop`), ties by id: a patient's appointments, treatments, payments. */
+export function newestFirst(tag: string, prop: string): KeysetSpec<Row> {
+  return {
+    tag,
+    sortBy: { prop, kind: 'date', dir: 'desc', get: (r) => r[prop] },
+    idDir: 'desc',
+    id: (r) => r.id,
+  };
+}
+
 /** One page of one parent's list. `filters` are equalities on columns (e.g. `appointment`). */
 export async function pageOfParent(
   ctx: ServiceContext,

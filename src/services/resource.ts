@@ -1,5 +1,6 @@
 import type { Scope } from '../auth/scopes.ts';
 import { type IdKind, toId, toIdOrNull } from '../lib/ids.ts';
+import { cached2 } from '../lib/memo.ts';
 import { isoOf } from '../lib/timestamps.ts';
 
 /**
@@ -335,18 +336,10 @@ const byGroups = new WeakMap<Shape, Map<string, Presenter>>();
 
 /** The presenter of a shape for a set of active groups (REST, events). */
 export function presenterFor(shape: Shape, active: Groups, kind?: IdKind): Presenter {
-  let memo = byGroups.get(shape);
-  if (!memo) {
-    memo = new Map();
-    byGroups.set(shape, memo);
-  }
   const key = `${kind ?? ''}|${active === ALL_GROUPS ? '*' : [...active].join(',')}`;
-  let p = memo.get(key);
-  if (!p) {
-    p = compile(shape, kind ?? (isResource(shape) ? shape.kind : undefined), fieldsIn(shape, active), active);
-    memo.set(key, p);
-  }
-  return p;
+  return cached2(byGroups, shape, key, () =>
+    compile(shape, kind ?? (isResource(shape) ? shape.kind : undefined), fieldsIn(shape, active), active),
+  );
 }
 
 const bySelection = new WeakMap<Shape, WeakMap<ReadonlySet<string>, Presenter>>();
@@ -363,18 +356,16 @@ const ALL_GROUPS: Groups = new AllGroups();
  * set, which src/schema/selection.ts memoises per document). Nested shapes carry all fields.
  */
 export function presenterOfSelection(resource: Resource, selected: ReadonlySet<string>): Presenter {
-  let memo = bySelection.get(resource);
-  if (!memo) {
-    memo = new WeakMap();
-    bySelection.set(resource, memo);
-  }
-  let p = memo.get(selected);
-  if (!p) {
-    const names = Object.keys(resource.fields).filter((n) => n === 'id' || selected.has(n));
-    p = compile(resource, resource.kind, names, ALL_GROUPS);
-    memo.set(selected, p);
-  }
-  return p;
+  return cached2(
+    bySelection,
+    resource,
+    selected,
+    () => {
+      const names = Object.keys(resource.fields).filter((n) => n === 'id' || selected.has(n));
+      return compile(resource, resource.kind, names, ALL_GROUPS);
+    },
+    () => new WeakMap(),
+  );
 }
 
 /** Presents one row with the given groups (REST bodies, event data). */
@@ -411,30 +402,22 @@ const plans = new WeakMap<Shape, Map<string, ReadPlan>>();
  * reads only the relation's id: the list attaches the parent record it already has.
  */
 export function readPlan(resource: Resource, names: Iterable<string>): ReadPlan {
-  const list = [...new Set(names)].filter((n) => resource.fields[n]);
-  const key = list.sort().join(',');
-  let memo = plans.get(resource);
-  if (!memo) {
-    memo = new Map();
-    plans.set(resource, memo);
-  }
-  let plan = memo.get(key);
-  if (plan) return plan;
-  const fields = new Set<string>();
-  const joins: Record<string, string[]> = {};
-  for (const name of list) {
-    const s = resource.fields[name].source;
-    if (s.kind === 'column' || s.kind === 'ref') fields.add(s.prop);
-    else if (s.kind === 'derived') for (const n of s.needs) fields.add(n);
-    else if (s.kind === 'join') {
-      if (s.fromParent) fields.add(s.prop);
-      else
-        joins[s.prop] = columnsOf(shapeOf(resource.fields[name].type) as Shape, `${resource.name}.${name}`);
+  const list = [...new Set(names)].filter((n) => resource.fields[n]).sort();
+  return cached2(plans, resource, list.join(','), () => {
+    const fields = new Set<string>();
+    const joins: Record<string, string[]> = {};
+    for (const name of list) {
+      const s = resource.fields[name].source;
+      if (s.kind === 'column' || s.kind === 'ref') fields.add(s.prop);
+      else if (s.kind === 'derived') for (const n of s.needs) fields.add(n);
+      else if (s.kind === 'join') {
+        if (s.fromParent) fields.add(s.prop);
+        else
+          joins[s.prop] = columnsOf(shapeOf(resource.fields[name].type) as Shape, `${resource.name}.${name}`);
+      }
     }
-  }
-  plan = { fields: [...fields], joins };
-  memo.set(key, plan);
-  return plan;
+    return { fields: [...fields], joins };
+  });
 }
 
 // ---------- start-up check against the entities ----------
@@ -508,40 +491,26 @@ const viewsByGroups = new WeakMap<Resource, Map<Groups, View>>();
 
 /** REST and events: the fields of the active groups. */
 export function viewFor(resource: Resource, active: Groups = CORE): View {
-  let memo = viewsByGroups.get(resource);
-  if (!memo) {
-    memo = new Map();
-    viewsByGroups.set(resource, memo);
-  }
-  let view = memo.get(active);
-  if (!view) {
-    view = {
-      read: readPlan(resource, fieldsIn(resource, active)),
-      present: presenterFor(resource, active),
-      key: newKey(),
-    };
-    memo.set(active, view);
-  }
-  return view;
+  return cached2(viewsByGroups, resource, active, () => ({
+    read: readPlan(resource, fieldsIn(resource, active)),
+    present: presenterFor(resource, active),
+    key: newKey(),
+  }));
 }
 
 const viewsBySelection = new WeakMap<Resource, WeakMap<ReadonlySet<string>, View>>();
 
 /** GraphQL: the fields a query selects (a set memoised per document by src/schema/selection.ts). */
 export function viewOfSelection(resource: Resource, selected: ReadonlySet<string>): View {
-  let memo = viewsBySelection.get(resource);
-  if (!memo) {
-    memo = new WeakMap();
-    viewsBySelection.set(resource, memo);
-  }
-  let view = memo.get(selected);
-  if (!view) {
-    view = {
+  return cached2(
+    viewsBySelection,
+    resource,
+    selected,
+    () => ({
       read: readPlan(resource, selected),
       present: presenterOfSelection(resource, selected),
       key: newKey(),
-    };
-    memo.set(selected, view);
-  }
-  return view;
+    }),
+    () => new WeakMap(),
+  );
 }

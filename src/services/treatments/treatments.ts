@@ -1,19 +1,12 @@
-import type { KeysetSpec } from '../../db/pagination.ts';
 import { Treatment as TreatmentEntity } from '../../entities/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
-import type { ChildList } from '../child-lists.ts';
-import type { Row } from '../resource.ts';
+import { type ChildList, newestFirst } from '../child-lists.ts';
 
 /** A patient's treatments, newest first by performed_at. */
 export const patientTreatments: ChildList = {
   entity: TreatmentEntity,
-  keyset: {
-    tag: 'trt',
-    sortBy: { prop: 'performedAt', kind: 'date', dir: 'desc', get: (t) => t.performedAt },
-    idDir: 'desc',
-    id: (t) => t.id,
-  } satisfies KeysetSpec<Row>,
+  keyset: newestFirst('trt', 'performedAt'),
   parent: 'patient',
 };
 

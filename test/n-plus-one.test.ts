@@ -110,4 +110,24 @@ describe('statement counts', () => {
     expect(large).toBe(small);
     expect(large).toBe(5); // key, patients with owner and species, appointments, treatments, payments
   });
+
+  it('GraphQL: nested pages carry usable cursors when the query selects no time field', async () => {
+    const first = await app.gql(
+      '{ patients(first: 2) { edges { node { id payments(first: 1) { pageInfo { hasNextPage endCursor } edges { node { id } } } } } } }',
+      {},
+      key,
+    );
+    expect(first.body.errors).toBeUndefined();
+    const p = first.body.data.patients.edges[1].node;
+    expect(p.payments.pageInfo.hasNextPage).toBe(true);
+    const next = await app.gql(
+      'query($id: ID!, $after: String) { patient(id: $id) { payments(first: 5, after: $after) { edges { node { id } } } } }',
+      { id: p.id, after: p.payments.pageInfo.endCursor },
+      key,
+    );
+    expect(next.body.errors).toBeUndefined();
+    const ids = next.body.data.patient.payments.edges.map((e: any) => e.node.id);
+    expect(ids).toHaveLength(1);
+    expect(ids).not.toContain(p.payments.edges[0].node.id);
+  });
 });

@@ -1,4 +1,5 @@
 import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
+import { cached } from '../lib/memo.ts';
 import { leanFind } from './lean.ts';
 import { encodeCursor, type KeysetSpec, orderBy, paginate } from './pagination.ts';
 
@@ -40,16 +41,29 @@ export async function readPage(
   where: readonly object[],
   args: PageArgs,
 ): Promise<ListPage<Row>> {
+  const withKey = sortKeyRead(read, keyset);
   const page = await paginate(keyset, args, ({ after, orderBy, take }) => {
     const and = after ? [...where, after] : where;
     return leanFind<Row>(em, entity, {
-      ...read,
+      ...withKey,
       where: and.length ? { $and: and } : undefined,
       orderBy,
       limit: take,
     });
   });
   return { ...page, cursorAt: (i) => encodeCursor(keyset, page.items[i]) };
+}
+
+const withSortKey = new WeakMap<Read, Read>();
+
+/**
+ * `read`, plus the list's sort column: cursors are made of it, whether or not the caller
+ * presents it (a GraphQL page that selects no time field still pages by it).
+ */
+function sortKeyRead(read: Read, keyset: KeysetSpec<Row>): Read {
+  const prop = keyset.sortBy?.prop;
+  if (!prop || read.fields.includes(prop)) return read;
+  return cached(withSortKey, read, () => ({ ...read, fields: [...read.fields, prop] }));
 }
 
 /** Presents a page's rows, keeping the cursors (which come from the rows' sort values). */
@@ -109,15 +123,17 @@ export async function firstOfParents(
   const extra = Object.keys(filters)
     .map((prop) => ` and ${col(prop)} = ?`)
     .join('');
+  const tenant = em.getFilterParams<{ clinicId?: number }>('tenant')?.clinicId;
+  if (tenant === undefined) throw new Error('firstOfParents needs a clinic-bound EntityManager.');
   const rows = await leanFind<Row>(em, entity, {
-    fields: [...read.fields.filter((f) => f !== parent), parent],
+    fields: [...sortKeyRead(read, keyset).fields.filter((f) => f !== parent), parent],
     joins: read.joins,
     whereSql: {
       sql: `e.id in (select id from (
               select id, row_number() over (partition by ${col(parent)} order by ${window}) as rn
-              from "${meta.tableName}" where ${col(parent)} = any(?::int[])${extra}
+              from "${meta.tableName}" where "clinic_id" = ? and ${col(parent)} = any(?::int[])${extra}
             ) ranked where rn <= ?)`,
-      params: [`{${parentIds.join(',')}}`, ...Object.values(filters), n],
+      params: [tenant, `{${parentIds.join(',')}}`, ...Object.values(filters), n],
     },
     orderBy: orderBy(keyset),
   });

@@ -79,7 +79,13 @@ export const INTERNAL_MESSAGE = 'Something went wrong on our side. Quote the req
 export function toAppError(err: unknown): AppError {
   const app = findAppError(err);
   if (app) return app;
-  if (err instanceof GraphQLError && (!err.originalError || err.extensions?.http)) {
+  // Parse, validation and variable-coercion errors have no path; Yoga's and SOFA's request errors
+  // carry an HTTP status. An execution error without an original one (a non-null field that
+  // resolved to null) has a path: that is ours, not the client's.
+  if (
+    err instanceof GraphQLError &&
+    (err.extensions?.http !== undefined || (!err.originalError && !err.path))
+  ) {
     const code = err.extensions?.code;
     return new AppError(
       isErrorCode(code) && code !== 'internal_error' ? code : 'invalid_request',

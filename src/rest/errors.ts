@@ -1,4 +1,4 @@
-import { AppError, toAppError } from '../lib/errors.ts';
+import { type AppError, findAppError, toAppError } from '../lib/errors.ts';
 
 /** The REST mapping of the one error type: `{error: {code, message, param?, request_id, required_scopes?}}`. */
 export interface ErrorBody {
@@ -15,10 +15,9 @@ export function errorBody(err: AppError, requestId: string): ErrorBody {
 
 /** The error a REST response reports when several fields failed: the most severe client error wins. */
 export function restError(errors: readonly unknown[]): AppError {
-  const apps = errors.map(toAppError);
-  return (
-    apps.sort((a, b) => rank(a) - rank(b))[0] ?? new AppError('internal_error', 'No error was reported.')
-  );
+  const apps = errors.map(findAppError).filter((e): e is AppError => e !== undefined);
+  if (apps.length) return apps.sort((a, b) => rank(a) - rank(b))[0];
+  return toAppError(errors[0] ?? new Error('SOFA reported an error without one.'));
 }
 
 const order = [

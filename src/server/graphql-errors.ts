@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { toAppError } from '../lib/errors.ts';
+import { findAppError, toAppError } from '../lib/errors.ts';
 import { currentRequestId } from '../lib/request-context.ts';
 
 /**
@@ -10,6 +10,8 @@ import { currentRequestId } from '../lib/request-context.ts';
 export function toGraphQLError(error: unknown): GraphQLError {
   const app = toAppError(error);
   const gql = error instanceof GraphQLError ? error : undefined;
+  // Yoga's own request errors (405 with Allow, 400, 413) keep their status and headers.
+  const http = !findAppError(error) && gql?.extensions?.http;
   return new GraphQLError(app.message, {
     nodes: gql?.nodes,
     path: gql?.path,
@@ -18,6 +20,7 @@ export function toGraphQLError(error: unknown): GraphQLError {
       ...(app.param ? { param: app.param } : {}),
       ...(app.details?.required_scopes ? { required_scopes: app.details.required_scopes } : {}),
       request_id: currentRequestId(),
+      ...(http ? { http } : {}),
       ...(app.code === 'unauthenticated' || app.code === 'rate_limited'
         ? { http: { status: app.status } }
         : {}),

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { entityNamed } from '../src/entities/index.ts';
 import { Appointment } from '../src/services/appointments/appointment.resource.ts';
-import { Patient } from '../src/services/patients/patient.resource.ts';
+import { Patient, PatientSummary } from '../src/services/patients/patient.resource.ts';
 import {
   CORE,
   checkResources,
@@ -70,6 +70,18 @@ describe('resource definitions', () => {
         fields: { id: f.id(), branch: f.column('branch', 'String') },
       }),
       defineResource({
+        name: 'NotNullOverNullable',
+        kind: 'Patient',
+        scopes: [],
+        fields: { id: f.id(), email: f.column('email', 'String') },
+      }),
+      defineResource({
+        name: 'JoinInJoin',
+        kind: 'Appointment',
+        scopes: [],
+        fields: { id: f.id(), patient: f.join('patient', 'Patient', PatientSummary) },
+      }),
+      defineResource({
         name: 'JoinedColumnMissing',
         kind: 'Appointment',
         scopes: [],
@@ -89,6 +101,8 @@ describe('resource definitions', () => {
           'Patient has no property emial',
           'species points at Species, not Breed',
           'branch is a relation; use f.ref or f.join',
+          'email may be NULL but the field is declared non-null',
+          'is a join inside a join',
           'Branch has no property title',
         ].join('[\\s\\S]*'),
       ),

@@ -6,6 +6,7 @@ import { allScopes, type Scope, scopesIn } from '../auth/scopes.ts';
 import { AppError } from '../lib/errors.ts';
 import { kindOfId } from '../lib/ids.ts';
 import type { RequestContext } from '../lib/request-context.ts';
+import { Patient } from '../services/patients/patient.resource.ts';
 
 /**
  * What node(id:) can load, by id kind: the typename and the scope the key needs. Appointments,
@@ -13,7 +14,7 @@ import type { RequestContext } from '../lib/request-context.ts';
  * like any unknown id.
  */
 const nodeTypes: Record<string, { typename: string; scope: Scope }> = {
-  Patient: { typename: 'Patient', scope: 'patients:read' },
+  Patient: { typename: Patient.name, scope: Patient.scopes[0] },
 };
 
 /** Collects the scope names a scope-auth failure was about (for type-level checks). */

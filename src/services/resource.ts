@@ -223,6 +223,12 @@ export function restGroups(detailed: boolean, include: readonly string[]): Group
   );
 }
 
+/** Every group a shape's fields (and nested shapes') use: what a single read of everything needs. */
+export function everyGroupOf(shape: Shape): Groups {
+  const detailed = Object.values(shape.fields).some((f) => f.group === 'detailed');
+  return restGroups(detailed, includesOf(shape));
+}
+
 export function fieldsIn(shape: Shape, active: Groups): string[] {
   return Object.keys(shape.fields).filter((n) => active.has(shape.fields[n].group));
 }
@@ -424,6 +430,7 @@ export function readPlan(resource: Resource, names: Iterable<string>): ReadPlan 
 
 interface PropMeta {
   kind: string;
+  nullable?: boolean;
   targetMeta?: { className: string; properties: Record<string, PropMeta> };
 }
 type EntityMetaLookup = (entity: string) => { properties: Record<string, PropMeta> } | undefined;
@@ -455,6 +462,15 @@ export function checkResources(metaOf: EntityMetaLookup, shapes: readonly Shape[
           errors.push(`${where}: ${prop} points at ${p.targetMeta?.className}, not ${s.target}.`);
         else if (s.kind === 'column' && p.kind !== 'scalar' && p.kind !== 'embedded')
           errors.push(`${where}: ${prop} is a relation; use f.ref or f.join.`);
+        else if (s.kind !== 'derived' && p.nullable && !field.nullable && !field.whenNull)
+          errors.push(`${where}: ${prop} may be NULL but the field is declared non-null.`);
+      }
+      if (s.kind === 'join' && !s.fromParent) {
+        try {
+          columnsOf(shapeOf(field.type) as Shape, where);
+        } catch (e) {
+          errors.push((e as Error).message);
+        }
       }
       const nested = shapeOf(field.type);
       if (nested && s.kind === 'join' && !seen.has(nested)) {

@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { allOf, type Scope } from '../../auth/scopes.ts';
+import { allOf } from '../../auth/scopes.ts';
 import { parseLimit } from '../../db/pagination.ts';
 import { AppError } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
@@ -19,6 +19,9 @@ import { builder } from '../builder.ts';
 import { selectedFields } from '../selection.ts';
 import { restOne, restPage, toConnection, toRestPage } from '../shared.ts';
 import { AppointmentType, everyPatientField, PatientType, PaymentType, TreatmentType } from './types.ts';
+
+/** Scopes come from the definitions (`scopes` of each resource). */
+const patientScopes = allOf(Patient.scopes);
 
 const forwardOnly = (args: { last?: number | null; before?: string | null }) => {
   if (args.last != null || args.before != null) {
@@ -45,7 +48,6 @@ interface Records {
   list: ChildList;
   resource: Resource;
   type: any;
-  scope: Scope;
   description: string;
   filterArgs?: (t: any) => Record<string, any>;
   filtersOf?: (args: any) => Record<string, number>;
@@ -58,7 +60,6 @@ const records: Records[] = [
     list: patientAppointments,
     resource: Appointment,
     type: AppointmentType,
-    scope: 'appointments:read',
     description: 'Newest first.',
   },
   {
@@ -67,7 +68,6 @@ const records: Records[] = [
     list: patientTreatments,
     resource: Treatment,
     type: TreatmentType,
-    scope: 'treatments:read',
     description: 'Newest first.',
     filterArgs: (t) => ({ appointment_id: t.arg.string({ required: false }) }),
     filtersOf: (args) => treatmentFilters(args.appointment_id),
@@ -78,7 +78,6 @@ const records: Records[] = [
     list: patientPayments,
     resource: Payment,
     type: PaymentType,
-    scope: 'payments:read',
     description: 'Payments and refunds, newest first.',
   },
 ];
@@ -113,7 +112,7 @@ builder.queryFields((t) => ({
     type: PatientType,
     subGraphs: ['Public'],
     nullable: true,
-    authScopes: { 'patients:read': true },
+    authScopes: patientScopes,
     description: 'Patients (animals at veterinary clinics), oldest first. Same filters as GET /v1/patients.',
     args: {
       phone: t.arg.string({
@@ -133,7 +132,7 @@ builder.queryFields((t) => ({
     type: PatientType,
     subGraphs: ['Public'],
     nullable: true,
-    authScopes: { 'patients:read': true },
+    authScopes: patientScopes,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       try {
@@ -170,7 +169,7 @@ builder.objectFields(PatientType, (t) =>
         subGraphs: ['Public'],
         // Nullable: a key without the scope still gets the patient, with this field null.
         nullable: true,
-        authScopes: { [r.scope]: true } as Record<Scope, boolean>,
+        authScopes: allOf(r.resource.scopes),
         description: r.description,
         ...(r.filterArgs ? { args: r.filterArgs(t) } : {}),
         resolve: (p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) =>
@@ -193,14 +192,14 @@ builder.queryFields((t) => {
   const include = t.arg({
     type: 'CommaList',
     required: false,
-    description: 'Veterinary clinics: owner,species.',
+    description: `Veterinary clinics: ${includesOf(Patient).join(',')}.`,
   });
   const id = t.arg.string({ required: true, description: 'Patient id.' });
   const fields: Record<string, any> = {
     listPatients: t.field({
       type: PatientPage,
       subGraphs: ['Rest'],
-      authScopes: { 'patients:read': true },
+      authScopes: patientScopes,
       args: {
         phone: t.arg.string({ required: false }),
         email: t.arg.string({ required: false }),
@@ -217,7 +216,7 @@ builder.queryFields((t) => {
     getPatient: t.field({
       type: PatientBody,
       subGraphs: ['Rest'],
-      authScopes: { 'patients:read': true },
+      authScopes: patientScopes,
       args: { id, response_format: t.arg.string({ required: false }), include },
       resolve: async (_root, args, ctx) => {
         const view = viewFor(Patient, groupsOfRequest(args, includesOf(Patient)));
@@ -229,7 +228,7 @@ builder.queryFields((t) => {
     fields[r.restName] = t.field({
       type: restPage(`${r.resource.name}Page`, r.type),
       subGraphs: ['Rest'],
-      authScopes: allOf(['patients:read', r.scope]),
+      authScopes: allOf([...Patient.scopes, ...r.resource.scopes]),
       args: { id, ...(r.filterArgs?.(t) ?? {}), ...limitArgs, include },
       resolve: async (_root: unknown, args: any, ctx: RequestContext) => {
         const active = groupsOfRequest({ include: args.include }, includesOf(r.resource));

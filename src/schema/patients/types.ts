@@ -2,12 +2,12 @@ import { Appointment } from '../../services/appointments/appointment.resource.ts
 import { Patient, PatientSummary } from '../../services/patients/patient.resource.ts';
 import { getPatient } from '../../services/patients/patients.ts';
 import { Payment } from '../../services/payments/payment.resource.ts';
-import { groups, viewFor } from '../../services/resource.ts';
+import { everyGroupOf, viewFor } from '../../services/resource.ts';
 import { Treatment } from '../../services/treatments/treatment.resource.ts';
 import { nodeType, objectType } from '../resource-types.ts';
 
 /** node(id:) and patient(id:) present every field: a single row costs the same either way. */
-export const everyPatientField = groups('detailed', 'include:owner', 'include:species');
+export const everyPatientField = everyGroupOf(Patient);
 
 export const PatientType = nodeType(Patient, (id, ctx) =>
   getPatient(ctx, id, viewFor(Patient, everyPatientField)),

@@ -9,7 +9,7 @@ import {
 import { scopesIn } from '../auth/scopes.ts';
 import { schemas } from '../schema/index.ts';
 import { Patient } from '../services/patients/patient.resource.ts';
-import { allShapes, type Field, fieldsIn, groups } from '../services/resource.ts';
+import { allShapes, type Field, fieldsIn, groups, includesOf } from '../services/resource.ts';
 import { type RestRoute, restRoutes } from './routes.ts';
 
 /**
@@ -179,6 +179,8 @@ const patientFormatNote = fieldsIn(Patient, groups('detailed'))
   .filter((f) => Patient.fields[f].group === 'detailed')
   .join(', ');
 
+const patientIncludes = includesOf(Patient);
+
 /** What the services accept for each parameter name (see src/db/pagination.ts, src/services). */
 const knownParameters: Record<string, ParameterSpec> = {
   limit: {
@@ -197,13 +199,12 @@ const knownParameters: Record<string, ParameterSpec> = {
     invalid: 'response_format must be concise or detailed.',
   },
   include: {
-    description:
-      'Veterinary clinics: comma list of `owner`, `species` to embed in the patient (e.g. `owner,species`). Unknown values are a 422.',
+    description: `Veterinary clinics: comma list of ${patientIncludes.map((i) => `\`${i}\``).join(', ')} to embed in the patient (e.g. \`${patientIncludes.join(',')}\`). Unknown values are a 422.`,
     schema: { type: 'string' },
     style: 'form',
     explode: false,
-    example: 'owner,species',
-    invalid: 'Unknown include value(s): owner2. Allowed: owner, species.',
+    example: patientIncludes.join(','),
+    invalid: `Unknown include value(s): ${patientIncludes[0]}2. Allowed: ${patientIncludes.join(', ')}.`,
   },
   phone: {
     description: 'Patients with this phone number; separators ignored, local (0…) or international form.',

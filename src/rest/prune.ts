@@ -24,7 +24,11 @@ function planOf(typeName: string): TypePlan | undefined {
   return plans.get(typeName);
 }
 
-const shapeNamed = (name: string): Shape | undefined => allShapes().find((s) => s.name === name);
+let byName: Map<string, Shape> | undefined;
+const shapeNamed = (name: string): Shape | undefined => {
+  byName ??= new Map(allShapes().map((s) => [s.name, s]));
+  return byName.get(name);
+};
 
 function planFor(shape: Shape): TypePlan {
   const gated: [string, Group][] = [];

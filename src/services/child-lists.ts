@@ -12,7 +12,10 @@ import type { Row, View } from './resource.ts';
 export interface ChildList {
   entity: EntityName<object>;
   keyset: KeysetSpec<Row>;
-  /** The to-one relation to the parent, and the resource field that shows it. */
+  /**
+   * The to-one relation to the parent, and the resource field that shows it: the definition must
+   * name the field as the relation (`patient: f.join('patient', …, { fromParent: true })`).
+   */
   parent: string;
 }
 

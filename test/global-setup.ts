@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
@@ -46,9 +46,21 @@ export default async function setup(project: TestProject) {
     });
   }
   await client.end();
+  // Test files name their databases after this run, so the teardown drops every one of them
+  // (a file's own clean-up, registered from inside beforeAll, is not run by vitest).
+  const runId = randomBytes(4).toString('hex');
   project.provide('adminUrl', admin.toString());
   project.provide('templateDb', template);
+  project.provide('runId', runId);
   return async () => {
+    const c = new pg.Client({ connectionString: admin.toString() });
+    await c.connect();
+    const { rows } = await c.query<{ datname: string }>(
+      'select datname from pg_database where datname like $1',
+      [`cg_t_${runId}_%`],
+    );
+    for (const { datname } of rows) await c.query(`drop database if exists "${datname}" with (force)`);
+    await c.end();
     await db.stop();
   };
 }
@@ -57,5 +69,6 @@ declare module 'vitest' {
   export interface ProvidedContext {
     adminUrl: string;
     templateDb: string;
+    runId: string;
   }
 }

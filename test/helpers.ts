@@ -12,7 +12,7 @@ import { type Shape, shapeOf } from '../src/services/resource.ts';
 /** A database of this test file's own, cloned from the migrated template; dropped afterwards. */
 export async function testDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const admin = inject('adminUrl');
-  const name = `cg_t_${randomBytes(6).toString('hex')}`;
+  const name = `cg_t_${inject('runId')}_${randomBytes(6).toString('hex')}`;
   const client = new pg.Client({ connectionString: admin });
   await client.connect();
   await client.query(`create database "${name}" template "${inject('templateDb')}"`);

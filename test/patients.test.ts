@@ -135,13 +135,30 @@ describe('GET /v1/patients', () => {
   });
 });
 
-describe('pagination', () => {
-  it.each(['0', '101', 'abc', '-1', '1.5', ''])('limit=%s is a 422 (empty means default)', async (limit) => {
-    const r = await get(`/v1/patients?limit=${limit}`);
-    if (limit === '') return expect(r.status).toBe(200);
+describe('hostile input', () => {
+  it.each(['query', 'email', 'phone'])('a NUL byte in %s is a 422 naming it', async (param) => {
+    const r = await get(`/v1/patients?${param}=a%00b`);
     expect(r.status).toBe(422);
-    expect(r.body.error).toMatchObject({ code: 'validation_failed', param: 'limit' });
+    expect(r.body.error).toMatchObject({ code: 'validation_failed', param });
+    const g = await app.gql(
+      `query($v: String) { patients(${param}: $v) { edges { node { id } } } }`,
+      { v: 'a\u0000b' },
+      key,
+    );
+    expect(g.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param });
   });
+});
+
+describe('pagination', () => {
+  it.each(['0', '101', 'abc', '-1', '1.5', '+5', '%2B5', '', '%205'])(
+    'limit=%s is a 422 (empty means default)',
+    async (limit) => {
+      const r = await get(`/v1/patients?limit=${limit}`);
+      if (limit === '') return expect(r.status).toBe(200);
+      expect(r.status).toBe(422);
+      expect(r.body.error).toMatchObject({ code: 'validation_failed', param: 'limit' });
+    },
+  );
 
   it.each([
     'garbage!',
@@ -149,6 +166,7 @@ describe('pagination', () => {
     Buffer.from(JSON.stringify(['appt', '2026-01-01T00:00:00.000Z', 1])).toString('base64url'),
     Buffer.from(JSON.stringify(['pat', 'x'])).toString('base64url'),
     Buffer.from('{"a":1}').toString('base64url'),
+    Buffer.from(JSON.stringify(['pat', 2_147_483_648])).toString('base64url'),
   ])('a tampered or foreign cursor %s is a 422', async (cursor) => {
     const r = await get(`/v1/patients?cursor=${cursor}`);
     expect(r.status).toBe(422);

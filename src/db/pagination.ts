@@ -43,7 +43,8 @@ export interface Page<T> {
 export function parseLimit(raw: unknown, param = 'limit'): number {
   if (raw === undefined || raw === null || raw === '') return DEFAULT_LIMIT;
   const s = typeof raw === 'number' ? String(raw) : raw;
-  if (typeof s !== 'string' || !/^\d+$/.test(s.trim())) {
+  // No trimming: `limit=+5` arrives as " 5" and is refused like any other non-number.
+  if (typeof s !== 'string' || !/^\d+$/.test(s)) {
     throw new AppError('validation_failed', `${param} must be an integer from 1 to ${MAX_LIMIT}.`, { param });
   }
   const n = Number(s);
@@ -85,7 +86,9 @@ export function decodeCursor<T>(spec: KeysetSpec<T>, raw: unknown, param = 'curs
   const expected = spec.sortBy ? 3 : 2;
   if (!Array.isArray(values) || values.length !== expected || values[0] !== spec.tag) throw badCursor(param);
   const id = values[expected - 1];
-  if (!Number.isSafeInteger(id) || (id as number) < 0) throw badCursor(param);
+  // Ids are PostgreSQL integers: a larger one never reaches a query as a value of the wrong type.
+  if (!Number.isSafeInteger(id) || (id as number) < 0 || (id as number) > 2_147_483_647)
+    throw badCursor(param);
   const out: unknown[] = [];
   if (spec.sortBy) {
     const v = values[1] === null && spec.sortBy.nullable ? null : parseSortValue(spec.sortBy.kind, values[1]);

@@ -21,6 +21,11 @@ export const patientKeyset: KeysetSpec<Row> = { tag: 'pat', idDir: 'asc', id: (p
 /** Builds the search condition; phone and email are normalised the way they are stored. */
 export function patientWhere(ctx: ServiceContext, f: PatientFilters): FilterQuery<PatientEntity>[] {
   const and: FilterQuery<PatientEntity>[] = [];
+  for (const param of ['phone', 'email', 'query'] as const) {
+    // PostgreSQL text cannot hold a NUL byte; such a value would fail there as a 500.
+    if (f[param]?.includes('\u0000'))
+      throw new AppError('validation_failed', `${param} must not contain a NUL character.`, { param });
+  }
   if (f.phone != null && f.phone !== '') {
     const e164 = toE164(f.phone, ctx.principal.country);
     if (!e164)

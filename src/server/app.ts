@@ -68,7 +68,9 @@ export function createApp(opts: AppOptions) {
     if (path === '/v1' || path.startsWith('/v1/')) {
       // Only the route table is reachable: unknown paths (SOFA's own /webhook routes included)
       // are a JSON 404, a known path with another method a 405.
-      const m = matchRoute(req.method ?? 'GET', path.slice(3));
+      // HEAD is GET without a body (node:http leaves the body out for a HEAD request).
+      const head = req.method === 'HEAD';
+      const m = matchRoute(head ? 'GET' : (req.method ?? 'GET'), path.slice(3));
       if (!m.route) {
         const err = m.allowed.length
           ? new AppError(
@@ -83,6 +85,7 @@ export function createApp(opts: AppOptions) {
           m.allowed.length ? { allow: m.allowed.join(', ') } : {},
         );
       }
+      if (head) req.method = 'GET';
       return authenticateThen(req, res, requestId, () => rest(req, res));
     }
     const err = new AppError(
@@ -117,6 +120,9 @@ export function createApp(opts: AppOptions) {
     const scope = newRequest(deps.clock, (name, value) => res.setHeader(name, value));
     const { requestId } = scope;
     res.setHeader('x-request-id', requestId);
+    // Responses carry clinical data: never stored by a cache, never content-sniffed.
+    res.setHeader('cache-control', 'no-store');
+    res.setHeader('x-content-type-options', 'nosniff');
     res.on('finish', () => {
       logger.info(
         {

@@ -136,6 +136,16 @@ describe('GET /v1/patients', () => {
 });
 
 describe('hostile input', () => {
+  it('an unknown query parameter is a 422 naming it, after authentication', async () => {
+    const r = await get('/v1/patients?qeury=dan');
+    expect(r.status).toBe(422);
+    expect(r.body.error).toMatchObject({ code: 'validation_failed', param: 'qeury' });
+    expect(r.body.error.message).toMatch(/takes: phone, email, query/);
+    expect((await get('/v1/catalog/branches?limit=5')).body.error).toMatchObject({ param: 'limit' });
+    expect((await get('/v1/patients?qeury=dan', null)).status).toBe(401);
+    expect((await get(`/v1/patients/${ids.eva}/treatments?appointment_id=&limit=5`)).status).toBe(200);
+  });
+
   it.each(['query', 'email', 'phone'])('a NUL byte in %s is a 422 naming it', async (param) => {
     const r = await get(`/v1/patients?${param}=a%00b`);
     expect(r.status).toBe(422);

@@ -131,6 +131,8 @@ const infoDescription = [
   'return everything as `{data}`.',
   '',
   'Errors are `{"error": {"code", "message", "param"?, "request_id", "required_scopes"?}}`.',
+  'A query parameter that an operation does not take is a 422 `validation_failed` naming it in `param`',
+  '(a misspelt filter never widens a search).',
   '',
   'Each API key may send a number of requests per second (100 unless the operator sets another),',
   'REST and GraphQL together. Every authenticated response carries `RateLimit-Limit`,',

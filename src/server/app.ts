@@ -9,6 +9,7 @@ import { newRequest, runRequest } from '../lib/request-context.ts';
 import { serveDocs } from '../rest/docs.ts';
 import { errorBody } from '../rest/errors.ts';
 import { openApiDocument } from '../rest/openapi.ts';
+import { checkQueryParams } from '../rest/params.ts';
 import { matchRoute } from '../rest/routes.ts';
 import { createRestRouter } from '../rest/sofa.ts';
 import { schemas } from '../schema/index.ts';
@@ -86,7 +87,12 @@ export function createApp(opts: AppOptions) {
         );
       }
       if (head) req.method = 'GET';
-      return authenticateThen(req, res, requestId, () => rest(req, res));
+      const { route } = m;
+      return authenticateThen(req, res, requestId, () => {
+        // After authentication (a 401 comes first), before SOFA reads anything.
+        checkQueryParams(restSchema, route, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)));
+        return rest(req, res);
+      });
     }
     const err = new AppError(
       'not_found',
@@ -107,12 +113,12 @@ export function createApp(opts: AppOptions) {
   ) {
     try {
       await authenticateRequest(deps, req.headers.authorization ?? null, true);
+      return await next();
     } catch (e) {
       const err = findAppError(e);
       if (!err) throw e;
       return sendJson(res, err.status, errorBody(err, requestId));
     }
-    return next();
   }
 
   function handler(req: IncomingMessage, res: ServerResponse) {

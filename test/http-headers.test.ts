@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { readScopes } from '../src/auth/scopes.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
@@ -40,5 +41,23 @@ describe('HTTP', () => {
       expect(r.headers.get('cache-control'), r.url).toBe('no-store');
       expect(r.headers.get('x-content-type-options'), r.url).toBe('nosniff');
     }
+  });
+});
+
+describe('/health and /ready', () => {
+  it('/ready says whether the database answers with every migration applied; /health only that the process lives', async () => {
+    const other = await startTestApp();
+    expect((await fetch(`${other.url}/ready`)).status).toBe(200);
+    // The database goes away under the running app.
+    const name = new URL(other.orm.config.get('clientUrl') as string).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: inject('adminUrl') });
+    await admin.connect();
+    await admin.query(`drop database "${name}" with (force)`);
+    await admin.end();
+    const down = await fetch(`${other.url}/ready`);
+    expect(down.status).toBe(503);
+    expect(down.headers.get('retry-after')).toBe('5');
+    expect(await down.json()).toEqual({ status: 'unavailable', reason: 'database unreachable' });
+    expect((await fetch(`${other.url}/health`)).status).toBe(200);
   });
 });

@@ -25,6 +25,8 @@ export interface AppOptions {
   rateLimitPerSecond: number;
 }
 
+const READY_TIMEOUT_MS = 2000;
+
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
@@ -60,6 +62,7 @@ export function createApp(opts: AppOptions) {
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
+    if (path === '/ready') return ready(res);
     if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res);
     if (path === '/v1/openapi.json') {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
@@ -99,6 +102,40 @@ export function createApp(opts: AppOptions) {
       `No route ${req.method} ${path}. The API lives under /v1 and /graphql.`,
     );
     return sendJson(res, 404, errorBody(err, requestId));
+  }
+
+  /**
+   * /ready: the database answers within READY_TIMEOUT_MS and every migration is applied.
+   * /health only says the process is alive (a balancer restarts on that, routes on this).
+   */
+  async function ready(res: ServerResponse) {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const pending = await Promise.race([
+        opts.orm.migrator.getPending(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timed out')), READY_TIMEOUT_MS);
+        }),
+      ]);
+      if (pending.length) {
+        return sendJson(
+          res,
+          503,
+          { status: 'unavailable', reason: 'migrations pending' },
+          { 'retry-after': '5' },
+        );
+      }
+      return sendJson(res, 200, { status: 'ready' });
+    } catch {
+      return sendJson(
+        res,
+        503,
+        { status: 'unavailable', reason: 'database unreachable' },
+        { 'retry-after': '5' },
+      );
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**

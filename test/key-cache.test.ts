@@ -63,4 +63,20 @@ describe('key cache', () => {
     expect(await cli('key', 'revoke', k.id)).toBe(0);
     expect(await statusWithin(2000, k.key, 401)).toBe(401);
   });
+
+  it('a key revoked while the listener reconnects is refused once it is back', {
+    timeout: 30_000,
+  }, async () => {
+    const k = await newKey();
+    const sql = app.orm.em.fork().getConnection();
+    await sql.execute(
+      `select pg_terminate_backend(pid) from pg_stat_activity
+       where application_name = 'clinic-gateway key changes' and datname = current_database()`,
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    // Cached as valid while no one listens; the revocation's NOTIFY reaches no one.
+    expect((await app.get('/v1/patients', k.key)).status).toBe(200);
+    await sql.execute('update api_key set revoked_at = now() where id = ?', [Number(k.id.slice(4))]);
+    expect(await statusWithin(5000, k.key, 401)).toBe(401);
+  });
 });

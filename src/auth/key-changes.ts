@@ -5,8 +5,8 @@ import { forgetKey, KEY_CHANGES_CHANNEL } from './keys.ts';
 /**
  * LISTENs for key changes (created, revoked) announced by any process on this database, the CLI
  * included, and evicts them from this process's key cache. A dedicated connection, because a
- * pooled one would lose the LISTEN when returned. If it drops, the cache is cleared (changes may
- * have been missed) and the connection is re-established.
+ * pooled one would lose the LISTEN when returned. If it drops, the cache is cleared, the
+ * connection is re-established, and the cache is cleared again once LISTEN is back.
  */
 export async function listenForKeyChanges(databaseUrl: string): Promise<{ close(): Promise<void> }> {
   let closed = false;
@@ -26,6 +26,9 @@ export async function listenForKeyChanges(databaseUrl: string): Promise<{ close(
     await c.connect();
     await c.query(`listen ${KEY_CHANGES_CHANNEL}`);
     client = c;
+    // Changes announced while no one listened were missed, and verdicts cached meanwhile may be
+    // stale: forget everything now that every later change will be heard.
+    forgetKey();
   }
 
   function reconnect() {

@@ -33,6 +33,7 @@ try {
     host: config.HOST,
     keyCacheTtlMs: config.KEY_CACHE_TTL_MS,
     rateLimitPerSecond: config.RATE_LIMIT_PER_SECOND,
+    shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
   });
   printWelcome(running.url, demo);
 } catch (err) {

@@ -12,6 +12,8 @@ const schema = z.object({
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5000),
   /** Requests per second per API key (REST and GraphQL together); 0 turns limiting off. */
   RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(0).default(100),
+  /** On SIGTERM, how long requests in flight may take to finish. */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   PUBLIC_URL: z.string().optional(),
 });
 

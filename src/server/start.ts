@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { listenForKeyChanges } from '../auth/key-changes.ts';
@@ -21,6 +21,8 @@ export async function startHttpServer(opts: {
   keyCacheTtlMs?: number;
   /** Requests per second per API key; 0 turns limiting off (tests, the benchmark). */
   rateLimitPerSecond: number;
+  /** On close, how long requests in flight may take to finish before their connections are cut. */
+  shutdownGraceMs?: number;
 }): Promise<RunningServer> {
   const keyCacheTtlMs = opts.keyCacheTtlMs ?? 5000;
   const app = createApp({
@@ -32,6 +34,17 @@ export async function startHttpServer(opts: {
   // With a key cache, key changes made by other processes (the CLI) must reach it at once.
   const keyChanges = keyCacheTtlMs > 0 ? await listenForKeyChanges(opts.orm.config.get('clientUrl')) : null;
   const server = createServer(app.handler);
+  // Responses under way, so closing can tell them to end their connection after them.
+  const inFlight = new Set<ServerResponse>();
+  let closing = false;
+  server.on('request', (_req, res) => {
+    inFlight.add(res);
+    if (closing) res.setHeader('connection', 'close');
+    res.on('close', () => {
+      inFlight.delete(res);
+      if (closing) server.closeIdleConnections();
+    });
+  });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -42,11 +55,17 @@ export async function startHttpServer(opts: {
     server,
     app,
     url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
+    // Stop accepting, close idle keep-alive connections, let requests in flight finish (each
+    // connection closes after its response), and cut what is still open after the grace period.
     close: async () => {
+      closing = true;
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+      const grace = setTimeout(() => server.closeAllConnections(), opts.shutdownGraceMs ?? 10_000);
       await new Promise<void>((resolve) => {
-        server.closeAllConnections();
         server.close(() => resolve());
+        server.closeIdleConnections();
       });
+      clearTimeout(grace);
       await keyChanges?.close();
     },
   };

@@ -328,6 +328,14 @@ describe('patient sub-resources', () => {
       [],
     );
     expect((await get(`/v1/patients/${ids.eva}/treatments?appointment_id=nope`)).status).toBe(422);
+    // An unknown patient is a 404 whatever the filter (the patient is looked up first).
+    expect((await get('/v1/patients/pat_999999/treatments?appointment_id=nope')).status).toBe(404);
+    const g = await app.gql(
+      `{ patient(id: "${ids.eva}") { treatments(appointment_id: "nope") { edges { node { id } } } } }`,
+      {},
+      key,
+    );
+    expect(g.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'appointment_id' });
   });
 
   it('payments and refunds, never card details', async () => {

@@ -32,6 +32,14 @@ export interface PageArgs {
   cursorParam?: string;
 }
 
+/** A Relay connection's `first`/`after`, named as such in 422s. */
+export const relayPageArgs = (args: { first?: number | null; after?: string | null }): PageArgs => ({
+  limit: args.first ?? undefined,
+  cursor: args.after ?? undefined,
+  limitParam: 'first',
+  cursorParam: 'after',
+});
+
 /** One keyset page of `entity` under `where` (a list of conditions, ANDed). */
 export async function readPage(
   em: EntityManager,

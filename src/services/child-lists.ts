@@ -1,8 +1,8 @@
-import type { EntityName } from '@mikro-orm/postgresql';
 import { firstOfParents, type ListPage, mapPage, type PageArgs, readPage } from '../db/list.ts';
 import { encodeCursor, type KeysetSpec } from '../db/pagination.ts';
+import { entityNamed } from '../entities/index.ts';
 import { loader, type RequestContext, type ServiceContext } from '../lib/request-context.ts';
-import type { Row, View } from './resource.ts';
+import type { Resource, Row, View } from './resource.ts';
 
 /**
  * A list of records that belong to a parent record (a patient's appointments, treatments,
@@ -10,13 +10,16 @@ import type { Row, View } from './resource.ts';
  * attaches its presented form to every item.
  */
 export interface ChildList {
-  entity: EntityName<object>;
+  /** The records' definition; its kind names their entity. */
+  resource: Resource;
   keyset: KeysetSpec<Row>;
   /**
    * The to-one relation to the parent, and the resource field that shows it: the definition must
    * name the field as the relation (`patient: f.join('patient', …, { fromParent: true })`).
    */
   parent: string;
+  /** The list's filter arguments → equalities on columns (a bad value is a 422). */
+  filters?: (args: Record<string, unknown>) => Record<string, number>;
 }
 
 /** Newest first by a point in time (`prop`), ties by id: a patient's appointments, treatments, payments. */
@@ -40,7 +43,7 @@ export async function pageOfParent(
   args: PageArgs,
 ): Promise<ListPage<Row>> {
   const where = [{ [list.parent]: parentId, ...filters }];
-  const page = await readPage(ctx.em, list.entity, list.keyset, view.read, where, args);
+  const page = await readPage(ctx.em, entityNamed(list.resource.kind), list.keyset, view.read, where, args);
   return mapPage(page, (row) => withParent(view.present(row, ctx.principal), list, parent));
 }
 
@@ -66,7 +69,16 @@ export async function firstPageOfParent(
   const filterKey = Object.keys(filters).length ? JSON.stringify(filters) : '';
   const name = `first:${list.keyset.tag}:${n}:${view.key}:${filterKey}`;
   const rows = await loader<number, Row[]>(ctx, name, (ids) =>
-    firstOfParents(ctx.em, list.entity, list.keyset, list.parent, view.read, ids, n, filters),
+    firstOfParents(
+      ctx.em,
+      entityNamed(list.resource.kind),
+      list.keyset,
+      list.parent,
+      view.read,
+      ids,
+      n,
+      filters,
+    ),
   ).load(parentId);
   const rowsOfPage = rows.slice(0, args.limit);
   const cursorAt = (i: number) => encodeCursor(list.keyset, rowsOfPage[i]);

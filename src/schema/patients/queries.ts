@@ -1,20 +1,17 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { allOf } from '../../auth/scopes.ts';
-import { parseLimit } from '../../db/pagination.ts';
+import { relayPageArgs } from '../../db/list.ts';
 import { AppError } from '../../lib/errors.ts';
-import { tryParseId } from '../../lib/ids.ts';
 import type { RequestContext } from '../../lib/request-context.ts';
-import { Appointment } from '../../services/appointments/appointment.resource.ts';
 import { patientAppointments } from '../../services/appointments/appointments.ts';
-import { type ChildList, firstPageOfParent, pageOfParent } from '../../services/child-lists.ts';
+import type { ChildList } from '../../services/child-lists.ts';
 import { groupsOfRequest } from '../../services/groups-params.ts';
-import { Patient, PatientSummary } from '../../services/patients/patient.resource.ts';
-import { getPatient, getPatientRow, listPatients } from '../../services/patients/patients.ts';
-import { Payment } from '../../services/payments/payment.resource.ts';
+import { Patient } from '../../services/patients/patient.resource.ts';
+import { getPatient, listPatients } from '../../services/patients/patients.ts';
+import { listPatientRecords, recordsOfPatient } from '../../services/patients/records.ts';
 import { patientPayments } from '../../services/payments/payments.ts';
-import { includesOf, type Resource, type Row, viewFor, viewOfSelection } from '../../services/resource.ts';
-import { Treatment } from '../../services/treatments/treatment.resource.ts';
-import { patientTreatments, treatmentFilters } from '../../services/treatments/treatments.ts';
+import { includesOf, type Row, viewFor, viewOfSelection } from '../../services/resource.ts';
+import { patientTreatments } from '../../services/treatments/treatments.ts';
 import { builder } from '../builder.ts';
 import { selectedFields } from '../selection.ts';
 import { restOne, restPage, toConnection, toRestPage } from '../shared.ts';
@@ -31,13 +28,6 @@ const forwardOnly = (args: { last?: number | null; before?: string | null }) => 
   }
 };
 
-const relayArgs = (args: { first?: number | null; after?: string | null }) => ({
-  limit: args.first ?? undefined,
-  cursor: args.after ?? undefined,
-  limitParam: 'first',
-  cursorParam: 'after',
-});
-
 /**
  * A patient's records: each a Public connection on Patient and a Rest page under
  * /v1/patients/{id}/…, over the same child list (src/services/child-lists.ts).
@@ -46,11 +36,9 @@ interface Records {
   field: 'appointments' | 'treatments' | 'payments';
   restName: string;
   list: ChildList;
-  resource: Resource;
   type: any;
   description: string;
   filterArgs?: (t: any) => Record<string, any>;
-  filtersOf?: (args: any) => Record<string, number>;
 }
 
 const records: Records[] = [
@@ -58,7 +46,6 @@ const records: Records[] = [
     field: 'appointments',
     restName: 'listPatientAppointments',
     list: patientAppointments,
-    resource: Appointment,
     type: AppointmentType,
     description: 'Newest first.',
   },
@@ -66,17 +53,14 @@ const records: Records[] = [
     field: 'treatments',
     restName: 'listPatientTreatments',
     list: patientTreatments,
-    resource: Treatment,
     type: TreatmentType,
     description: 'Newest first.',
     filterArgs: (t) => ({ appointment_id: t.arg.string({ required: false }) }),
-    filtersOf: (args) => treatmentFilters(args.appointment_id),
   },
   {
     field: 'payments',
     restName: 'listPatientPayments',
     list: patientPayments,
-    resource: Payment,
     type: PaymentType,
     description: 'Payments and refunds, newest first.',
   },
@@ -125,7 +109,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx, info) => {
       forwardOnly(args);
       const view = viewOfSelection(Patient, patientSelection(info));
-      return toConnection(await listPatients(ctx, { ...args, ...relayArgs(args), view }));
+      return toConnection(await listPatients(ctx, { ...args, ...relayPageArgs(args), view }));
     },
   }),
   patient: t.field({
@@ -145,21 +129,6 @@ builder.queryFields((t) => ({
   }),
 }));
 
-/** A record connection: the first page is batched for the whole page of patients (one statement). */
-async function recordsOf(r: Records, p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) {
-  forwardOnly(args);
-  const view = viewOfSelection(r.resource, selectedFields(info, ['edges', 'node']));
-  const patientId = tryParseId('Patient', p.id) as number;
-  const filters = r.filtersOf?.(args) ?? {};
-  const page =
-    args.after == null
-      ? await firstPageOfParent(ctx, r.list, patientId, p, view, filters, {
-          limit: parseLimit(args.first ?? undefined, 'first'),
-        })
-      : await pageOfParent(ctx, r.list, patientId, p, view, filters, relayArgs(args));
-  return toConnection(page);
-}
-
 builder.objectFields(PatientType, (t) =>
   Object.fromEntries(
     records.map((r) => [
@@ -169,11 +138,14 @@ builder.objectFields(PatientType, (t) =>
         subGraphs: ['Public'],
         // Nullable: a key without the scope still gets the patient, with this field null.
         nullable: true,
-        authScopes: allOf(r.resource.scopes),
+        authScopes: allOf(r.list.resource.scopes),
         description: r.description,
         ...(r.filterArgs ? { args: r.filterArgs(t) } : {}),
-        resolve: (p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) =>
-          recordsOf(r, p, args, ctx, info),
+        resolve: async (p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
+          forwardOnly(args);
+          const view = viewOfSelection(r.list.resource, selectedFields(info, ['edges', 'node']));
+          return toConnection(await recordsOfPatient(ctx, r.list, p, view, args));
+        },
       }),
     ]),
   ),
@@ -226,20 +198,12 @@ builder.queryFields((t) => {
   };
   for (const r of records) {
     fields[r.restName] = t.field({
-      type: restPage(`${r.resource.name}Page`, r.type),
+      type: restPage(`${r.list.resource.name}Page`, r.type),
       subGraphs: ['Rest'],
-      authScopes: allOf([...Patient.scopes, ...r.resource.scopes]),
+      authScopes: allOf([...Patient.scopes, ...r.list.resource.scopes]),
       args: { id, ...(r.filterArgs?.(t) ?? {}), ...limitArgs, include },
-      resolve: async (_root: unknown, args: any, ctx: RequestContext) => {
-        const active = groupsOfRequest({ include: args.include }, includesOf(r.resource));
-        const summary = viewFor(PatientSummary, active);
-        const row = await getPatientRow(ctx, args.id, summary);
-        const filters = r.filtersOf?.(args) ?? {};
-        const parent = summary.present(row, ctx.principal);
-        return toRestPage(
-          await pageOfParent(ctx, r.list, row.id, parent, viewFor(r.resource, active), filters, args),
-        );
-      },
+      resolve: async (_root: unknown, args: any, ctx: RequestContext) =>
+        toRestPage(await listPatientRecords(ctx, r.list, args.id, args)),
     });
   }
   return fields;

@@ -1,9 +1,9 @@
-import { Payment as PaymentEntity } from '../../entities/index.ts';
 import { type ChildList, newestFirst } from '../child-lists.ts';
+import { Payment } from './payment.resource.ts';
 
 /** A patient's payments and refunds (rows with is_refund), newest first by paid_at. */
 export const patientPayments: ChildList = {
-  entity: PaymentEntity,
+  resource: Payment,
   keyset: newestFirst('pay', 'paidAt'),
   parent: 'patient',
 };

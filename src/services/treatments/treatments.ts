@@ -1,13 +1,14 @@
-import { Treatment as TreatmentEntity } from '../../entities/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { type ChildList, newestFirst } from '../child-lists.ts';
+import { Treatment } from './treatment.resource.ts';
 
 /** A patient's treatments, newest first by performed_at. */
 export const patientTreatments: ChildList = {
-  entity: TreatmentEntity,
+  resource: Treatment,
   keyset: newestFirst('trt', 'performedAt'),
   parent: 'patient',
+  filters: (args) => treatmentFilters(args.appointment_id as string | null | undefined),
 };
 
 /** `appointment_id`: a malformed id is a 422, an unknown one an empty page. */

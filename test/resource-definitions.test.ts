@@ -43,6 +43,7 @@ describe('resource definitions', () => {
         fields: { name: f.column('firstName', 'String') },
       }),
     ).toThrow(/needs an f\.id\(\) field/);
+    expect(() => defineShape('NamedRef', { id: f.id() })).toThrow(/NamedRef: defined twice/);
   });
 
   it('all of the service hold against the entities (as at start-up)', () => {

@@ -9,7 +9,7 @@ import {
 import { scopesIn } from '../auth/scopes.ts';
 import { schemas } from '../schema/index.ts';
 import { Patient } from '../services/patients/patient.resource.ts';
-import { allShapes, type Field, fieldsIn, groups, includesOf } from '../services/resource.ts';
+import { allShapes, type Field, includesOf } from '../services/resource.ts';
 import { type RestRoute, restRoutes } from './routes.ts';
 
 /**
@@ -41,9 +41,10 @@ export function openApiDocument(
 
   const sofaSchemas: Record<string, any> = sofa.components?.schemas ?? {};
   const converted: Record<string, any> = {};
+  const optional = optionalInRest();
   for (const [name, schema] of Object.entries(sofaSchemas)) {
     const type = restSchema.getType(name);
-    converted[name] = isObjectType(type) ? objectSchema(name, schema, type.getFields()) : schema;
+    converted[name] = isObjectType(type) ? objectSchema(name, schema, type.getFields(), optional) : schema;
   }
   if (converted.Error)
     throw new Error('openapi: a Rest GraphQL type is named Error, which clashes with the error schema.');
@@ -177,7 +178,7 @@ interface ParameterSpec {
   invalid?: string;
 }
 
-const patientFormatNote = fieldsIn(Patient, groups('detailed'))
+const patientFormatNote = Object.keys(Patient.fields)
   .filter((f) => Patient.fields[f].group === 'detailed')
   .join(', ');
 
@@ -458,30 +459,35 @@ function groupNote(field: Field): string | undefined {
   return undefined;
 }
 
-/** Per type, the fields REST leaves out unless asked for, with the note that says when. */
-const optionalInRest: Record<string, Record<string, string>> = Object.fromEntries(
-  allShapes().map((shape) => [
-    shape.name,
-    Object.fromEntries(
-      Object.entries(shape.fields).flatMap(([name, field]) => {
-        const note = groupNote(field);
-        return note ? [[name, note]] : [];
-      }),
-    ),
-  ]),
-);
+/**
+ * Per type, the fields REST leaves out unless asked for, with the note that says when. Read when
+ * the document is built, once every definition has loaded.
+ */
+const optionalInRest = (): Record<string, Record<string, string>> =>
+  Object.fromEntries(
+    allShapes().map((shape) => [
+      shape.name,
+      Object.fromEntries(
+        Object.entries(shape.fields).flatMap(([name, field]) => {
+          const note = groupNote(field);
+          return note ? [[name, note]] : [];
+        }),
+      ),
+    ]),
+  );
 
 function objectSchema(
   name: string,
   sofa: any,
   fields: Record<string, GraphQLField<unknown, unknown>>,
+  optional: Record<string, Record<string, string>>,
 ): Record<string, any> {
   const properties: Record<string, any> = {};
   const required: string[] = [];
   for (const [prop, propSchema] of Object.entries<any>(sofa.properties ?? {})) {
     const field = fields[prop];
     const converted = field ? fieldSchema(propSchema, field.type) : propSchema;
-    const note = optionalInRest[name]?.[prop];
+    const note = optional[name]?.[prop];
     if (note) converted.description = note;
     properties[prop] = converted;
     // SOFA selects every field, so the key is always there (null when empty) unless pruned.

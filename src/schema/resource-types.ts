@@ -42,6 +42,8 @@ export function nodeType(
   resource: Resource,
   loadOne: (id: string, ctx: RequestContext) => Promise<Row | null>,
 ) {
+  if (refs.has(resource))
+    throw new Error(`${resource.name} already has a GraphQL type; make it a node first.`);
   const ref = builder.objectRef<Row>(resource.name);
   refs.set(resource, ref);
   builder.node(ref, {
@@ -63,7 +65,7 @@ function typeOf(type: FieldType): any {
   return typeof type === 'string' ? type : objectType(type as Shape);
 }
 
-export function describe(field: Field): string | undefined {
+function descriptionOf(field: Field): string | undefined {
   const notes = [field.description];
   if (field.group === 'detailed') notes.push('Detailed format only in REST.');
   if (field.group.startsWith('include:')) notes.push(`REST embeds it with include=${field.group.slice(8)}.`);
@@ -72,7 +74,7 @@ export function describe(field: Field): string | undefined {
 }
 
 function fieldOf(t: any, shape: Shape, name: string, field: Field) {
-  const description = describe(field);
+  const description = descriptionOf(field);
   const opts = {
     type: typeOf(field.type),
     nullable: field.nullable,

@@ -155,6 +155,8 @@ export const f = {
 const registry: Shape[] = [];
 
 function checkFields(name: string, fields: Record<string, Field>) {
+  // One name, one GraphQL type and one OpenAPI schema.
+  if (registry.some((s) => s.name === name)) throw new Error(`resource ${name}: defined twice.`);
   for (const [field, def] of Object.entries(fields)) {
     const where = `${name}.${field}`;
     if (!def || typeof def !== 'object' || !def.source || typeof def.source.kind !== 'string')

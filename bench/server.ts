@@ -13,7 +13,7 @@ if (!url) throw new Error('BENCH_DATABASE_URL is not set');
 
 const orm = await openOrm(url);
 // No rate limit: the benchmark measures throughput, one key at thousands of requests a second.
-const running = await startHttpServer({ orm, port: 0, host: '127.0.0.1', rateLimitPerSecond: 0 });
+const running = await startHttpServer({ orm, port: 0, host: '127.0.0.1', limits: { rateLimitPoints: 0 } });
 
 serveUntilParentLeaves(running.url, async () => {
   await running.close();

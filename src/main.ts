@@ -1,5 +1,5 @@
 import { Clinic } from './entities/index.ts';
-import { loadConfig } from './lib/config.ts';
+import { limitsOf, loadConfig } from './lib/config.ts';
 import { migrate, openOrm, startDatabase } from './lib/database.ts';
 import { logger } from './lib/logger.ts';
 import { type RunningServer, startHttpServer } from './server/start.ts';
@@ -13,7 +13,8 @@ const db = await startDatabase({
   dataDir: config.DATA_DIR,
   port: config.EMBEDDED_PG_PORT,
 });
-const orm = await openOrm(db.url).catch(async (err) => {
+const limits = limitsOf(config);
+const orm = await openOrm(db.url, { limits }).catch(async (err) => {
   await db.stop();
   throw err;
 });
@@ -32,7 +33,7 @@ try {
     port: config.PORT,
     host: config.HOST,
     keyCacheTtlMs: config.KEY_CACHE_TTL_MS,
-    rateLimitPerSecond: config.RATE_LIMIT_PER_SECOND,
+    limits,
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
   });
   printWelcome(running.url, demo);

@@ -5,6 +5,7 @@ import { afterAll, inject } from 'vitest';
 import { createApiKey } from '../src/auth/keys.ts';
 import { FixedClock } from '../src/lib/clock.ts';
 import { openOrm } from '../src/lib/database.ts';
+import type { Limits } from '../src/lib/limits.ts';
 import { type RunningServer, startHttpServer } from '../src/server/start.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
 import { type Shape, shapeOf } from '../src/services/resource.ts';
@@ -53,7 +54,7 @@ export interface TestApp {
 
 /** A real app over real HTTP on a loopback port, on a fresh database. Closed after the file. */
 export async function startTestApp(
-  opts: { rateLimitPerSecond?: number; keyCacheTtlMs?: number } = {},
+  opts: { limits?: Partial<Limits>; keyCacheTtlMs?: number } = {},
 ): Promise<TestApp> {
   const db = await testDatabase();
   const queries: string[] = [];
@@ -64,7 +65,8 @@ export async function startTestApp(
     port: 0,
     clock,
     keyCacheTtlMs: opts.keyCacheTtlMs ?? 0,
-    rateLimitPerSecond: opts.rateLimitPerSecond ?? 0,
+    // Tests send many requests from one address: limits are off unless a test sets them.
+    limits: { rateLimitPoints: 0, authFailuresPerMinute: 0, ...opts.limits },
   });
   afterAll(async () => {
     await server.close();

@@ -1,47 +1,76 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers.ts';
 
-/** Requests per second per API key: 429 rate_limited with Retry-After, other keys unaffected. */
+/**
+ * Cost-based rate limits kept in PostgreSQL: a request spends its cost (src/schema/cost.ts) from
+ * its key's budget; 429 rate_limited with Retry-After over it; failed authentications are
+ * throttled per client address; two app instances on one database share the counters.
+ */
 let app: TestApp;
 let clinicId: number;
-let key: string;
-const PER_SECOND = 3;
+const BUDGET = 60;
 
 beforeAll(async () => {
-  app = await startTestApp({ rateLimitPerSecond: PER_SECOND });
-  ({ clinicId, key } = await app.clinicWithKey('dental', ['patients:read']));
+  app = await startTestApp({ limits: { rateLimitPoints: BUDGET, rateLimitWindowSeconds: 2 } });
+  ({ clinicId } = await app.clinicWithKey('dental', ['patients:read']));
 });
 
-/** Fires n requests at once; at most 2 × the limit can pass even if they straddle a window. */
-const burst = (n: number, k: string) =>
-  Promise.all(Array.from({ length: n }, () => app.get('/v1/patients', k)));
+const ONE_PATIENT = '/v1/patients?limit=1';
+const burst = (n: number, k: string, path = ONE_PATIENT) =>
+  Promise.all(Array.from({ length: n }, () => app.get(path, k)));
+const spent = (r: { headers: Headers }) => BUDGET - Number(r.headers.get('ratelimit-remaining'));
 
 describe('rate limit', () => {
-  it('answers 429 rate_limited with Retry-After and RateLimit headers over the limit', async () => {
-    const results = await burst(10, key);
+  it('spends a request’s cost, announced in the RateLimit headers', async () => {
+    const key = await app.key(clinicId, ['patients:read']);
+    const small = await app.get(ONE_PATIENT, key);
+    expect(small.status).toBe(200);
+    expect(small.headers.get('ratelimit-limit')).toBe(String(BUDGET));
+    expect(small.headers.get('ratelimit-policy')).toBe(`${BUDGET};w=2`);
+    const one = spent(small);
+    expect(one).toBeGreaterThan(1);
+    // Ten times the page, about ten times the points.
+    const big = await app.get('/v1/patients?limit=10', key);
+    expect(big.status).toBe(200);
+    const ten = spent(big) - one;
+    expect(ten).toBeGreaterThan(5 * one);
+  });
+
+  it('answers 429 rate_limited with Retry-After once the budget is spent', async () => {
+    const key = await app.key(clinicId, ['patients:read']);
+    const results = await burst(40, key);
     const ok = results.filter((r) => r.status === 200);
     const limited = results.filter((r) => r.status === 429);
     expect(ok.length).toBeGreaterThan(0);
-    expect(ok.length).toBeLessThanOrEqual(2 * PER_SECOND);
-    expect(limited.length).toBe(10 - ok.length);
-    expect(ok[0].headers.get('ratelimit-limit')).toBe(String(PER_SECOND));
-    expect(Number(ok[0].headers.get('ratelimit-remaining'))).toBeLessThan(PER_SECOND);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(ok.length + limited.length).toBe(40);
     const r = limited[0];
     expect(r.body.error).toMatchObject({ code: 'rate_limited', request_id: r.headers.get('x-request-id') });
     expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(r.headers.get('ratelimit-remaining')).toBe('0');
   });
 
-  it('counts GraphQL against the same key, with HTTP 429', async () => {
+  it('refuses a single request that costs more than the whole budget', async () => {
+    const key = await app.key(clinicId, ['patients:read']);
+    const r = await app.get('/v1/patients?limit=100', key);
+    expect(r.status).toBe(429);
+    expect(r.body.error.message).toMatch(/costs \d+ points, more than this API key's budget of 60/);
+  });
+
+  it('counts GraphQL by cost against the same key, with HTTP 429', async () => {
     const other = await app.key(clinicId, ['patients:read']);
+    const first = await app.gql('{ patients(first: 1) { edges { node { id } } } }', {}, other);
+    expect(first.status).toBe(200);
+    const cheap = spent(first);
+    const second = await app.gql('{ patients(first: 20) { edges { node { id } } } }', {}, other);
+    expect(spent(second) - cheap).toBeGreaterThanOrEqual(20);
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => app.gql('{ patients(first: 1) { edges { cursor } } }', {}, other)),
+      Array.from({ length: 10 }, () => app.gql('{ patients(first: 10) { edges { cursor } } }', {}, other)),
     );
     const limited = results.filter((r) => r.status === 429);
-    expect(limited.length).toBeGreaterThanOrEqual(10 - 2 * PER_SECOND);
+    expect(limited.length).toBeGreaterThan(0);
     expect(limited[0].body.errors[0].extensions.code).toBe('rate_limited');
     expect(limited[0].body.errors[0].extensions.http).toBeUndefined();
-    // The headers set during authentication survive the direct /graphql path's answer.
     expect(Number(limited[0].headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(limited[0].headers.get('ratelimit-remaining')).toBe('0');
     expect(limited[0].headers.get('x-request-id')).toBe(limited[0].body.errors[0].extensions.request_id);
@@ -50,14 +79,47 @@ describe('rate limit', () => {
   it('limits each key on its own and lets it in again after the window', async () => {
     const a = await app.key(clinicId, ['patients:read']);
     const b = await app.key(clinicId, ['patients:read']);
-    expect((await burst(10, a)).some((r) => r.status === 429)).toBe(true);
-    expect((await app.get('/v1/patients', b)).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    expect((await app.get('/v1/patients', a)).status).toBe(200);
+    expect((await burst(40, a)).some((r) => r.status === 429)).toBe(true);
+    expect((await app.get(ONE_PATIENT, b)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    expect((await app.get(ONE_PATIENT, a)).status).toBe(200);
+  });
+
+  it('keeps the counters in PostgreSQL, shared by every instance on the database', async () => {
+    const key = await app.key(clinicId, ['patients:read']);
+    await app.get(ONE_PATIENT, key);
+    const { rows } = await app.orm.em
+      .getConnection()
+      .getNativeClient()
+      .then((pool: any) => pool.query(`select key, points from rate_limit where key like 'key:%'`));
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((r: { points: number }) => r.points > 0)).toBe(true);
   });
 
   it('refuses a bad key with 401 before counting anything', async () => {
     const results = await burst(10, 'cg_live_nope');
     expect(results.every((r) => r.status === 401)).toBe(true);
+  });
+});
+
+describe('failed authentication', () => {
+  let strict: TestApp;
+  beforeAll(async () => {
+    strict = await startTestApp({ limits: { authFailuresPerMinute: 5 } });
+  });
+
+  it('throttles an address after a few failures, valid keys from it included, and without looking keys up', async () => {
+    const { key } = await strict.clinicWithKey('dental', ['patients:read']);
+    for (let i = 0; i < 5; i++) expect((await strict.get(ONE_PATIENT, `cg_live_guess${i}`)).status).toBe(401);
+    const before = strict.queries.length;
+    const r = await strict.get(ONE_PATIENT, 'cg_live_guess_again');
+    expect(r.status).toBe(429);
+    expect(r.body.error.code).toBe('rate_limited');
+    expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // No api_key lookup for the throttled attempt.
+    expect(strict.queries.slice(before).some((q) => /api_key/.test(q))).toBe(false);
+    expect((await strict.get(ONE_PATIENT, key)).status).toBe(429);
+    const g = await strict.gql('{ patients(first: 1) { edges { cursor } } }', {}, 'cg_live_nope');
+    expect(g.status).toBe(429);
   });
 });

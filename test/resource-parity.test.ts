@@ -38,7 +38,7 @@ import { selectionOf, startTestApp, type TestApp } from './helpers.ts';
 let app: TestApp;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  app = await startTestApp({ limits: { graphqlMaxCost: 10_000_000, graphqlMaxDepth: 50 } });
 });
 
 // ---------- what the REST answers held ----------

@@ -1,53 +1,103 @@
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type pg from 'pg';
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+} from 'rate-limiter-flexible';
 import { AppError } from '../lib/errors.ts';
+import type { Limits } from '../lib/limits.ts';
 
-/** What a request learns from the limiter, sent back as RateLimit-* headers. */
-export interface RateLimitState {
-  limit: number;
-  remaining: number;
-  /** Seconds until the window resets (at least 1). */
-  resetSeconds: number;
-}
-
-export interface RateLimiter {
-  /** Counts one request of this API key; throws `rate_limited` (429) over the limit. */
-  consume(keyId: string, setHeader: (name: string, value: string) => void): Promise<void>;
-}
-
-const unlimited: RateLimiter = { consume: async () => {} };
-
-function sendHeaders(state: RateLimitState, setHeader: (name: string, value: string) => void) {
-  setHeader('RateLimit-Limit', String(state.limit));
-  setHeader('RateLimit-Remaining', String(state.remaining));
-  setHeader('RateLimit-Reset', String(state.resetSeconds));
-}
+type SetHeader = (name: string, value: string) => void;
 
 /**
- * Requests per second per API key, counted in this process (rate-limiter-flexible's memory store;
- * its Redis store would share the count between instances). 0 turns limiting off.
+ * The rate limits, in PostgreSQL (rate-limiter-flexible's Postgres store, table `rate_limit`) so
+ * every instance of the service on one database shares them; Redis is not needed.
+ * - Each API key has a budget of points per window; a request spends its cost (src/schema/cost.ts:
+ *   about one point per record it reads, at least 1), announced in the RateLimit headers.
+ * - Each client address may fail authentication a few times a minute; past that its requests
+ *   are refused before any key is looked up.
+ * Should the database not answer, an in-process limiter with the same budget stands in
+ * (rate-limiter-flexible's insurance limiter), so a database fault never lifts the limits.
  */
-export function createRateLimiter(perSecond: number): RateLimiter {
-  if (perSecond <= 0) return unlimited;
-  const limiter = new RateLimiterMemory({ points: perSecond, duration: 1 });
-  const stateOf = (r: RateLimiterRes): RateLimitState => ({
-    limit: perSecond,
-    remaining: Math.max(0, r.remainingPoints),
-    resetSeconds: Math.max(1, Math.ceil(r.msBeforeNext / 1000)),
-  });
+export interface RateLimiter {
+  /** Spends `points` of the key's budget; throws `rate_limited` (429) when it is spent. */
+  spend(keyId: string, points: number, setHeader: SetHeader): Promise<void>;
+  /** Throws `rate_limited` when the address has failed authentication too often. */
+  checkAddress(address: string, setHeader: SetHeader): Promise<void>;
+  /** Counts a failed authentication against the address. */
+  authFailed(address: string): Promise<void>;
+}
+
+/** The pool of the service's database, or null for a limiter held in this process only (tests). */
+export function createRateLimiter(pool: pg.Pool | null, limits: Limits): RateLimiter {
+  const budget = limits.rateLimitPoints;
+  const window = limits.rateLimitWindowSeconds;
+  const keys = budget > 0 ? store(pool, 'key', budget, window) : null;
+  const failures =
+    limits.authFailuresPerMinute > 0 ? store(pool, 'auth', limits.authFailuresPerMinute, 60) : null;
+  const policy = `${budget};w=${window}`;
+
+  const headers = (r: RateLimiterRes, setHeader: SetHeader) => {
+    setHeader('RateLimit-Policy', policy);
+    setHeader('RateLimit-Limit', String(budget));
+    setHeader('RateLimit-Remaining', String(Math.max(0, r.remainingPoints)));
+    setHeader('RateLimit-Reset', String(resetSeconds(r)));
+  };
+
   return {
-    async consume(keyId, setHeader) {
-      try {
-        sendHeaders(stateOf(await limiter.consume(keyId)), setHeader);
-      } catch (e) {
-        if (!(e instanceof RateLimiterRes)) throw e;
-        const state = stateOf(e);
-        sendHeaders(state, setHeader);
-        setHeader('Retry-After', String(state.resetSeconds));
+    async spend(keyId, points, setHeader) {
+      if (!keys) return;
+      const cost = Math.max(1, Math.ceil(points));
+      if (cost > budget) {
         throw new AppError(
           'rate_limited',
-          `Too many requests for this API key: at most ${perSecond} per second. Retry after ${state.resetSeconds} s.`,
+          `This request costs ${cost} points, more than this API key's budget of ${budget} per ${window} s.`,
+        );
+      }
+      try {
+        headers(await keys.consume(keyId, cost), setHeader);
+      } catch (e) {
+        if (!(e instanceof RateLimiterRes)) throw e;
+        headers(e, setHeader);
+        setHeader('Retry-After', String(resetSeconds(e)));
+        throw new AppError(
+          'rate_limited',
+          `This API key has spent its budget of ${budget} points per ${window} s (this request costs ${cost}). Retry after ${resetSeconds(e)} s.`,
         );
       }
     },
+    async checkAddress(address, setHeader) {
+      if (!failures) return;
+      const r = await failures.get(address);
+      if (r && r.consumedPoints >= limits.authFailuresPerMinute) {
+        setHeader('Retry-After', String(resetSeconds(r)));
+        throw new AppError(
+          'rate_limited',
+          `Too many failed authentications from this address. Retry after ${resetSeconds(r)} s.`,
+        );
+      }
+    },
+    async authFailed(address) {
+      await failures?.penalty(address, 1).catch(() => {});
+    },
   };
+}
+
+const resetSeconds = (r: RateLimiterRes) => Math.max(1, Math.ceil(r.msBeforeNext / 1000));
+
+function store(pool: pg.Pool | null, prefix: string, points: number, duration: number): RateLimiterAbstract {
+  const memory = new RateLimiterMemory({ keyPrefix: prefix, points, duration });
+  if (!pool) return memory;
+  return new RateLimiterPostgres({
+    storeClient: pool,
+    tableName: 'rate_limit',
+    tableCreated: true, // by a migration
+    keyPrefix: prefix,
+    points,
+    duration,
+    // A key over its budget is refused from memory until its window ends: no database round trip.
+    inMemoryBlockOnConsumed: points,
+    insuranceLimiter: memory,
+  });
 }

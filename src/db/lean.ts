@@ -1,5 +1,6 @@
 import { type EntityManager, type EntityName, ReferenceKind } from '@mikro-orm/postgresql';
 import { isTenantEntity } from '../entities/index.ts';
+import { chargeRows, checkNotAborted } from '../lib/budget.ts';
 import { pgTimestampToIso } from '../lib/timestamps.ts';
 import { type NamedStatement, namedStatement, runNamed } from './named-statements.ts';
 
@@ -32,7 +33,12 @@ export async function leanFind<R>(em: EntityManager, entity: EntityName<object>,
   const tenant = em.getFilterParams<{ clinicId?: number }>('tenant')?.clinicId;
   const values: unknown[] = [];
   const key = shapeKey(meta.className, q, tenant !== undefined, values);
-  if (key === null) return (await runBuilt(em, entity, q)).map(mapPlan(em, meta, q)) as R[];
+  checkNotAborted();
+  if (key === null) {
+    const built = await runBuilt(em, entity, q);
+    chargeRows(built);
+    return built.map(mapPlan(em, meta, q)) as R[];
+  }
   let shape = shapes.get(key);
   if (!shape) {
     if (shapes.size >= MAX_SHAPES) shapes.clear();
@@ -50,6 +56,7 @@ export async function leanFind<R>(em: EntityManager, entity: EntityName<object>,
   } else {
     rows = await runBuilt(em, entity, q);
   }
+  chargeRows(rows);
   return rows.map(shape.map) as R[];
 }
 

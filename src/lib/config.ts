@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { defaultLimits, type Limits } from './limits.ts';
+
+const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 
 const schema = z.object({
   DATABASE_URL: z.url().optional(),
@@ -10,8 +13,19 @@ const schema = z.object({
   EMBEDDED_PG_PORT: z.coerce.number().int().default(54329),
   /** How long a verified API key stays cached in one process before it is looked up again. */
   KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5000),
-  /** Requests per second per API key (REST and GraphQL together); 0 turns limiting off. */
-  RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(0).default(100),
+  // Limits and budgets (src/lib/limits.ts, docs/limits.md).
+  GRAPHQL_MAX_COST: int(defaultLimits.graphqlMaxCost),
+  GRAPHQL_MAX_DEPTH: int(defaultLimits.graphqlMaxDepth),
+  GRAPHQL_MAX_ALIASES: int(defaultLimits.graphqlMaxAliases),
+  GRAPHQL_MAX_TOKENS: int(defaultLimits.graphqlMaxTokens),
+  GRAPHQL_MAX_DIRECTIVES: int(defaultLimits.graphqlMaxDirectives),
+  MAX_BODY_BYTES: int(defaultLimits.maxBodyBytes),
+  RATE_LIMIT_POINTS: int(defaultLimits.rateLimitPoints),
+  RATE_LIMIT_WINDOW_SECONDS: int(defaultLimits.rateLimitWindowSeconds, 1),
+  AUTH_FAILURES_PER_MINUTE: int(defaultLimits.authFailuresPerMinute),
+  REQUEST_DEADLINE_MS: int(defaultLimits.requestDeadlineMs, 100),
+  RESPONSE_MAX_BYTES: int(defaultLimits.responseMaxBytes, 1024),
+  DB_CONNECT_TIMEOUT_MS: int(defaultLimits.dbConnectTimeoutMs, 100),
   /** On SIGTERM, how long requests in flight may take to finish. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   PUBLIC_URL: z.string().optional(),
@@ -26,4 +40,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
   return parsed.data;
+}
+
+/** The limits the configuration sets. */
+export function limitsOf(c: Config): Limits {
+  return {
+    graphqlMaxCost: c.GRAPHQL_MAX_COST,
+    graphqlMaxDepth: c.GRAPHQL_MAX_DEPTH,
+    graphqlMaxAliases: c.GRAPHQL_MAX_ALIASES,
+    graphqlMaxTokens: c.GRAPHQL_MAX_TOKENS,
+    graphqlMaxDirectives: c.GRAPHQL_MAX_DIRECTIVES,
+    maxBodyBytes: c.MAX_BODY_BYTES,
+    rateLimitPoints: c.RATE_LIMIT_POINTS,
+    rateLimitWindowSeconds: c.RATE_LIMIT_WINDOW_SECONDS,
+    authFailuresPerMinute: c.AUTH_FAILURES_PER_MINUTE,
+    requestDeadlineMs: c.REQUEST_DEADLINE_MS,
+    responseMaxBytes: c.RESPONSE_MAX_BYTES,
+    dbConnectTimeoutMs: c.DB_CONNECT_TIMEOUT_MS,
+  };
 }

@@ -3,6 +3,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { ormConfig } from '../../mikro-orm.config.ts';
 import { PASSWORD, shareEmbedded, USER } from './embedded-postgres.ts';
+import { defaultLimits, type Limits } from './limits.ts';
 
 export interface DatabaseHandle {
   url: string;
@@ -59,13 +60,27 @@ export async function ensureDatabase(adminUrl: string, name: string, template?: 
   }
 }
 
+/**
+ * The server's MikroORM. Its pool never waits without end: a connection (new, or free in the
+ * pool) comes within `dbConnectTimeoutMs`, every statement stops after the request deadline
+ * (PostgreSQL's statement_timeout), and a database that stops answering altogether fails the
+ * query a second later on the client side (query_timeout). Those failures become a 503
+ * (src/lib/errors.ts), and the pool reconnects by itself once the database is back.
+ */
 export async function openOrm(
   url: string,
-  opts: { onQuery?: (sql: string) => void; poolMax?: number } = {},
+  opts: { onQuery?: (sql: string) => void; poolMax?: number; limits?: Limits } = {},
 ): Promise<MikroORM> {
+  const limits = opts.limits ?? defaultLimits;
   return MikroORM.init(
     ormConfig(url, {
       ...(opts.poolMax ? { pool: { min: 0, max: opts.poolMax } } : {}),
+      driverOptions: {
+        connectionTimeoutMillis: limits.dbConnectTimeoutMs,
+        statement_timeout: limits.requestDeadlineMs,
+        query_timeout: limits.requestDeadlineMs + 1000,
+        keepAlive: true,
+      },
       // Tests count statements through this hook (the N+1 guard).
       ...(opts.onQuery
         ? { debug: ['query'], colors: false, logger: (msg: string) => opts.onQuery?.(msg) }

@@ -14,8 +14,13 @@ export type ErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | 'payload_too_large'
+  | 'query_too_complex'
+  | 'response_too_large'
   | 'rate_limited'
-  | 'internal_error';
+  | 'internal_error'
+  | 'service_unavailable'
+  | 'deadline_exceeded';
 
 const statusOf: Record<ErrorCode, number> = {
   invalid_request: 400,
@@ -25,8 +30,13 @@ const statusOf: Record<ErrorCode, number> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  payload_too_large: 413,
+  query_too_complex: 400,
+  response_too_large: 400,
   rate_limited: 429,
   internal_error: 500,
+  service_unavailable: 503,
+  deadline_exceeded: 504,
 };
 
 /** Whether a string is one of our error codes (as opposed to, say, graphql-js's own). */
@@ -79,6 +89,16 @@ export const INTERNAL_MESSAGE = 'Something went wrong on our side. Quote the req
 export function toAppError(err: unknown): AppError {
   const app = findAppError(err);
   if (app) return app;
+  const fault = databaseFault(err);
+  if (fault) {
+    requestLogger().warn({ err }, 'database fault');
+    return fault === 'timeout'
+      ? new AppError('deadline_exceeded', 'The request took too long in the database and was stopped.')
+      : new AppError(
+          'service_unavailable',
+          'The database is unreachable at the moment; retry after the time in Retry-After.',
+        );
+  }
   // Parse, validation and variable-coercion errors have no path; Yoga's and SOFA's request errors
   // carry an HTTP status. An execution error without an original one (a non-null field that
   // resolved to null) has a path: that is ours, not the client's.
@@ -86,15 +106,50 @@ export function toAppError(err: unknown): AppError {
     err instanceof GraphQLError &&
     (err.extensions?.http !== undefined || (!err.originalError && !err.path))
   ) {
-    const code = err.extensions?.code;
-    return new AppError(
-      isErrorCode(code) && code !== 'internal_error' ? code : 'invalid_request',
-      err.message,
-    );
+    const { code, request_id: _id, http: _http, param, ...details } = err.extensions ?? {};
+    const ours = isErrorCode(code) && code !== 'internal_error';
+    return new AppError(ours ? code : 'invalid_request', err.message, {
+      // Our own error re-read (after a pass through Yoga) keeps its param and figures.
+      ...(ours && typeof param === 'string' ? { param } : {}),
+      ...(ours && Object.keys(details).length ? { details } : {}),
+    });
   }
   requestLogger().error(
     { err: err instanceof GraphQLError ? (err.originalError ?? err) : err },
     'unhandled error',
   );
   return new AppError('internal_error', INTERNAL_MESSAGE);
+}
+
+/** Seconds a client is asked to wait (Retry-After) after a 503 service_unavailable. */
+export const RETRY_AFTER_UNAVAILABLE = '5';
+
+/** SQLSTATE classes and codes of a database that cannot serve (class 08: connection exception). */
+const UNAVAILABLE_STATES = /^(08|57P0[1-3]|53300|3D000)/;
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+]);
+const UNAVAILABLE_MESSAGES =
+  /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Query read timeout|Connection ended unexpectedly/i;
+
+/**
+ * Whether an error says the database could not serve the request ('unavailable': unreachable,
+ * shutting down, out of connections, not answering) or stopped a statement at its timeout
+ * ('timeout', SQLSTATE 57014). Looks through the wrappers of MikroORM, graphql-js and pg.
+ */
+export function databaseFault(err: unknown): 'unavailable' | 'timeout' | null {
+  let cur: any = err;
+  for (let i = 0; i < 6 && cur; i++) {
+    const code = typeof cur.code === 'string' ? cur.code : undefined;
+    if (code === '57014') return 'timeout';
+    if (code && (UNAVAILABLE_STATES.test(code) || UNAVAILABLE_ERRNOS.has(code))) return 'unavailable';
+    if (typeof cur.message === 'string' && UNAVAILABLE_MESSAGES.test(cur.message)) return 'unavailable';
+    cur = cur.originalError ?? cur.cause ?? cur.previous;
+  }
+  return null;
 }

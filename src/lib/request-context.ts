@@ -31,6 +31,12 @@ export interface RequestInfo {
   setHeader(name: string, value: string): void;
   /** The API key's id once known (request logs). */
   keyId?: string;
+  /** The peer address of the connection (failed authentications are throttled by it). */
+  readonly clientAddress: string;
+  /** Aborted when the request's deadline passes or its client goes away: its work stops. */
+  readonly signal: AbortSignal;
+  /** Bytes read so far against the response cap (src/lib/budget.ts); absent: unbounded. */
+  readBudget?: { bytes: number; max: number };
 }
 
 /** An authenticated request: the GraphQL context of both schemas. */
@@ -42,6 +48,8 @@ export interface RequestContext extends RequestInfo {
   loaders: Map<string, DataLoader<any, any>>;
   /** True under /v1: nested records come only from what the REST request asked to include. */
   rest: boolean;
+  /** Spends points of the API key's rate-limit budget (throws `rate_limited` when spent). */
+  spend(points: number): Promise<void>;
 }
 
 /** What a service call needs: who asks, a clinic-bound EntityManager, the time. CLI and seeds build one too. */
@@ -65,13 +73,20 @@ export function newRequestId(): string {
 }
 
 /** A new request's context (not yet authenticated). */
-export function newRequest(clock: Clock, setHeader: RequestInfo['setHeader']): RequestInfo {
+export function newRequest(
+  clock: Clock,
+  setHeader: RequestInfo['setHeader'],
+  opts: { clientAddress?: string; signal?: AbortSignal; maxResponseBytes?: number } = {},
+): RequestInfo {
   const requestId = newRequestId();
   let log: Logger | undefined;
   return {
     requestId,
     clock,
     setHeader,
+    clientAddress: opts.clientAddress ?? 'local',
+    signal: opts.signal ?? neverAborted,
+    ...(opts.maxResponseBytes ? { readBudget: { bytes: 0, max: opts.maxResponseBytes } } : {}),
     // A child logger costs an allocation: made only when the request logs something.
     get log() {
       log ??= logger.child({ request_id: requestId });
@@ -79,6 +94,8 @@ export function newRequest(clock: Clock, setHeader: RequestInfo['setHeader']): R
     },
   };
 }
+
+const neverAborted = new AbortController().signal;
 
 /** Runs `fn` with the request context in scope. */
 export function runRequest<T>(info: RequestInfo, fn: () => T): T {
@@ -105,6 +122,7 @@ export function authenticated(
   principal: Principal,
   root: EntityManager,
   rest: boolean,
+  spend: RequestContext['spend'] = async () => {},
 ): RequestContext {
   const ctx = info as RequestContext;
   ctx.keyId = principal.keyId;
@@ -112,6 +130,7 @@ export function authenticated(
   ctx.em = scopedEm(root, principal.clinicId);
   ctx.loaders = new Map();
   ctx.rest = rest;
+  ctx.spend = spend;
   return ctx;
 }
 

@@ -1,4 +1,4 @@
-import { type AppError, findAppError, toAppError } from '../lib/errors.ts';
+import { type AppError, findAppError, RETRY_AFTER_UNAVAILABLE, toAppError } from '../lib/errors.ts';
 
 /** The REST mapping of the one error type: `{error: {code, message, param?, request_id, required_scopes?}}`. */
 export interface ErrorBody {
@@ -11,6 +11,11 @@ export function errorBody(err: AppError, requestId: string): ErrorBody {
   const scopes = err.details?.required_scopes;
   if (Array.isArray(scopes) && scopes.length) body.error.required_scopes = scopes as string[];
   return body;
+}
+
+/** Headers an error response carries besides the body. */
+export function errorHeaders(err: AppError): Record<string, string> {
+  return err.code === 'service_unavailable' ? { 'retry-after': RETRY_AFTER_UNAVAILABLE } : {};
 }
 
 /** The error a REST response reports when several fields failed: the most severe client error wins. */

@@ -1,8 +1,10 @@
-import type { ExecutionArgs, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { type ExecutionArgs, GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { useSofa } from 'sofa-api';
 import { compiledExecute } from '../lib/compiled-execute.ts';
+import type { Limits } from '../lib/limits.ts';
 import { currentRequestId, type RequestContext } from '../lib/request-context.ts';
-import { errorBody, restError } from './errors.ts';
+import { checkCost } from '../schema/cost.ts';
+import { errorBody, errorHeaders, restError } from './errors.ts';
 import { pruneRestResult } from './prune.ts';
 import { restRoutes } from './routes.ts';
 
@@ -11,36 +13,49 @@ function rootFieldOf(args: ExecutionArgs): string {
   return (op.selectionSet.selections[0] as any).name.value;
 }
 
-/** Runs the Rest operation and removes the fields the request did not ask for (see prune.ts). */
-async function executeAndPrune(args: ExecutionArgs) {
+/**
+ * Spends the operation's cost (the one cost model, src/schema/cost.ts), runs it and removes the
+ * fields the request did not ask for (see prune.ts).
+ */
+async function executeAndPrune(args: ExecutionArgs, limits: Limits) {
+  const vars = (args.variableValues ?? {}) as Record<string, unknown>;
+  try {
+    const cost = checkCost(args.schema, args.document, vars, args.operationName, limits.graphqlMaxCost);
+    await (args.contextValue as RequestContext).spend(cost);
+  } catch (e) {
+    return {
+      errors: [
+        e instanceof GraphQLError ? e : new GraphQLError((e as Error).message, { originalError: e as Error }),
+      ],
+    };
+  }
   const result = await compiledExecute(args);
   if (!result.errors && result.data) {
     const field = rootFieldOf(args);
-    pruneRestResult(
-      args.schema,
-      field,
-      (args.variableValues ?? {}) as Record<string, unknown>,
-      (result.data as any)[field],
-    );
+    pruneRestResult(args.schema, field, vars, (result.data as any)[field]);
   }
   return result;
 }
 
 export function errorResponse(errors: readonly unknown[]): Response {
   const err = restError(errors);
-  return Response.json(errorBody(err, currentRequestId()), { status: err.status });
+  return Response.json(errorBody(err, currentRequestId()), {
+    status: err.status,
+    headers: errorHeaders(err),
+  });
 }
 
 /** SOFA over the Rest sub-graph, mounted at /v1 with the explicit route table. */
 export function createRestRouter(
   restSchema: GraphQLSchema,
   contextFor: (request: Request) => Promise<RequestContext>,
+  limits: Limits,
 ) {
   return useSofa({
     basePath: '/v1',
     schema: restSchema,
     depthLimit: 3,
-    execute: executeAndPrune as any,
+    execute: ((args: ExecutionArgs) => executeAndPrune(args, limits)) as any,
     routes: Object.fromEntries(
       restRoutes.map((r) => [
         `Query.${r.field}`,

@@ -1,4 +1,5 @@
 import SchemaBuilder from '@pothos/core';
+import ComplexityPlugin from '@pothos/plugin-complexity';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import SubGraphPlugin from '@pothos/plugin-sub-graph';
@@ -7,6 +8,7 @@ import { AppError } from '../lib/errors.ts';
 import { kindOfId } from '../lib/ids.ts';
 import type { RequestContext } from '../lib/request-context.ts';
 import { Patient } from '../services/patients/patient.resource.ts';
+import { defaultFieldCost, isCosting } from './cost.ts';
 
 /**
  * What node(id:) can load, by id kind: the typename and the scope the key needs. Appointments,
@@ -43,7 +45,10 @@ export const builder = new SchemaBuilder<{
   };
 }>({
   defaultFieldNullability: false,
-  plugins: [ScopeAuthPlugin, RelayPlugin, SubGraphPlugin],
+  plugins: [ScopeAuthPlugin, RelayPlugin, SubGraphPlugin, ComplexityPlugin],
+  // Costs only (src/schema/cost.ts): the limit is checked once per operation, before it runs,
+  // for REST and GraphQL alike, not by the plugin's per-root-field wrapper.
+  complexity: { fieldComplexity: defaultFieldCost as any, disabled: true },
   scopeAuth: {
     authorizeOnSubscribe: true,
     // Scopes sit on fields only: every field that returns a record type names the record's scope
@@ -72,9 +77,10 @@ export const builder = new SchemaBuilder<{
     cursorType: 'String',
     // The REST id is the node id: no base64 global ids.
     encodeGlobalID: (_typename: string, id: string | number | bigint) => String(id),
-    decodeGlobalID: (globalID: string) => {
+    decodeGlobalID: (globalID: string, ctx: unknown) => {
       const parsed = kindOfId(globalID);
       const typename = parsed ? nodeTypes[parsed.kind]?.typename : undefined;
+      if (!typename && isCosting(ctx)) return { typename: Patient.name, id: globalID };
       if (!typename) throw new AppError('not_found', `No object with id '${globalID}'.`);
       return { typename, id: globalID };
     },

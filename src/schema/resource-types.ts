@@ -11,9 +11,11 @@ import {
   type Resource,
   type Row,
   type Shape,
+  shapeOf,
   viewOfSelection,
 } from '../services/resource.ts';
 import { builder } from './builder.ts';
+import { fieldCost } from './cost.ts';
 
 /**
  * GraphQL object types derived from the resource definitions (src/services/resource.ts): same
@@ -79,6 +81,7 @@ function fieldOf(t: any, shape: Shape, name: string, field: Field) {
     type: typeOf(field.type),
     nullable: field.nullable,
     ...(description ? { description } : {}),
+    ...(shapeOf(field.type) ? { complexity: fieldCost(field) } : {}),
   };
   if (name === 'id' && field.type === 'ID') return t.exposeID('id', opts);
   const loadable =

@@ -1,13 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type pg from 'pg';
 import { createRateLimiter } from '../auth/rate-limit.ts';
 import { entityNamed } from '../entities/index.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, findAppError, toAppError } from '../lib/errors.ts';
+import type { Limits } from '../lib/limits.ts';
 import { logger } from '../lib/logger.ts';
 import { newRequest, runRequest } from '../lib/request-context.ts';
 import { serveDocs } from '../rest/docs.ts';
-import { errorBody } from '../rest/errors.ts';
+import { errorBody, errorHeaders } from '../rest/errors.ts';
 import { openApiDocument } from '../rest/openapi.ts';
 import { checkQueryParams } from '../rest/params.ts';
 import { matchRoute } from '../rest/routes.ts';
@@ -21,8 +23,9 @@ export interface AppOptions {
   orm: MikroORM;
   clock: Clock;
   keyCacheTtlMs: number;
-  /** Requests per second per API key; 0 turns limiting off. */
-  rateLimitPerSecond: number;
+  limits: Limits;
+  /** The database's pool, where the rate limits are kept (null: in this process only). */
+  rateLimitPool: pg.Pool | null;
 }
 
 const READY_TIMEOUT_MS = 2000;
@@ -48,12 +51,15 @@ export function createApp(opts: AppOptions) {
     em: opts.orm.em,
     clock: opts.clock,
     keyCacheTtlMs: opts.keyCacheTtlMs,
-    rateLimiter: createRateLimiter(opts.rateLimitPerSecond),
+    rateLimiter: createRateLimiter(opts.rateLimitPool, opts.limits),
+    limits: opts.limits,
   };
   const graphql = createGraphQLHandler(publicSchema, deps);
   // Authenticated before SOFA runs (authenticateThen): this returns the request's context.
-  const rest = createRestRouter(restSchema, (request) =>
-    authenticateRequest(deps, request.headers.get('authorization'), true),
+  const rest = createRestRouter(
+    restSchema,
+    (request) => authenticateRequest(deps, request.headers.get('authorization'), true),
+    opts.limits,
   );
   const openapi = JSON.stringify(openApiDocument(rest));
 
@@ -154,13 +160,31 @@ export function createApp(opts: AppOptions) {
     } catch (e) {
       const err = findAppError(e);
       if (!err) throw e;
-      return sendJson(res, err.status, errorBody(err, requestId));
+      return sendJson(res, err.status, errorBody(err, requestId), errorHeaders(err));
     }
   }
 
   function handler(req: IncomingMessage, res: ServerResponse) {
     const started = performance.now();
-    const scope = newRequest(deps.clock, (name, value) => res.setHeader(name, value));
+    // The deadline and a client that goes away both abort the request's work (src/lib/budget.ts).
+    const abort = new AbortController();
+    const deadline = setTimeout(() => {
+      const err = new AppError(
+        'deadline_exceeded',
+        `The request took longer than ${opts.limits.requestDeadlineMs} ms and was stopped.`,
+      );
+      abort.abort(err);
+      if (!res.headersSent) sendJson(res, err.status, errorBody(err, requestId));
+    }, opts.limits.requestDeadlineMs);
+    res.on('close', () => {
+      clearTimeout(deadline);
+      if (!res.writableFinished) abort.abort(new AppError('deadline_exceeded', 'The client went away.'));
+    });
+    const scope = newRequest(deps.clock, (name, value) => res.headersSent || res.setHeader(name, value), {
+      clientAddress: req.socket.remoteAddress ?? 'unknown',
+      signal: abort.signal,
+      maxResponseBytes: opts.limits.responseMaxBytes,
+    });
     const { requestId } = scope;
     res.setHeader('x-request-id', requestId);
     // Responses carry clinical data: never stored by a cache, never content-sniffed.
@@ -182,7 +206,7 @@ export function createApp(opts: AppOptions) {
     runRequest(scope, () => {
       Promise.resolve(dispatch(req, res, requestId)).catch((e) => {
         const err = toAppError(e);
-        if (!res.headersSent) sendJson(res, err.status, errorBody(err, requestId));
+        if (!res.headersSent) sendJson(res, err.status, errorBody(err, requestId), errorHeaders(err));
       });
     });
   }

@@ -2,13 +2,21 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { authenticate } from '../auth/keys.ts';
 import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { Clock } from '../lib/clock.ts';
-import { authenticated, currentRequest, type RequestContext } from '../lib/request-context.ts';
+import { AppError } from '../lib/errors.ts';
+import type { Limits } from '../lib/limits.ts';
+import {
+  authenticated,
+  currentRequest,
+  type Principal,
+  type RequestContext,
+} from '../lib/request-context.ts';
 
 export interface AppDeps {
   em: EntityManager;
   clock: Clock;
   keyCacheTtlMs: number;
   rateLimiter: RateLimiter;
+  limits: Limits;
 }
 
 /**
@@ -25,8 +33,22 @@ export async function authenticateRequest(
   const info = currentRequest();
   if (!info) throw new Error('authenticateRequest outside a request');
   if ('principal' in info) return info as RequestContext;
-  const principal = await authenticate(deps.em, authorization, deps.keyCacheTtlMs);
+  const limiter = deps.rateLimiter;
+  // An address that keeps failing is refused before another key is looked up.
+  await limiter.checkAddress(info.clientAddress, info.setHeader);
+  let principal: Principal;
+  try {
+    principal = await authenticate(deps.em, authorization, deps.keyCacheTtlMs);
+  } catch (e) {
+    if (e instanceof AppError && e.code === 'unauthenticated') await limiter.authFailed(info.clientAddress);
+    throw e;
+  }
   info.keyId = principal.keyId;
-  await deps.rateLimiter.consume(principal.keyId, info.setHeader);
-  return authenticated(info, principal, deps.em, rest);
+  const spend = (points: number) => limiter.spend(principal.keyId, points, info.setHeader);
+  // Every authenticated request spends a point at once; the rest of its cost once it is known
+  // (src/schema/cost.ts, before it runs).
+  await spend(1);
+  return authenticated(info, principal, deps.em, rest, (points) =>
+    points > 1 ? spend(points - 1) : Promise.resolve(),
+  );
 }

@@ -11,6 +11,7 @@ import { AppError, isErrorCode } from '../lib/errors.ts';
 import type { RequestContext } from '../lib/request-context.ts';
 import { type AppDeps, authenticateRequest } from './context.ts';
 import { toGraphQLError } from './graphql-errors.ts';
+import { graphqlLimitPlugins } from './graphql-limits.ts';
 
 /** What the context needs of a request: Yoga passes its Request, the direct path and graphql-ws a stand-in. */
 export interface HeaderSource {
@@ -42,12 +43,17 @@ export function createGraphQLPipeline(schema: GraphQLSchema, deps: AppDeps): Yog
     },
     logging: false,
     plugins: [
+      ...graphqlLimitPlugins(deps.limits),
       { onExecute: ({ setExecuteFn }: any) => setExecuteFn(compiledExecute) },
       {
-        // Parse and validation errors skip masking; give them our code too.
+        // Parse and validation errors skip masking; give them our code too. A limit reported
+        // during validation gets its 400 back (Yoga marks validation errors 200 for JSON).
         onResultProcess({ result, setResult }: { result: any; setResult: (r: any) => void }) {
           if (!result || Array.isArray(result) || !Array.isArray(result.errors)) return;
-          if (result.errors.every((e: any) => isErrorCode(e?.extensions?.code))) return;
+          const settled = (e: any) =>
+            isErrorCode(e?.extensions?.code) &&
+            (e.extensions.code !== 'query_too_complex' || !e.extensions.http?.spec);
+          if (result.errors.every(settled)) return;
           setResult({ ...result, errors: result.errors.map((e: unknown) => toGraphQLError(e)) });
         },
       } as any,

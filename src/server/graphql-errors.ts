@@ -1,11 +1,24 @@
 import { GraphQLError } from 'graphql';
-import { findAppError, toAppError } from '../lib/errors.ts';
+import { type ErrorCode, findAppError, RETRY_AFTER_UNAVAILABLE, toAppError } from '../lib/errors.ts';
 import { currentRequestId } from '../lib/request-context.ts';
 
 /**
+ * Errors that refuse the whole request: its HTTP status is theirs. Everything else is HTTP 200
+ * with the error in `errors` beside whatever data could be read.
+ */
+const requestLevel: ReadonlySet<ErrorCode> = new Set([
+  'unauthenticated',
+  'rate_limited',
+  'payload_too_large',
+  'query_too_complex',
+  'response_too_large',
+  'service_unavailable',
+  'deadline_exceeded',
+]);
+
+/**
  * The GraphQL mapping of the one error type: `extensions.code` (and `param`, `required_scopes`,
- * `request_id`) as in REST bodies. Only authentication and the rate limit change the HTTP status
- * of a GraphQL response; everything else is HTTP 200 with the error in `errors`.
+ * the figures of a limit, `request_id`) as in REST bodies.
  */
 export function toGraphQLError(error: unknown): GraphQLError {
   const app = toAppError(error);
@@ -18,11 +31,18 @@ export function toGraphQLError(error: unknown): GraphQLError {
     extensions: {
       code: app.code,
       ...(app.param ? { param: app.param } : {}),
-      ...(app.details?.required_scopes ? { required_scopes: app.details.required_scopes } : {}),
+      ...(app.details ?? {}),
       request_id: currentRequestId(),
       ...(http ? { http } : {}),
-      ...(app.code === 'unauthenticated' || app.code === 'rate_limited'
-        ? { http: { status: app.status } }
+      ...(requestLevel.has(app.code)
+        ? {
+            http: {
+              status: app.status,
+              ...(app.code === 'service_unavailable'
+                ? { headers: { 'Retry-After': RETRY_AFTER_UNAVAILABLE } }
+                : {}),
+            },
+          }
         : {}),
     },
   });

@@ -1,21 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GraphQLSchema } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
-import type { AppDeps } from './context.ts';
+import { AppError, findAppError } from '../lib/errors.ts';
+import { type AppDeps, authenticateRequest } from './context.ts';
 import {
   createGraphQLPipeline,
   type HeaderSource,
   type OperationParams,
   prepareOperation,
 } from './executor.ts';
+import { toGraphQLError } from './graphql-errors.ts';
 
 export type GraphQLHandler = ((req: IncomingMessage, res: ServerResponse) => Promise<void>) & {
   /** Requests executed on the direct path (tests assert which path a request took). */
   stats: { direct: number };
 };
-
-/** Bodies of the direct path; anything larger (or chunked) goes through Yoga, which caps at 25 MB. */
-const DIRECT_MAX_BYTES = 1 << 20;
 
 /**
  * /graphql over Node's http. Yoga serves every request, with one shortcut: the everyday request
@@ -23,19 +22,32 @@ const DIRECT_MAX_BYTES = 1 << 20;
  * parser and validation caches, error masking, our compiled executor) without converting the
  * Node request into a WHATWG Request and the result into a Response, which cost more CPU than
  * executing a page of patients. Whatever the shortcut does not recognise before execution
- * (GET, batches, invalid JSON or documents, subscriptions, other media types, cross-origin,
- * chunked or large bodies) is handed to Yoga whole, so the answers of both paths are Yoga's;
+ * (GET, batches, invalid JSON or documents, subscriptions, other media types, cross-origin)
+ * is handed to Yoga whole, so the answers of both paths are Yoga's;
  * `test/graphql-direct.test.ts` compares them.
+ *
+ * Before anything is parsed, the request is authenticated (GraphiQL's page and CORS pre-flights
+ * excepted) and its body is read up to `maxBodyBytes`: a caller without a key costs a key
+ * lookup, never a parse or a validation.
  */
 export function createGraphQLHandler(schema: GraphQLSchema, deps: AppDeps): GraphQLHandler {
   const yoga = createGraphQLPipeline(schema, deps);
   const stats = { direct: 0 };
+  const maxBody = deps.limits.maxBodyBytes;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!directEligible(req)) return yoga(req, res);
-    const body = await readBody(req);
+    if (!needsKey(req)) return yoga(req, res);
+    try {
+      await authenticateRequest(deps, headerOf(req, 'authorization'), false);
+      if (Number(req.headers['content-length']) > maxBody) throw tooLarge(maxBody);
+    } catch (e) {
+      return refuse(res, e);
+    }
+    if (req.method !== 'POST') return yoga(req, res);
+    const body = await readBody(req, maxBody);
     if (body === null) return;
-    const params = plainParams(body);
+    if (body === 'too large') return refuse(res, tooLarge(maxBody));
+    const params = directEligible(req) ? plainParams(body) : null;
     if (!params) return replay(req, res, body);
     const request: HeaderSource = { headers: { get: (name) => headerOf(req, name) } };
     const operation = prepareOperation(yoga, request, params);
@@ -52,6 +64,13 @@ export function createGraphQLHandler(schema: GraphQLSchema, deps: AppDeps): Grap
     await sendResponse(res, processRegularResult(result as any, yoga.fetchAPI, 'application/json'));
   }
 
+  /** Answers a refused request as Yoga would (`{errors}`, the error's HTTP status). */
+  async function refuse(res: ServerResponse, e: unknown) {
+    if (!findAppError(e)) throw e;
+    const result = { errors: [toGraphQLError(e)] };
+    await sendResponse(res, processRegularResult(result as any, yoga.fetchAPI, 'application/json'));
+  }
+
   /** Hands a request whose body was read to Yoga. */
   async function replay(req: IncomingMessage, res: ServerResponse, body: Buffer) {
     const headers = new yoga.fetchAPI.Headers();
@@ -65,28 +84,50 @@ export function createGraphQLHandler(schema: GraphQLSchema, deps: AppDeps): Grap
   return Object.assign(handle, { stats });
 }
 
+const tooLarge = (max: number) => new AppError('payload_too_large', `The request body exceeds ${max} bytes.`);
+
+/**
+ * Requests that can run an operation need a key: every POST, and a GET with a query. GraphiQL's
+ * page (a GET without one) and CORS pre-flights do not.
+ */
+function needsKey(req: IncomingMessage): boolean {
+  if (req.method === 'POST') return true;
+  if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+  const q = req.url?.indexOf('?') ?? -1;
+  return q >= 0 && new URLSearchParams(req.url?.slice(q + 1)).has('query');
+}
+
 function headerOf(req: IncomingMessage, name: string): string | null {
   const v = req.headers[name.toLowerCase()];
   return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
 }
 
-/** POST with a JSON body of known, modest length, answered as application/json. */
+/** POST with a JSON body, answered as application/json. */
 function directEligible(req: IncomingMessage): boolean {
   if (req.method !== 'POST' || !/^\/graphql(\?|$)/.test(req.url ?? '')) return false;
   // Cross-origin requests get Yoga's CORS headers.
   if (req.headers.origin !== undefined) return false;
   const type = req.headers['content-type'];
   if (!type || !/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type)) return false;
-  const length = Number(req.headers['content-length']);
-  if (!(length > 0 && length <= DIRECT_MAX_BYTES)) return false;
+  // A chunked body goes to Yoga (the tests send one to compare both paths).
+  if (!(Number(req.headers['content-length']) > 0)) return false;
   const accept = req.headers.accept;
   return accept === undefined || /^\s*(\*\/\*|application\/json)\s*(;\s*charset=utf-8\s*)?$/i.test(accept);
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer | null> {
+/** The body, 'too large' past `max` bytes (reading stops), null if the client went away. */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too large' | null> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > max) {
+        req.removeAllListeners('data');
+        req.resume();
+        resolve('too large');
+      } else chunks.push(c);
+    });
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
     // A client that goes away mid-body gets no answer.
     req.on('error', () => resolve(null));

@@ -1,8 +1,10 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type pg from 'pg';
 import { listenForKeyChanges } from '../auth/key-changes.ts';
 import { type Clock, systemClock } from '../lib/clock.ts';
+import { defaultLimits, type Limits } from '../lib/limits.ts';
 import { createApp } from './app.ts';
 
 export interface RunningServer {
@@ -19,8 +21,8 @@ export async function startHttpServer(opts: {
   host?: string;
   clock?: Clock;
   keyCacheTtlMs?: number;
-  /** Requests per second per API key; 0 turns limiting off (tests, the benchmark). */
-  rateLimitPerSecond: number;
+  /** Limits and budgets other than the defaults (src/lib/limits.ts). */
+  limits?: Partial<Limits>;
   /** On close, how long requests in flight may take to finish before their connections are cut. */
   shutdownGraceMs?: number;
 }): Promise<RunningServer> {
@@ -29,7 +31,8 @@ export async function startHttpServer(opts: {
     orm: opts.orm,
     clock: opts.clock ?? systemClock,
     keyCacheTtlMs,
-    rateLimitPerSecond: opts.rateLimitPerSecond,
+    limits: { ...defaultLimits, ...opts.limits },
+    rateLimitPool: (await opts.orm.em.getConnection().getNativeClient()) as pg.Pool,
   });
   // With a key cache, key changes made by other processes (the CLI) must reach it at once.
   const keyChanges = keyCacheTtlMs > 0 ? await listenForKeyChanges(opts.orm.config.get('clientUrl')) : null;

@@ -1,0 +1,46 @@
+/**
+ * Every limit and budget of the service, with its default, in one place. `npm start` reads them
+ * from the environment (src/lib/config.ts); tests and the benchmark pass their own. Documented in
+ * docs/limits.md.
+ */
+export interface Limits {
+  /** Most points a GraphQL operation may cost (src/schema/cost.ts); REST pages stay far below. */
+  graphqlMaxCost: number;
+  /** Deepest selection nesting of a GraphQL operation. */
+  graphqlMaxDepth: number;
+  /** Most aliases in a GraphQL operation (`__typename` excepted). */
+  graphqlMaxAliases: number;
+  /** Most lexical tokens in a GraphQL document (bounds parsing before anything else). */
+  graphqlMaxTokens: number;
+  /** Most directives in a GraphQL operation. */
+  graphqlMaxDirectives: number;
+  /** Largest request body, in bytes (GraphQL documents and variables). */
+  maxBodyBytes: number;
+  /** Points an API key may spend per window (a request spends its cost); 0 turns limiting off. */
+  rateLimitPoints: number;
+  /** Length of the rate-limit window, in seconds. */
+  rateLimitWindowSeconds: number;
+  /** Failed authentications one client address may make per minute before it is refused; 0 = off. */
+  authFailuresPerMinute: number;
+  /** A request's work stops after this long (Node and PostgreSQL's statement_timeout). */
+  requestDeadlineMs: number;
+  /** A response whose data would exceed this many bytes is refused before it is built. */
+  responseMaxBytes: number;
+  /** How long to wait for a database connection (a new one, or a free one from the pool). */
+  dbConnectTimeoutMs: number;
+}
+
+export const defaultLimits: Limits = {
+  graphqlMaxCost: 10_000,
+  graphqlMaxDepth: 12,
+  graphqlMaxAliases: 30,
+  graphqlMaxTokens: 2_000,
+  graphqlMaxDirectives: 30,
+  maxBodyBytes: 1 << 20,
+  rateLimitPoints: 30_000,
+  rateLimitWindowSeconds: 10,
+  authFailuresPerMinute: 30,
+  requestDeadlineMs: 10_000,
+  responseMaxBytes: 16 << 20,
+  dbConnectTimeoutMs: 3_000,
+};

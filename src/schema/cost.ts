@@ -1,0 +1,132 @@
+import { createComplexityRule } from '@pothos/plugin-complexity';
+import {
+  type DocumentNode,
+  type GraphQLField,
+  GraphQLList,
+  GraphQLNonNull,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  getNamedType,
+  isLeafType,
+  validate,
+} from 'graphql';
+import { AppError } from '../lib/errors.ts';
+import type { Field } from '../services/resource.ts';
+
+/**
+ * The one cost model, for GraphQL operations and REST requests alike (SOFA runs a GraphQL
+ * operation per route, so both are measured here). A cost estimates the records an operation
+ * reads, before it runs:
+ * - a scalar costs nothing: it comes with its row;
+ * - a record (an object field) costs 1; an object that is part of its parent's row (an address,
+ *   a JSON shape, the parent itself) costs 0, as its resource definition says (`fieldCost`);
+ * - a page (a field with `first` or `limit`) costs 1 plus its page size times what one item
+ *   selects, so `patients(first: 100) { … appointments(first: 25) { … } }` multiplies;
+ * - any other list of records counts as LIST_ESTIMATE items.
+ * The same figure bounds a GraphQL operation (`graphqlMaxCost`) and is what a request spends
+ * from its API key's rate-limit budget.
+ */
+export const DEFAULT_PAGE = 25;
+const MAX_PAGE = 100;
+/** Catalog lists are bounded but unpaginated: a clinic has tens of branches or providers. */
+const LIST_ESTIMATE = 20;
+
+type Cost = number | { field: number; multiplier: number };
+
+function isList(type: GraphQLOutputType): boolean {
+  return type instanceof GraphQLNonNull ? isList(type.ofType) : type instanceof GraphQLList;
+}
+
+/** The page size an argument asks for; a value the service will refuse costs the maximum. */
+function pageSize(value: unknown): number {
+  if (value === undefined || value === null) return DEFAULT_PAGE;
+  const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= MAX_PAGE ? n : MAX_PAGE;
+}
+
+/** The default cost of a field (the builder's `fieldComplexity`). */
+export function defaultFieldCost(
+  args: Record<string, unknown>,
+  _ctx: unknown,
+  field: GraphQLField<unknown, unknown>,
+): Cost {
+  const named = getNamedType(field.type);
+  if (isLeafType(named) || named.name === 'PageInfo') return 0;
+  if (
+    'first' in args ||
+    'limit' in args ||
+    field.args.some((a) => a.name === 'first' || a.name === 'limit')
+  ) {
+    return { field: 1, multiplier: pageSize(args.first ?? args.limit) };
+  }
+  if (isList(field.type)) {
+    // The items of a page (multiplied by its size already): Relay edges, or a REST page's `data`.
+    if (field.name === 'edges' || field.name === 'data') return { field: 1, multiplier: 1 };
+    return { field: 1, multiplier: LIST_ESTIMATE };
+  }
+  // An edge's node is the item its edge counted.
+  if (field.name === 'node' && field.args.length === 0) return 0;
+  return 1;
+}
+
+/** The cost of a resource field whose type is a shape: only a record read through a join counts. */
+export function fieldCost(field: Field): number {
+  return field.source.kind === 'join' && !field.source.fromParent ? 1 : 0;
+}
+
+/**
+ * The context arguments are mapped with while costing: the id decoder answers a placeholder
+ * instead of refusing an id (that refusal belongs to execution, as a field error).
+ */
+export const costingContext = Object.freeze({ costing: true });
+export const isCosting = (ctx: unknown) => ctx === costingContext;
+
+/** The cost of one operation of `document` with these variables (the one named, or the only one). */
+export function costOf(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variableValues: Record<string, unknown> | undefined,
+  operationName: string | undefined | null,
+): number {
+  let cost = 0;
+  const rule = createComplexityRule({
+    context: costingContext,
+    variableValues: variableValues ?? {},
+    operationName: operationName ?? undefined,
+    onResult: (state) => {
+      cost = state.complexity;
+    },
+  });
+  validate(schema, document, [rule]);
+  return cost;
+}
+
+/** Refuses an operation over the cost limit before it runs; returns its cost otherwise. */
+export function checkCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variableValues: Record<string, unknown> | undefined,
+  operationName: string | undefined | null,
+  max: number,
+): number {
+  let cost: number;
+  try {
+    cost = costOf(schema, document, variableValues, operationName);
+  } catch {
+    // An argument the estimate could not read: execution will refuse it; charged as the maximum
+    // meanwhile, so that a refused argument never makes the rest of an operation cheap.
+    return max;
+  }
+  if (cost > max) throw limitExceeded('cost', max, cost);
+  return cost;
+}
+
+/** The error of an operation over one of the GraphQL limits: names the limit and the figure. */
+export function limitExceeded(limit: string, max: number, actual?: number): AppError {
+  const figure = actual === undefined ? `more than ${max}` : String(actual);
+  return new AppError(
+    'query_too_complex',
+    `This operation exceeds the ${limit} limit: ${figure}, at most ${max}. Ask for fewer records or split the operation.`,
+    { details: { limit, max, ...(actual === undefined ? {} : { actual }) } },
+  );
+}

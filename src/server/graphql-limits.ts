@@ -1,0 +1,81 @@
+import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import type { GraphQLError, ValidationContext } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Limits } from '../lib/limits.ts';
+import type { RequestContext } from '../lib/request-context.ts';
+import { checkCost, limitExceeded } from '../schema/cost.ts';
+import { toGraphQLError } from './graphql-errors.ts';
+
+/**
+ * The limits of a GraphQL operation, each refused before execution with `query_too_complex`
+ * (HTTP 400) naming the limit and the operation's figure:
+ * - tokens, while parsing (graphql-armor): bounds the work of parsing anything else;
+ * - depth, aliases and directives, while validating (graphql-armor);
+ * - cost, before executing (src/schema/cost.ts): it depends on the variables (`first: $n`).
+ * The cost is then spent from the key's rate-limit budget. Field suggestions ("Did you mean …")
+ * are masked as well, although only authenticated callers ever get that far.
+ */
+export function graphqlLimitPlugins(limits: Limits): Plugin<any>[] {
+  const reject = (limit: string, max: number) => (ctx: ValidationContext | null, err: GraphQLError) => {
+    const found = /found (\d+)/.exec(err.message);
+    const error = toGraphQLError(limitExceeded(limit, max, found ? Number(found[1]) : undefined));
+    if (!ctx) throw error;
+    ctx.reportError(error);
+  };
+  const common = { propagateOnRejection: false, exposeLimits: true };
+  return [
+    maxTokensPlugin({
+      ...common,
+      n: limits.graphqlMaxTokens,
+      onReject: [reject('tokens', limits.graphqlMaxTokens)],
+    }),
+    maxDepthPlugin({
+      ...common,
+      n: limits.graphqlMaxDepth,
+      flattenFragments: true,
+      onReject: [reject('depth', limits.graphqlMaxDepth)],
+    }),
+    maxAliasesPlugin({
+      ...common,
+      n: limits.graphqlMaxAliases,
+      onReject: [reject('aliases', limits.graphqlMaxAliases)],
+    }),
+    maxDirectivesPlugin({
+      ...common,
+      n: limits.graphqlMaxDirectives,
+      onReject: [reject('directives', limits.graphqlMaxDirectives)],
+    }),
+    blockFieldSuggestionsPlugin(),
+    {
+      // A nesting deep enough to exhaust the parser's stack within the token limit is a depth
+      // refusal, not an internal error.
+      onParse:
+        () =>
+        ({ result, replaceParseResult }) => {
+          if (result instanceof RangeError) {
+            replaceParseResult(toGraphQLError(limitExceeded('depth', limits.graphqlMaxDepth)));
+          }
+        },
+    },
+    {
+      async onExecute({ args, setResultAndStopExecution }) {
+        try {
+          const cost = checkCost(
+            args.schema,
+            args.document,
+            args.variableValues as Record<string, unknown> | undefined,
+            args.operationName,
+            limits.graphqlMaxCost,
+          );
+          await (args.contextValue as RequestContext).spend(cost);
+        } catch (e) {
+          setResultAndStopExecution({ errors: [toGraphQLError(e)] });
+        }
+      },
+    },
+  ];
+}

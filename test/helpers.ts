@@ -5,10 +5,11 @@ import { afterAll, inject } from 'vitest';
 import { createApiKey } from '../src/auth/keys.ts';
 import { FixedClock } from '../src/lib/clock.ts';
 import { openOrm } from '../src/lib/database.ts';
-import type { Limits } from '../src/lib/limits.ts';
+import { defaultLimits, type Limits } from '../src/lib/limits.ts';
 import { type RunningServer, startHttpServer } from '../src/server/start.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
 import { type Shape, shapeOf } from '../src/services/resource.ts';
+import type { TcpProxy } from './tcp-proxy.ts';
 
 /** A database of this test file's own, cloned from the migrated template; dropped afterwards. */
 export async function testDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
@@ -54,11 +55,22 @@ export interface TestApp {
 
 /** A real app over real HTTP on a loopback port, on a fresh database. Closed after the file. */
 export async function startTestApp(
-  opts: { limits?: Partial<Limits>; keyCacheTtlMs?: number } = {},
-): Promise<TestApp> {
+  opts: {
+    limits?: Partial<Limits>;
+    keyCacheTtlMs?: number;
+    /** The app reaches its database through this proxy (test/tcp-proxy.ts). */
+    proxy?: (target: { host: string; port: number }) => Promise<TcpProxy>;
+  } = {},
+): Promise<TestApp & { proxy?: TcpProxy; databaseUrl: string }> {
   const db = await testDatabase();
   const queries: string[] = [];
-  const orm = await openOrm(db.url, { onQuery: (sql) => queries.push(sql) });
+  const target = new URL(db.url);
+  const proxy = await opts.proxy?.({ host: target.hostname, port: Number(target.port || 5432) });
+  const limits = { rateLimitPoints: 0, authFailuresPerMinute: 0, ...opts.limits };
+  const orm = await openOrm(proxy ? proxy.through(db.url) : db.url, {
+    onQuery: (sql) => queries.push(sql),
+    limits: { ...defaultLimits, ...limits },
+  });
   const clock = new FixedClock('2026-11-01T10:00:00Z');
   const server = await startHttpServer({
     orm,
@@ -66,11 +78,13 @@ export async function startTestApp(
     clock,
     keyCacheTtlMs: opts.keyCacheTtlMs ?? 0,
     // Tests send many requests from one address: limits are off unless a test sets them.
-    limits: { rateLimitPoints: 0, authFailuresPerMinute: 0, ...opts.limits },
+    limits,
   });
   afterAll(async () => {
+    proxy?.restore();
     await server.close();
     await orm.close();
+    await proxy?.close();
     await db.drop();
   });
   const key = async (clinicId: number, scopes: string[]) =>
@@ -78,6 +92,8 @@ export async function startTestApp(
   return {
     orm,
     server,
+    proxy,
+    databaseUrl: db.url,
     url: server.url,
     clock,
     queries,

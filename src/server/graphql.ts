@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GraphQLSchema } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
-import { AppError, findAppError } from '../lib/errors.ts';
+import { AppError } from '../lib/errors.ts';
 import { type AppDeps, authenticateRequest } from './context.ts';
 import {
   createGraphQLPipeline,
@@ -66,7 +66,6 @@ export function createGraphQLHandler(schema: GraphQLSchema, deps: AppDeps): Grap
 
   /** Answers a refused request as Yoga would (`{errors}`, the error's HTTP status). */
   async function refuse(res: ServerResponse, e: unknown) {
-    if (!findAppError(e)) throw e;
     const result = { errors: [toGraphQLError(e)] };
     await sendResponse(res, processRegularResult(result as any, yoga.fetchAPI, 'application/json'));
   }

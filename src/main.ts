@@ -34,6 +34,7 @@ try {
     host: config.HOST,
     keyCacheTtlMs: config.KEY_CACHE_TTL_MS,
     limits,
+    corsOrigins: config.CORS_ORIGINS,
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
   });
   printWelcome(running.url, demo);

@@ -152,7 +152,6 @@ describe('/graphql direct path', () => {
       ['{"query":"{ __typename }","extensions":{}}', {}],
       ['{"query":42}', {}],
       ['{"query":"{ __typename }"}', { accept: 'application/graphql-response+json' }],
-      ['{"query":"{ __typename }"}', { origin: 'https://dashboard.example' }],
     ];
     for (const [raw, headers] of cases) {
       const body = raw.startsWith('{') || raw.startsWith('[') ? raw : JSON.stringify({ query: raw });

@@ -60,6 +60,7 @@ export async function startTestApp(
     keyCacheTtlMs?: number;
     /** The app reaches its database through this proxy (test/tcp-proxy.ts). */
     proxy?: (target: { host: string; port: number }) => Promise<TcpProxy>;
+    corsOrigins?: string[];
   } = {},
 ): Promise<TestApp & { proxy?: TcpProxy; databaseUrl: string }> {
   const db = await testDatabase();
@@ -79,6 +80,7 @@ export async function startTestApp(
     keyCacheTtlMs: opts.keyCacheTtlMs ?? 0,
     // Tests send many requests from one address: limits are off unless a test sets them.
     limits,
+    corsOrigins: opts.corsOrigins,
   });
   afterAll(async () => {
     proxy?.restore();

@@ -29,6 +29,16 @@ const schema = z.object({
   /** On SIGTERM, how long requests in flight may take to finish. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   PUBLIC_URL: z.string().optional(),
+  /** Comma-separated origins browsers may call from; empty: any origin, never with credentials. */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    ),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -348,15 +348,6 @@ function operation(
       ...(successSchema ? { content: { 'application/json': { schema: successSchema } } } : {}),
     },
   };
-  if (params.some((p) => p.in === 'query')) {
-    responses['400'] = errorResponse(
-      '`invalid_request`: a parameter could not be read, e.g. given twice where one value is expected.',
-      {
-        code: 'invalid_request',
-        message: 'String cannot represent value: ["a", "b"]',
-      },
-    );
-  }
   responses['401'] = errorResponse(
     '`unauthenticated`: the Authorization header is missing, or the key is invalid or revoked.',
     {
@@ -383,15 +374,19 @@ function operation(
   if (invalid.length) {
     const example = invalid.find((i) => i.param === 'limit') ?? invalid[0];
     responses['422'] = errorResponse(
-      `\`validation_failed\`: a parameter has an invalid value (${invalid.map((i) => `\`${i.param}\``).join(', ')}); \`param\` names it.`,
+      `\`validation_failed\`: a parameter has an invalid value (${invalid.map((i) => `\`${i.param}\``).join(', ')}), is empty, is given twice (lists excepted) or is not one the endpoint takes; \`param\` names it.`,
       { code: 'validation_failed', message: example.message, param: example.param },
     );
   }
   responses['429'] = {
-    ...errorResponse('`rate_limited`: this API key sent more requests per second than it may.', {
-      code: 'rate_limited',
-      message: 'Too many requests for this API key: at most 100 per second. Retry after 1 s.',
-    }),
+    ...errorResponse(
+      '`rate_limited`: this API key has spent its budget of points for the window (a request spends its cost, about one point per record read), or its address failed authentication too often.',
+      {
+        code: 'rate_limited',
+        message:
+          'This API key has spent its budget of 30000 points per 10 s (this request costs 26). Retry after 4 s.',
+      },
+    ),
     headers: {
       'Retry-After': { $ref: '#/components/headers/RetryAfter' },
       'RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },

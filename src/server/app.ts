@@ -17,6 +17,7 @@ import { createRestRouter } from '../rest/sofa.ts';
 import { schemas } from '../schema/index.ts';
 import { checkResources } from '../services/resource.ts';
 import { authenticateRequest } from './context.ts';
+import { corsPolicy } from './cors.ts';
 import { createGraphQLHandler } from './graphql.ts';
 
 export interface AppOptions {
@@ -26,6 +27,8 @@ export interface AppOptions {
   limits: Limits;
   /** The database's pool, where the rate limits are kept (null: in this process only). */
   rateLimitPool: pg.Pool | null;
+  /** Origins browsers may call from; empty: any origin, never with credentials (cors.ts). */
+  corsOrigins: readonly string[];
 }
 
 const READY_TIMEOUT_MS = 2000;
@@ -62,6 +65,7 @@ export function createApp(opts: AppOptions) {
     opts.limits,
   );
   const openapi = JSON.stringify(openApiDocument(rest));
+  const cors = corsPolicy(opts.corsOrigins);
 
   function dispatch(req: IncomingMessage, res: ServerResponse, requestId: string) {
     const url = req.url ?? '/';
@@ -187,6 +191,7 @@ export function createApp(opts: AppOptions) {
     });
     const { requestId } = scope;
     res.setHeader('x-request-id', requestId);
+    if (cors.apply(req, res)) return;
     // Responses carry clinical data: never stored by a cache, never content-sniffed.
     res.setHeader('cache-control', 'no-store');
     res.setHeader('x-content-type-options', 'nosniff');

@@ -37,6 +37,8 @@ export function createGraphQLPipeline(schema: GraphQLSchema, deps: AppDeps): Yog
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    // CORS is answered for every route in one place (src/server/cors.ts).
+    cors: false,
     graphiql: {
       title: 'clinic-gateway GraphQL',
       defaultQuery: '{ patients(first: 5) { edges { node { id first_name last_name phone } } } }',

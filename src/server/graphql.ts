@@ -22,7 +22,7 @@ export type GraphQLHandler = ((req: IncomingMessage, res: ServerResponse) => Pro
  * parser and validation caches, error masking, our compiled executor) without converting the
  * Node request into a WHATWG Request and the result into a Response, which cost more CPU than
  * executing a page of patients. Whatever the shortcut does not recognise before execution
- * (GET, batches, invalid JSON or documents, subscriptions, other media types, cross-origin)
+ * (GET, batches, invalid JSON or documents, subscriptions, other media types)
  * is handed to Yoga whole, so the answers of both paths are Yoga's;
  * `test/graphql-direct.test.ts` compares them.
  *
@@ -104,8 +104,6 @@ function headerOf(req: IncomingMessage, name: string): string | null {
 /** POST with a JSON body, answered as application/json. */
 function directEligible(req: IncomingMessage): boolean {
   if (req.method !== 'POST' || !/^\/graphql(\?|$)/.test(req.url ?? '')) return false;
-  // Cross-origin requests get Yoga's CORS headers.
-  if (req.headers.origin !== undefined) return false;
   const type = req.headers['content-type'];
   if (!type || !/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type)) return false;
   // A chunked body goes to Yoga (the tests send one to compare both paths).

@@ -23,6 +23,8 @@ export async function startHttpServer(opts: {
   keyCacheTtlMs?: number;
   /** Limits and budgets other than the defaults (src/lib/limits.ts). */
   limits?: Partial<Limits>;
+  /** Origins browsers may call from (CORS); empty or absent: any, without credentials. */
+  corsOrigins?: readonly string[];
   /** On close, how long requests in flight may take to finish before their connections are cut. */
   shutdownGraceMs?: number;
 }): Promise<RunningServer> {
@@ -33,6 +35,7 @@ export async function startHttpServer(opts: {
     keyCacheTtlMs,
     limits: { ...defaultLimits, ...opts.limits },
     rateLimitPool: (await opts.orm.em.getConnection().getNativeClient()) as pg.Pool,
+    corsOrigins: opts.corsOrigins ?? [],
   });
   // With a key cache, key changes made by other processes (the CLI) must reach it at once.
   const keyChanges = keyCacheTtlMs > 0 ? await listenForKeyChanges(opts.orm.config.get('clientUrl')) : null;

@@ -116,11 +116,45 @@ export async function shareEmbedded(dataDir: string, port: number): Promise<{ st
     }
     await sleep(100);
   }
-  lease.on('error', (err) => logger.debug({ err }, 'embedded PostgreSQL lease connection lost'));
   logger.debug({ dir, port, started: child !== undefined && !childExited }, 'using the embedded PostgreSQL');
+
+  // A lease lost with its connection (a terminated backend, a restart) is taken again: without
+  // it, another process finishing would think itself the last one and stop the server under us.
+  let current: pg.Client = lease;
+  let stopped = false;
+  const watch = (client: pg.Client) => {
+    client.on('error', (err) => logger.debug({ err }, 'embedded PostgreSQL lease connection lost'));
+    client.on('end', () => {
+      if (!stopped && current === client) void retake();
+    });
+  };
+  const retake = async () => {
+    for (let delay = 100; !stopped; delay = Math.min(delay * 2, 5000)) {
+      const client = await probe(port).catch(() => null);
+      if (client) {
+        try {
+          await client.query('select pg_advisory_lock_shared($1)', [LEASE_LOCK]);
+          if (stopped) {
+            await client.end().catch(() => {});
+            return;
+          }
+          current = client;
+          watch(client);
+          logger.info('embedded PostgreSQL lease taken again');
+          return;
+        } catch {
+          await client.end().catch(() => {});
+        }
+      }
+      await sleep(delay);
+    }
+  };
+  watch(lease);
 
   let stopping: Promise<void> | undefined;
   const stop = async () => {
+    stopped = true;
+    const lease = current;
     const last = await (async () => {
       await lease.query('select pg_advisory_unlock_shared($1)', [LEASE_LOCK]);
       const { rows } = await lease.query('select pg_try_advisory_lock($1) as last', [LEASE_LOCK]);

@@ -11,7 +11,7 @@ import { currentRequest } from './request-context.ts';
  */
 export function checkNotAborted(): void {
   const req = currentRequest();
-  if (req?.signal.aborted) throw req.signal.reason;
+  if (req?.abortedBy) throw req.abortedBy;
 }
 
 export function chargeRows(rows: readonly Record<string, unknown>[]): void {

@@ -33,8 +33,8 @@ export interface RequestInfo {
   keyId?: string;
   /** The peer address of the connection (failed authentications are throttled by it). */
   readonly clientAddress: string;
-  /** Aborted when the request's deadline passes or its client goes away: its work stops. */
-  readonly signal: AbortSignal;
+  /** Set when the request's deadline passes or its client goes away: its work stops (budget.ts). */
+  abortedBy?: Error;
   /** Bytes read so far against the response cap (src/lib/budget.ts); absent: unbounded. */
   readBudget?: { bytes: number; max: number };
 }
@@ -76,7 +76,7 @@ export function newRequestId(): string {
 export function newRequest(
   clock: Clock,
   setHeader: RequestInfo['setHeader'],
-  opts: { clientAddress?: string; signal?: AbortSignal; maxResponseBytes?: number } = {},
+  opts: { clientAddress?: string; maxResponseBytes?: number } = {},
 ): RequestInfo {
   const requestId = newRequestId();
   let log: Logger | undefined;
@@ -85,7 +85,6 @@ export function newRequest(
     clock,
     setHeader,
     clientAddress: opts.clientAddress ?? 'local',
-    signal: opts.signal ?? neverAborted,
     ...(opts.maxResponseBytes ? { readBudget: { bytes: 0, max: opts.maxResponseBytes } } : {}),
     // A child logger costs an allocation: made only when the request logs something.
     get log() {
@@ -94,8 +93,6 @@ export function newRequest(
     },
   };
 }
-
-const neverAborted = new AbortController().signal;
 
 /** Runs `fn` with the request context in scope. */
 export function runRequest<T>(info: RequestInfo, fn: () => T): T {

@@ -8,7 +8,9 @@ import {
   type GraphQLSchema,
   getNamedType,
   isLeafType,
+  Kind,
   validate,
+  visit,
 } from 'graphql';
 import { AppError } from '../lib/errors.ts';
 import type { Field } from '../services/resource.ts';
@@ -101,6 +103,46 @@ export function costOf(
   return cost;
 }
 
+/**
+ * Costs per document, by operation and the values of the variables that set page sizes (the
+ * only ones a cost depends on): REST routes and repeated GraphQL documents are costed once.
+ */
+const costs = new WeakMap<DocumentNode, { pageVariables: string[]; byValues: Map<string, number> }>();
+
+function pageVariablesOf(document: DocumentNode): string[] {
+  const names = new Set<string>();
+  visit(document, {
+    Argument(node) {
+      if ((node.name.value === 'first' || node.name.value === 'limit') && node.value.kind === Kind.VARIABLE) {
+        names.add(node.value.name.value);
+      }
+    },
+  });
+  return [...names];
+}
+
+function cachedCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variableValues: Record<string, unknown> | undefined,
+  operationName: string | undefined | null,
+): number {
+  let entry = costs.get(document);
+  if (!entry) {
+    entry = { pageVariables: pageVariablesOf(document), byValues: new Map() };
+    costs.set(document, entry);
+  }
+  let key = operationName ?? '';
+  for (const name of entry.pageVariables) key += `\0${JSON.stringify(variableValues?.[name] ?? null)}`;
+  let cost = entry.byValues.get(key);
+  if (cost === undefined) {
+    cost = costOf(schema, document, variableValues, operationName);
+    if (entry.byValues.size >= 100) entry.byValues.clear();
+    entry.byValues.set(key, cost);
+  }
+  return cost;
+}
+
 /** Refuses an operation over the cost limit before it runs; returns its cost otherwise. */
 export function checkCost(
   schema: GraphQLSchema,
@@ -111,7 +153,7 @@ export function checkCost(
 ): number {
   let cost: number;
   try {
-    cost = costOf(schema, document, variableValues, operationName);
+    cost = cachedCost(schema, document, variableValues, operationName);
   } catch {
     // An argument the estimate could not read: execution will refuse it; charged as the maximum
     // meanwhile, so that a refused argument never makes the rest of an operation cheap.

@@ -170,26 +170,25 @@ export function createApp(opts: AppOptions) {
 
   function handler(req: IncomingMessage, res: ServerResponse) {
     const started = performance.now();
+    const scope = newRequest(deps.clock, (name, value) => res.headersSent || res.setHeader(name, value), {
+      clientAddress: req.socket.remoteAddress ?? 'unknown',
+      maxResponseBytes: opts.limits.responseMaxBytes,
+    });
+    const { requestId } = scope;
     // The deadline and a client that goes away both abort the request's work (src/lib/budget.ts).
-    const abort = new AbortController();
     const deadline = setTimeout(() => {
       const err = new AppError(
         'deadline_exceeded',
         `The request took longer than ${opts.limits.requestDeadlineMs} ms and was stopped.`,
       );
-      abort.abort(err);
+      scope.abortedBy ??= err;
       if (!res.headersSent) sendJson(res, err.status, errorBody(err, requestId));
     }, opts.limits.requestDeadlineMs);
     res.on('close', () => {
       clearTimeout(deadline);
-      if (!res.writableFinished) abort.abort(new AppError('deadline_exceeded', 'The client went away.'));
+      if (!res.writableFinished)
+        scope.abortedBy ??= new AppError('deadline_exceeded', 'The client went away.');
     });
-    const scope = newRequest(deps.clock, (name, value) => res.headersSent || res.setHeader(name, value), {
-      clientAddress: req.socket.remoteAddress ?? 'unknown',
-      signal: abort.signal,
-      maxResponseBytes: opts.limits.responseMaxBytes,
-    });
-    const { requestId } = scope;
     res.setHeader('x-request-id', requestId);
     if (cors.apply(req, res)) return;
     // Responses carry clinical data: never stored by a cache, never content-sniffed.

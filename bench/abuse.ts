@@ -5,13 +5,13 @@
  *      an attacking veterinary clinic of 3,000 animals with appointments and a victim dental
  *      clinic of 1,000 patients, seeded once; fresh keys each run.
  *   2. The app (bench/server.ts, BENCH_LIMITS=default) in a child process.
- *   3. The victim reads `GET /v1/patients?limit=25` with 4 connections, alone (unloaded), then
+ *   3. The victim reads `GET /v1/patients?limit=25` 15 times a second (within its budget), alone, then
  *      while the attacker sends, on 64 connections, the heaviest GraphQL query the limits allow
  *      (a page of 100 patients, each with as many appointments as fit under the cost limit).
  *   4. Prints the victim's p50/p99 both ways, the attacker's answers (200 vs 429) and the
  *      server's peak RSS. Aim: loaded p99 at most 3 × unloaded, peak RSS under 400 MB.
  *
- * Options: --duration=10 (seconds per phase) --attackers=64
+ * Options: --duration=20 (seconds per phase) --attackers=64
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -34,7 +34,7 @@ import type { ChildMessage } from './child.ts';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { values: opts } = parseArgs({
   options: {
-    duration: { type: 'string', default: '10' },
+    duration: { type: 'string', default: '20' },
     attackers: { type: 'string', default: '64' },
   },
 });
@@ -110,10 +110,12 @@ async function startApp(benchUrl: string): Promise<{ url: string; child: ChildPr
 
 const run = (o: Options & { amount?: number }) => autocannon({ timeout: 30, ...o });
 
+/** The victim stays within its own budget: a steady 15 pages a second on 4 connections. */
 const victimRun = (url: string, key: string) =>
   run({
     url: `${url}/v1/patients?limit=25`,
     connections: 4,
+    overallRate: 15,
     duration: DURATION,
     headers: { authorization: `Bearer ${key}` },
   });
@@ -124,13 +126,14 @@ const heavy = heaviestQuery();
 const app = await startApp(bench);
 console.log(`heaviest allowed query: cost ${heavy.cost} of ${defaultLimits.graphqlMaxCost}`);
 
-// Warm both paths up.
+// Warm the path up, then let the victim's rate-limit window start afresh.
 await run({
   url: `${app.url}/v1/patients?limit=25`,
   connections: 2,
-  amount: 200,
+  amount: 100,
   headers: { authorization: `Bearer ${keys.victim}` },
 });
+await new Promise((r) => setTimeout(r, defaultLimits.rateLimitWindowSeconds * 1000 + 500));
 
 const unloaded = await victimRun(app.url, keys.victim);
 const attack = run({

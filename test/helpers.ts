@@ -67,7 +67,7 @@ export async function startTestApp(
   const queries: string[] = [];
   const target = new URL(db.url);
   const proxy = await opts.proxy?.({ host: target.hostname, port: Number(target.port || 5432) });
-  const limits = { rateLimitPoints: 0, authFailuresPerMinute: 0, ...opts.limits };
+  const limits = { rateLimitPoints: 0, authFailuresPerMinute: 0, rateLimitedDelayMs: 0, ...opts.limits };
   const orm = await openOrm(proxy ? proxy.through(db.url) : db.url, {
     onQuery: (sql) => queries.push(sql),
     limits: { ...defaultLimits, ...limits },

@@ -123,3 +123,15 @@ describe('failed authentication', () => {
     expect(g.status).toBe(429);
   });
 });
+
+describe('a refused request', () => {
+  it('is held for rateLimitedDelayMs before its 429, so a tight retry loop costs a timer', async () => {
+    const slow = await startTestApp({ limits: { rateLimitPoints: 5, rateLimitedDelayMs: 300 } });
+    const { key } = await slow.clinicWithKey('dental', ['patients:read']);
+    await slow.get('/v1/patients?limit=1', key);
+    const started = performance.now();
+    const r = await slow.get('/v1/patients?limit=1', key);
+    expect(r.status).toBe(429);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+  });
+});

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import {
   type RateLimiterAbstract,
@@ -41,6 +42,7 @@ export function createRateLimiter(pool: pg.Pool | null, limits: Limits): RateLim
   // good traffic pays nothing and a blocked address costs no key lookup. The count itself is
   // shared in PostgreSQL: another instance learns of a blocked address at its next failure.
   const blocked = new Map<string, number>();
+  const held = () => (limits.rateLimitedDelayMs > 0 ? sleep(limits.rateLimitedDelayMs) : Promise.resolve());
 
   const headers = (r: RateLimiterRes, setHeader: SetHeader) => {
     setHeader('RateLimit-Policy', policy);
@@ -65,6 +67,7 @@ export function createRateLimiter(pool: pg.Pool | null, limits: Limits): RateLim
         if (!(e instanceof RateLimiterRes)) throw e;
         headers(e, setHeader);
         setHeader('Retry-After', String(resetSeconds(e)));
+        await held();
         throw new AppError(
           'rate_limited',
           `This API key has spent its budget of ${budget} points per ${window} s (this request costs ${cost}). Retry after ${resetSeconds(e)} s.`,
@@ -81,6 +84,7 @@ export function createRateLimiter(pool: pg.Pool | null, limits: Limits): RateLim
       }
       const seconds = String(Math.max(1, Math.ceil(wait / 1000)));
       setHeader('Retry-After', seconds);
+      await held();
       throw new AppError(
         'rate_limited',
         `Too many failed authentications from this address. Retry after ${seconds} s.`,

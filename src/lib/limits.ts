@@ -20,6 +20,11 @@ export interface Limits {
   rateLimitPoints: number;
   /** Length of the rate-limit window, in seconds. */
   rateLimitWindowSeconds: number;
+  /**
+   * How long a refused request (rate limit spent, address blocked) waits before its 429: a client
+   * retrying in a tight loop then costs a timer per second, not the CPU of a request per retry.
+   */
+  rateLimitedDelayMs: number;
   /** Failed authentications one client address may make per minute before it is refused; 0 = off. */
   authFailuresPerMinute: number;
   /** A request's work stops after this long (Node and PostgreSQL's statement_timeout). */
@@ -39,6 +44,7 @@ export const defaultLimits: Limits = {
   maxBodyBytes: 1 << 20,
   rateLimitPoints: 30_000,
   rateLimitWindowSeconds: 10,
+  rateLimitedDelayMs: 1_000,
   authFailuresPerMinute: 30,
   requestDeadlineMs: 10_000,
   responseMaxBytes: 16 << 20,

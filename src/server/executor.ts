@@ -1,3 +1,4 @@
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import {
   type DocumentNode,
   type ExecutionResult,
@@ -33,6 +34,7 @@ export type Yoga = YogaServerInstance<Record<string, unknown>, RequestContext>;
  * compiled executor and the same error mapping whichever way a request arrives.
  */
 export function createGraphQLPipeline(schema: GraphQLSchema, deps: AppDeps): Yoga {
+  let graphiqlPage: string | undefined;
   return createYoga<Record<string, unknown>, RequestContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -42,7 +44,13 @@ export function createGraphQLPipeline(schema: GraphQLSchema, deps: AppDeps): Yog
     graphiql: {
       title: 'clinic-gateway GraphQL',
       defaultQuery: '{ patients(first: 5) { edges { node { id first_name last_name phone } } } }',
+      // A template for the key (printed by `npm start`); not kept in the browser's storage.
+      headers: JSON.stringify({ Authorization: 'Bearer <your API key>' }, null, 2),
+      shouldPersistHeaders: false,
     },
+    // GraphiQL from the installed package, its scripts and styles inline: the page works offline
+    // and loads nothing from another host. The page is the same for every request: built once.
+    renderGraphiQL: (options) => (graphiqlPage ??= renderGraphiQL(options)),
     logging: false,
     plugins: [
       ...graphqlLimitPlugins(deps.limits),

@@ -36,6 +36,8 @@ export function createGraphQLHandler(schema: GraphQLSchema, deps: AppDeps): Grap
   const maxBody = deps.limits.maxBodyBytes;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // HEAD is GET without a body (node:http leaves the body out of a HEAD response).
+    if (req.method === 'HEAD') req.method = 'GET';
     if (!needsKey(req)) return yoga(req, res);
     try {
       await authenticateRequest(deps, headerOf(req, 'authorization'), false);

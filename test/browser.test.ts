@@ -1,0 +1,101 @@
+import { existsSync } from 'node:fs';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixtures } from './fixtures.ts';
+import { startTestApp, type TestApp } from './helpers.ts';
+
+/**
+ * The pages, in a real headless Chromium (Debian's `chromium`): GraphiQL at /graphql and Swagger
+ * UI at /v1/docs render from the installed packages, with no request to another host, and
+ * GraphiQL runs its default query with a key typed into its headers editor.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+if (!available) {
+  console.warn(
+    `browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`,
+  );
+}
+
+let app: TestApp;
+let key: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!available) return;
+  app = await startTestApp();
+  let clinicId: number;
+  ({ clinicId, key } = await app.clinicWithKey('dental', ['patients:read']));
+  await fixtures(app.orm, clinicId).patient({ first: 'Rivka', last: 'Mizrahi', phone: '054-765-4321' });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    // The flags that keep Chromium off the network it would reach for on its own (Playwright
+    // gives it a fresh, temporary profile).
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** A page that records every request it makes and every error it throws. */
+async function watchedPage(): Promise<{ page: Page; offHost: string[]; errors: string[] }> {
+  const page = await browser.newPage();
+  const offHost: string[] = [];
+  const errors: string[] = [];
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (!['http:', 'https:', 'ws:', 'wss:'].includes(url.protocol)) return; // data:, blob:
+    if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost') offHost.push(r.url());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  return { page, offHost, errors };
+}
+
+describe.skipIf(!available)('pages in Chromium', () => {
+  it('GraphiQL renders offline and runs its default query with a key in the headers editor', async () => {
+    const { page, offHost, errors } = await watchedPage();
+    await page.goto(`${app.url}/graphql`, { waitUntil: 'load' });
+    await page.locator('.graphiql-execute-button').waitFor({ timeout: 15_000 });
+    // The headers editor holds the template; replace it with a real key.
+    await page.getByText('Headers', { exact: true }).click();
+    const headers = page.locator('.graphiql-editor-tool .graphiql-editor').last();
+    await expect
+      .poll(async () => (await headers.innerText()).replace(/\s+/g, ' '), { timeout: 10_000 })
+      .toMatch(/Bearer <your API key>/);
+    await headers.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${key}` }));
+    await page.locator('.graphiql-execute-button').click();
+    const result = page.locator('.graphiql-response');
+    await expect
+      .poll(async () => (await result.innerText()).replace(/\s+/g, ' '), { timeout: 15_000 })
+      .toMatch(/pat_\d+.*Rivka/);
+    expect(offHost).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('Swagger UI at /v1/docs renders the operations offline', async () => {
+    const { page, offHost, errors } = await watchedPage();
+    await page.goto(`${app.url}/v1/docs`, { waitUntil: 'load' });
+    await page
+      .locator('.opblock-summary-path', { hasText: '/v1/patients' })
+      .first()
+      .waitFor({ timeout: 15_000 });
+    expect(await page.locator('.opblock').count()).toBeGreaterThan(5);
+    expect(offHost).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+});

@@ -39,6 +39,9 @@ const statusOf: Record<ErrorCode, number> = {
   deadline_exceeded: 504,
 };
 
+/** Every error code with its HTTP status, for documents (OpenAPI). */
+export const errorStatuses: Readonly<Record<ErrorCode, number>> = statusOf;
+
 /** Whether a string is one of our error codes (as opposed to, say, graphql-js's own). */
 export const isErrorCode = (code: unknown): code is ErrorCode => typeof code === 'string' && code in statusOf;
 

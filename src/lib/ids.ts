@@ -46,6 +46,9 @@ export function toIdOrNull(kind: IdKind, n: number | null | undefined): string |
 
 const numeric = /^[1-9][0-9]{0,15}$/;
 
+/** The form of an id of this kind, for documents (OpenAPI); ids above 2^31−1 match it but are unknown. */
+export const idPattern = (kind: IdKind): string => `^${prefixes[kind]}_[1-9][0-9]{0,9}$`;
+
 /** Parses `<prefix>_<n>`; returns null when the string is not an id of that kind. */
 export function tryParseId(kind: IdKind, id: string): number | null {
   const p = prefixes[kind];

@@ -7,7 +7,11 @@ import {
   isObjectType,
 } from 'graphql';
 import { scopesIn } from '../auth/scopes.ts';
+import { errorStatuses, RETRY_AFTER_UNAVAILABLE } from '../lib/errors.ts';
+import { idPattern } from '../lib/ids.ts';
+import { defaultLimits } from '../lib/limits.ts';
 import { schemas } from '../schema/index.ts';
+import { RESPONSE_FORMATS } from '../services/groups-params.ts';
 import { Patient } from '../services/patients/patient.resource.ts';
 import { allShapes, type Field, includesOf } from '../services/resource.ts';
 import { type RestRoute, restRoutes } from './routes.ts';
@@ -28,9 +32,11 @@ import { type RestRoute, restRoutes } from './routes.ts';
  *   the schema of what the services accept.
  * - Error responses share one `Error` schema (src/rest/errors.ts). Unreferenced component
  *   schemas (Query, ...) are dropped and the rest sorted, so the output is deterministic.
- * - A known path with another method is a 405 with `Allow` (src/server/app.ts). A Path Item has
- *   no responses and no operation can get it, so it is the `MethodNotAllowed` response component,
- *   named in the info description, rather than a response of each operation.
+ * - Responses shared by every operation (401, 405, 429, 500, 503, 504) are response components;
+ *   every response to an authenticated request carries the RateLimit headers. A known path with
+ *   another method is a 405 with `Allow` (src/server/app.ts), referenced by each operation.
+ * - Parameters say what the server enforces: id patterns per kind, enums for `include` and
+ *   `response_format`, the cursor's alphabet, the page size range.
  */
 export function openApiDocument(
   router: any,
@@ -70,7 +76,11 @@ export function openApiDocument(
       title: sofa.info?.title ?? 'clinic-gateway',
       version: sofa.info?.version ?? '1.0.0',
       description: infoDescription,
+      contact: { name: 'clinic-gateway API support', url: 'https://github.com/clinic-gateway' },
+      license: { name: 'Proprietary', url: 'https://github.com/clinic-gateway' },
     },
+    // Relative: the document describes whichever host serves it (paths carry /v1).
+    servers: [{ url: '/', description: 'The server that serves this document.' }],
     tags: [...new Set(restRoutes.map((r) => r.tag))].map((name) => ({
       name,
       description: tagDescriptions[name] ?? name,
@@ -95,12 +105,17 @@ export function openApiDocument(
           description: 'Seconds to wait before retrying.',
           schema: { type: 'integer', minimum: 1 },
         },
+        RateLimitPolicy: {
+          description: 'The budget of this API key: points per window of `w` seconds.',
+          schema: { type: 'string', pattern: '^\\d+;w=\\d+$' },
+          example: `${defaultLimits.rateLimitPoints};w=${defaultLimits.rateLimitWindowSeconds}`,
+        },
         RateLimitLimit: {
-          description: 'Requests allowed per second for this API key.',
-          schema: { type: 'integer' },
+          description: 'Points this API key may spend per window (a request spends its cost).',
+          schema: { type: 'integer', minimum: 1 },
         },
         RateLimitRemaining: {
-          description: 'Requests left in the current one-second window.',
+          description: 'Points left in the current window.',
           schema: { type: 'integer', minimum: 0 },
         },
         RateLimitReset: {
@@ -113,10 +128,8 @@ export function openApiDocument(
           schema: { type: 'string' },
         },
       },
-      responses: {
-        MethodNotAllowed: methodNotAllowedResponse,
-      },
-      schemas: reachableSchemas([paths, methodNotAllowedResponse], converted),
+      responses: sharedResponses,
+      schemas: reachableSchemas([paths, sharedResponses], converted),
     },
   };
 }
@@ -135,14 +148,18 @@ const infoDescription = [
   'A query parameter that an operation does not take is a 422 `validation_failed` naming it in `param`',
   '(a misspelt filter never widens a search).',
   '',
-  'Each API key may send a number of requests per second (100 unless the operator sets another),',
-  'REST and GraphQL together. Every authenticated response carries `RateLimit-Limit`,',
-  '`RateLimit-Remaining` and `RateLimit-Reset`; over the limit the answer is 429 `rate_limited`',
-  'with `Retry-After`.',
+  `Each API key has a budget of points per window (${defaultLimits.rateLimitPoints} per ${defaultLimits.rateLimitWindowSeconds} s unless the operator sets another),`,
+  'REST and GraphQL together; a request spends its cost, about one point per record it reads (a page of 25 patients',
+  'about 100). Every authenticated response carries `RateLimit-Policy`, `RateLimit-Limit`, `RateLimit-Remaining`',
+  'and `RateLimit-Reset`; over the budget the answer is 429 `rate_limited` with `Retry-After`.',
+  '',
+  `While the database is unreachable the answer is 503 \`service_unavailable\` with \`Retry-After\`; a request that runs`,
+  `longer than its deadline (${defaultLimits.requestDeadlineMs / 1000} s unless the operator sets another) is 504 \`deadline_exceeded\`.`,
   '',
   'Only the documented methods of each path are served: any other method on a documented path is 405',
   '`method_not_allowed` with an `Allow` header naming the allowed methods, before authentication',
   '(`#/components/responses/MethodNotAllowed`). An undocumented path under `/v1` is 404 `not_found`.',
+  'An empty query parameter, or one given twice (lists such as `include` excepted), is a 422 naming it.',
 ].join('\n');
 
 const tagDescriptions: Record<string, string> = {
@@ -193,20 +210,21 @@ const knownParameters: Record<string, ParameterSpec> = {
   },
   cursor: {
     description: '`next_cursor` of the previous page, passed back verbatim. Omit for the first page.',
-    schema: { type: 'string' },
+    // base64url (src/db/pagination.ts); anything else is a 422.
+    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' },
     invalid: 'cursor is not a cursor of this list; pass next_cursor back verbatim.',
   },
   response_format: {
     description: `\`concise\` returns the core fields; \`detailed\` adds ${patientFormatNote}.`,
-    schema: { type: 'string', enum: ['concise', 'detailed'], default: 'concise' },
+    schema: { type: 'string', enum: [...RESPONSE_FORMATS], default: 'concise' },
     invalid: 'response_format must be concise or detailed.',
   },
   include: {
     description: `Veterinary clinics: comma list of ${patientIncludes.map((i) => `\`${i}\``).join(', ')} to embed in the patient (e.g. \`${patientIncludes.join(',')}\`). Unknown values are a 422.`,
-    schema: { type: 'string' },
+    schema: { type: 'array', items: { type: 'string', enum: patientIncludes }, uniqueItems: true },
     style: 'form',
     explode: false,
-    example: patientIncludes.join(','),
+    example: patientIncludes,
     invalid: `Unknown include value(s): ${patientIncludes[0]}2. Allowed: ${patientIncludes.join(', ')}.`,
   },
   phone: {
@@ -224,17 +242,18 @@ const knownParameters: Record<string, ParameterSpec> = {
   },
   appointment_id: {
     description: 'Only the treatments of this appointment (an appointment id, e.g. `appt_1`).',
-    schema: { type: 'string' },
+    schema: { type: 'string', pattern: idPattern('Appointment') },
     invalid: "appointment_id 'x' is not an appointment id.",
   },
   species_id: {
     description: 'Only the breeds of this species (a species id, e.g. `spc_1`).',
-    schema: { type: 'string' },
+    schema: { type: 'string', pattern: idPattern('Species') },
     invalid: "species_id 'x' is not a species id.",
   },
 };
 
 function parameters(
+  route: RestRoute,
   path: string,
   sofaParams: any[],
 ): { params: any[]; invalid: { param: string; message: string }[] } {
@@ -248,12 +267,14 @@ function parameters(
   const params = [...seen.values()].map((p) => {
     const { description: schemaDescription, ...sofaSchema } = p.schema ?? { type: 'string' };
     if (inPath.has(p.name)) {
+      const kind = route.ids?.[p.name];
+      if (!kind) throw new Error(`openapi: ${route.path} names no id kind for :${p.name} (RestRoute.ids).`);
       return {
         name: p.name,
         in: 'path',
         required: true,
-        description: p.description ?? schemaDescription ?? `${p.name} of the object.`,
-        schema: { type: 'string' },
+        description: `${p.description ?? schemaDescription ?? `${p.name} of the object.`} Another form, or an unknown id, is a 404.`,
+        schema: { type: 'string', pattern: idPattern(kind) },
       };
     }
     const known = knownParameters[p.name];
@@ -277,13 +298,24 @@ function parameters(
 
 const requestIdHeader = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
 
+/** Headers of every response to an authenticated request (src/auth/rate-limit.ts). */
+const authenticatedHeaders = {
+  'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' },
+  'RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
+  'RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+  'RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
+  ...requestIdHeader,
+};
+const retryAfter = { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } };
+
 function errorResponse(
   description: string,
   example: { code: string; message: string; param?: string; required_scopes?: string[] },
+  headers: Record<string, unknown> = authenticatedHeaders,
 ) {
   return {
     description,
-    headers: requestIdHeader,
+    headers,
     content: {
       'application/json': {
         schema: { $ref: '#/components/schemas/Error' },
@@ -301,17 +333,52 @@ function errorResponse(
   };
 }
 
-/** What a documented path answers to another method (src/server/app.ts); no operation refers to it. */
-const methodNotAllowedResponse = {
-  ...errorResponse(
+/** The responses every operation has, as components each operation refers to. */
+const sharedResponses = {
+  Unauthenticated: errorResponse(
+    '`unauthenticated`: the Authorization header is missing, or the key is invalid or revoked.',
+    { code: 'unauthenticated', message: 'Invalid or revoked API key.' },
+    requestIdHeader,
+  ),
+  MethodNotAllowed: errorResponse(
     '`method_not_allowed`: the path exists but not with this method; `Allow` names the methods it has. Sent before authentication.',
+    { code: 'method_not_allowed', message: 'POST is not allowed on /v1/patients; use GET.' },
+    { Allow: { $ref: '#/components/headers/Allow' }, ...requestIdHeader },
+  ),
+  RateLimited: errorResponse(
+    '`rate_limited`: this API key has spent its budget of points for the window (a request spends its cost, about one point per record read), or its address failed authentication too often. Sent after a short delay.',
     {
-      code: 'method_not_allowed',
-      message: 'POST is not allowed on /v1/patients; use GET.',
+      code: 'rate_limited',
+      message: `This API key has spent its budget of ${defaultLimits.rateLimitPoints} points per ${defaultLimits.rateLimitWindowSeconds} s (this request costs 101). Retry after 4 s.`,
+    },
+    { ...retryAfter, ...authenticatedHeaders },
+  ),
+  InternalError: errorResponse(
+    '`internal_error`: something failed on our side; quote `request_id` when reporting it.',
+    {
+      code: 'internal_error',
+      message: 'Something went wrong on our side. Quote the request_id when reporting it.',
     },
   ),
-  headers: { Allow: { $ref: '#/components/headers/Allow' }, ...requestIdHeader },
+  ServiceUnavailable: errorResponse(
+    `\`service_unavailable\`: the database is unreachable at the moment; retry after \`Retry-After\` seconds (${RETRY_AFTER_UNAVAILABLE}).`,
+    {
+      code: 'service_unavailable',
+      message: 'The database is unreachable at the moment; retry after the time in Retry-After.',
+    },
+    { ...retryAfter, ...requestIdHeader },
+  ),
+  DeadlineExceeded: errorResponse(
+    '`deadline_exceeded`: the request ran longer than its deadline and was stopped.',
+    {
+      code: 'deadline_exceeded',
+      message: `The request took longer than ${defaultLimits.requestDeadlineMs} ms and was stopped.`,
+    },
+    requestIdHeader,
+  ),
 };
+
+const ref = (name: keyof typeof sharedResponses) => ({ $ref: `#/components/responses/${name}` });
 
 function successDescription(schemaRef: string | undefined, schemas: Record<string, any> | undefined): string {
   const name = schemaRef?.replace('#/components/schemas/', '');
@@ -329,7 +396,11 @@ function operation(
   field: GraphQLField<unknown, unknown> | undefined,
   components: Record<string, any>,
 ) {
-  const { params, invalid } = parameters(path, Array.isArray(source.parameters) ? source.parameters : []);
+  const { params, invalid } = parameters(
+    route,
+    path,
+    Array.isArray(source.parameters) ? source.parameters : [],
+  );
   const scopes = scopesIn((field?.extensions?.pothosOptions as any)?.authScopes);
   const sofaSuccess = source.responses?.[String(route.status)] ?? Object.values(source.responses ?? {})[0];
   const successSchema = (sofaSuccess as any)?.content?.['application/json']?.schema;
@@ -344,17 +415,11 @@ function operation(
   const responses: Record<string, any> = {
     [String(route.status)]: {
       description: successDescription(successSchema?.$ref, components),
-      headers: requestIdHeader,
+      headers: authenticatedHeaders,
       ...(successSchema ? { content: { 'application/json': { schema: successSchema } } } : {}),
     },
   };
-  responses['401'] = errorResponse(
-    '`unauthenticated`: the Authorization header is missing, or the key is invalid or revoked.',
-    {
-      code: 'unauthenticated',
-      message: 'Invalid or revoked API key.',
-    },
-  );
+  responses['401'] = ref('Unauthenticated');
   responses['403'] = errorResponse(
     '`forbidden`: the key lacks a scope this operation needs; `required_scopes` names them.',
     {
@@ -378,30 +443,11 @@ function operation(
       { code: 'validation_failed', message: example.message, param: example.param },
     );
   }
-  responses['429'] = {
-    ...errorResponse(
-      '`rate_limited`: this API key has spent its budget of points for the window (a request spends its cost, about one point per record read), or its address failed authentication too often.',
-      {
-        code: 'rate_limited',
-        message:
-          'This API key has spent its budget of 30000 points per 10 s (this request costs 26). Retry after 4 s.',
-      },
-    ),
-    headers: {
-      'Retry-After': { $ref: '#/components/headers/RetryAfter' },
-      'RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
-      'RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
-      'RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
-      ...requestIdHeader,
-    },
-  };
-  responses['500'] = errorResponse(
-    '`internal_error`: something failed on our side; quote `request_id` when reporting it.',
-    {
-      code: 'internal_error',
-      message: 'Something went wrong on our side. Quote the request_id when reporting it.',
-    },
-  );
+  responses['405'] = ref('MethodNotAllowed');
+  responses['429'] = ref('RateLimited');
+  responses['500'] = ref('InternalError');
+  responses['503'] = ref('ServiceUnavailable');
+  responses['504'] = ref('DeadlineExceeded');
 
   return {
     operationId: route.field,
@@ -427,8 +473,10 @@ const errorSchema = {
       properties: {
         code: {
           type: 'string',
-          description:
-            'Stable machine-readable code: invalid_request (400), unauthenticated (401), forbidden (403), not_found (404), method_not_allowed (405), conflict (409), validation_failed (422), rate_limited (429), internal_error (500).',
+          enum: Object.keys(errorStatuses),
+          description: `Stable machine-readable code: ${Object.entries(errorStatuses)
+            .map(([code, status]) => `${code} (${status})`)
+            .join(', ')}.`,
         },
         message: { type: 'string', description: 'Human-readable explanation; may change, do not parse it.' },
         param: { type: 'string', description: 'The parameter at fault (validation errors).' },

@@ -1,3 +1,4 @@
+import type { IdKind } from '../lib/ids.ts';
 /**
  * The /v1 route table: every Rest root field, its method, path and success status. SOFA would
  * derive paths from field names; the spec's paths are explicit here instead.
@@ -9,6 +10,8 @@ export interface RestRoute {
   status: 200 | 201 | 202 | 204;
   tag: string;
   summary: string;
+  /** The kind of id each path parameter takes (its pattern in the OpenAPI document). */
+  ids?: Record<string, IdKind>;
 }
 
 export const restRoutes: RestRoute[] = [
@@ -24,6 +27,7 @@ export const restRoutes: RestRoute[] = [
     field: 'getPatient',
     method: 'GET',
     path: '/patients/:id',
+    ids: { id: 'Patient' },
     status: 200,
     tag: 'Patients',
     summary: 'Get a patient',
@@ -32,6 +36,7 @@ export const restRoutes: RestRoute[] = [
     field: 'listPatientAppointments',
     method: 'GET',
     path: '/patients/:id/appointments',
+    ids: { id: 'Patient' },
     status: 200,
     tag: 'Patients',
     summary: "A patient's appointments",
@@ -40,6 +45,7 @@ export const restRoutes: RestRoute[] = [
     field: 'listPatientTreatments',
     method: 'GET',
     path: '/patients/:id/treatments',
+    ids: { id: 'Patient' },
     status: 200,
     tag: 'Patients',
     summary: "A patient's treatments",
@@ -48,6 +54,7 @@ export const restRoutes: RestRoute[] = [
     field: 'listPatientPayments',
     method: 'GET',
     path: '/patients/:id/payments',
+    ids: { id: 'Patient' },
     status: 200,
     tag: 'Patients',
     summary: "A patient's payments and refunds",

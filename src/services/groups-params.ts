@@ -21,10 +21,13 @@ export function parseInclude(raw: unknown, known: readonly string[]): string[] {
   return [...new Set(values)];
 }
 
+/** The values of `response_format` (the OpenAPI enum too). */
+export const RESPONSE_FORMATS = ['concise', 'detailed'] as const;
+
 export function parseResponseFormat(raw: unknown): boolean {
-  if (raw == null || raw === '' || raw === 'concise') return false;
-  if (raw === 'detailed') return true;
-  throw new AppError('validation_failed', 'response_format must be concise or detailed.', {
+  if (raw == null || raw === '' || raw === RESPONSE_FORMATS[0]) return false;
+  if (raw === RESPONSE_FORMATS[1]) return true;
+  throw new AppError('validation_failed', `response_format must be ${RESPONSE_FORMATS.join(' or ')}.`, {
     param: 'response_format',
   });
 }

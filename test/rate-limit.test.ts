@@ -36,6 +36,19 @@ describe('rate limit', () => {
     expect(ten).toBeGreaterThan(5 * one);
   });
 
+  it('announces the budget on every authenticated response, errors included', async () => {
+    const key = await app.key(clinicId, ['patients:read']);
+    for (const [path, status] of [
+      ['/v1/patients/pat_999999', 404],
+      ['/v1/patients?qeury=x', 422],
+    ] as const) {
+      const r = await app.get(path, key);
+      expect(r.status, path).toBe(status);
+      expect(r.headers.get('ratelimit-policy'), path).toBe(`${BUDGET};w=2`);
+      expect(Number(r.headers.get('ratelimit-remaining')), path).toBeLessThan(BUDGET);
+    }
+  });
+
   it('answers 429 rate_limited with Retry-After once the budget is spent', async () => {
     const key = await app.key(clinicId, ['patients:read']);
     const results = await burst(40, key);

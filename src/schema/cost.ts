@@ -39,11 +39,13 @@ function isList(type: GraphQLOutputType): boolean {
   return type instanceof GraphQLNonNull ? isList(type.ofType) : type instanceof GraphQLList;
 }
 
-/** The page size an argument asks for; a value the service will refuse costs the maximum. */
+/**
+ * The page size an argument asks for. A value the service refuses (a 422 before that field reads
+ * anything) counts as the default, so the refusal, not the rate limit, answers it.
+ */
 function pageSize(value: unknown): number {
-  if (value === undefined || value === null) return DEFAULT_PAGE;
   const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= MAX_PAGE ? n : MAX_PAGE;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= MAX_PAGE ? n : DEFAULT_PAGE;
 }
 
 /** The default cost of a field (the builder's `fieldComplexity`). */

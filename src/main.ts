@@ -21,7 +21,9 @@ const orm = await openOrm(db.url, { limits }).catch(async (err) => {
 
 let running: RunningServer;
 try {
-  const applied = await migrate(orm);
+  // Migrations run on a connection of their own, without the request deadline.
+  const migrating = await openOrm(db.url, { limits, requestTimeouts: false });
+  const applied = await migrate(migrating).finally(() => migrating.close());
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
 
   const em = orm.em.fork();

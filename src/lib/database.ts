@@ -69,16 +69,24 @@ export async function ensureDatabase(adminUrl: string, name: string, template?: 
  */
 export async function openOrm(
   url: string,
-  opts: { onQuery?: (sql: string) => void; poolMax?: number; limits?: Limits } = {},
+  opts: {
+    onQuery?: (sql: string) => void;
+    poolMax?: number;
+    limits?: Limits;
+    /** false: no statement or query timeout (migrations, which may take longer than a request). */
+    requestTimeouts?: boolean;
+  } = {},
 ): Promise<MikroORM> {
   const limits = opts.limits ?? defaultLimits;
+  const timeouts = opts.requestTimeouts !== false;
   return MikroORM.init(
     ormConfig(url, {
       ...(opts.poolMax ? { pool: { min: 0, max: opts.poolMax } } : {}),
       driverOptions: {
         connectionTimeoutMillis: limits.dbConnectTimeoutMs,
-        statement_timeout: limits.requestDeadlineMs,
-        query_timeout: limits.requestDeadlineMs + 1000,
+        ...(timeouts
+          ? { statement_timeout: limits.requestDeadlineMs, query_timeout: limits.requestDeadlineMs + 1000 }
+          : {}),
         keepAlive: true,
       },
       // Tests count statements through this hook (the N+1 guard).

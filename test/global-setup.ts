@@ -1,12 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migrate, openOrm, startDatabase } from '../src/lib/database.ts';
 
 /**
  * One PostgreSQL for the run (DATABASE_URL's server, or an embedded one), and one migrated
- * template database. Each test file clones the template into a database of its own, so files
+ * template database of the run's own. Each test file clones the template into a database of its own, so files
  * run in parallel without sharing state.
  */
 export default async function setup(project: TestProject) {
@@ -19,36 +18,20 @@ export default async function setup(project: TestProject) {
   });
   const admin = new URL(db.url);
   admin.pathname = '/postgres';
-  const migrationsHash = createHash('sha256')
-    .update(
-      readdirSync('migrations')
-        .sort()
-        .map((f) => readFileSync(`migrations/${f}`, 'utf8'))
-        .join('\n'),
-    )
-    .digest('hex')
-    .slice(0, 12);
-  const template = `cg_template_${migrationsHash}`;
+  // Test files name their databases after this run, so the teardown drops every one of them,
+  // the run's template included (a file's own clean-up, registered from inside beforeAll, is
+  // not run by vitest). A run leaves no database behind.
+  const runId = randomBytes(4).toString('hex');
+  const template = `cg_t_${runId}_template`;
   const client = new pg.Client({ connectionString: admin.toString() });
   await client.connect();
-  const exists = await client.query('select 1 from pg_database where datname = $1', [template]);
-  if (!exists.rowCount) {
-    const building = `${template}_building_${process.pid}`;
-    await client.query(`create database "${building}"`);
-    const url = new URL(admin);
-    url.pathname = `/${building}`;
-    const orm = await openOrm(url.toString());
-    await migrate(orm);
-    await orm.close();
-    // A rename is atomic: a concurrent run never clones a half-migrated template.
-    await client.query(`alter database "${building}" rename to "${template}"`).catch(async () => {
-      await client.query(`drop database if exists "${building}"`);
-    });
-  }
+  await client.query(`create database "${template}"`);
   await client.end();
-  // Test files name their databases after this run, so the teardown drops every one of them
-  // (a file's own clean-up, registered from inside beforeAll, is not run by vitest).
-  const runId = randomBytes(4).toString('hex');
+  const url = new URL(admin);
+  url.pathname = `/${template}`;
+  const orm = await openOrm(url.toString());
+  await migrate(orm);
+  await orm.close();
   project.provide('adminUrl', admin.toString());
   project.provide('templateDb', template);
   project.provide('runId', runId);

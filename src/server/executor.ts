@@ -1,4 +1,3 @@
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import {
   type DocumentNode,
   type ExecutionResult,
@@ -34,7 +33,7 @@ export type Yoga = YogaServerInstance<Record<string, unknown>, RequestContext>;
  * compiled executor and the same error mapping whichever way a request arrives.
  */
 export function createGraphQLPipeline(schema: GraphQLSchema, deps: AppDeps): Yoga {
-  let graphiqlPage: string | undefined;
+  let graphiqlPage: Promise<string> | undefined;
   return createYoga<Record<string, unknown>, RequestContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -49,8 +48,10 @@ export function createGraphQLPipeline(schema: GraphQLSchema, deps: AppDeps): Yog
       shouldPersistHeaders: false,
     },
     // GraphiQL from the installed package, its scripts and styles inline: the page works offline
-    // and loads nothing from another host. The page is the same for every request: built once.
-    renderGraphiQL: (options) => (graphiqlPage ??= renderGraphiQL(options)),
+    // and loads nothing from another host. The page is the same for every request: built once,
+    // and its 9 MB of scripts are loaded only when a browser first asks for it.
+    renderGraphiQL: (options) =>
+      (graphiqlPage ??= import('@graphql-yoga/render-graphiql').then((m) => m.renderGraphiQL(options))),
     logging: false,
     plugins: [
       ...graphqlLimitPlugins(deps.limits),

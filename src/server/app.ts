@@ -209,6 +209,8 @@ export function createApp(opts: AppOptions) {
     });
     runRequest(scope, () => {
       Promise.resolve(dispatch(req, res, requestId)).catch((e) => {
+        // A request answered already (its deadline's 504) failing to write again is expected.
+        if (scope.abortedBy && res.headersSent) return;
         const err = toAppError(e);
         if (!res.headersSent) sendJson(res, err.status, errorBody(err, requestId), errorHeaders(err));
       });

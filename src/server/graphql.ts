@@ -154,6 +154,7 @@ function plainParams(body: Buffer): OperationParams | null {
 }
 
 async function sendResponse(res: ServerResponse, response: Response) {
+  if (res.headersSent) return; // answered already (the request's deadline)
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     headers[name] = value;

@@ -47,6 +47,14 @@ describe('rate limit', () => {
       expect(r.headers.get('ratelimit-policy'), path).toBe(`${BUDGET};w=2`);
       expect(Number(r.headers.get('ratelimit-remaining')), path).toBeLessThan(BUDGET);
     }
+    // A GraphQL document refused before execution spends one point too.
+    const before = await app.get('/v1/patients?limit=1', key);
+    const g = await app.gql('{ patients(first: 1) { edges { node { nope } } } }', {}, key);
+    expect(g.body.errors[0].extensions.code).toBe('invalid_request');
+    expect(g.headers.get('ratelimit-policy')).toBe(`${BUDGET};w=2`);
+    // One point: one fewer than before, or one spent in a window that started in between.
+    const left = Number(g.headers.get('ratelimit-remaining'));
+    expect([Number(before.headers.get('ratelimit-remaining')) - 1, BUDGET - 1]).toContain(left);
   });
 
   it('answers 429 rate_limited with Retry-After once the budget is spent', async () => {

@@ -50,6 +50,8 @@ export interface RequestContext extends RequestInfo {
   rest: boolean;
   /** Spends points of the API key's rate-limit budget (throws `rate_limited` when spent). */
   spend(points: number): Promise<void>;
+  /** Whether this request has spent from its budget yet. */
+  hasSpent(): boolean;
 }
 
 /** What a service call needs: who asks, a clinic-bound EntityManager, the time. CLI and seeds build one too. */
@@ -120,6 +122,7 @@ export function authenticated(
   root: EntityManager,
   rest: boolean,
   spend: RequestContext['spend'] = async () => {},
+  hasSpent: RequestContext['hasSpent'] = () => true,
 ): RequestContext {
   const ctx = info as RequestContext;
   ctx.keyId = principal.keyId;
@@ -128,6 +131,7 @@ export function authenticated(
   ctx.loaders = new Map();
   ctx.rest = rest;
   ctx.spend = spend;
+  ctx.hasSpent = hasSpent;
   return ctx;
 }
 

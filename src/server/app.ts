@@ -16,7 +16,7 @@ import { matchRoute } from '../rest/routes.ts';
 import { createRestRouter } from '../rest/sofa.ts';
 import { schemas } from '../schema/index.ts';
 import { checkResources } from '../services/resource.ts';
-import { authenticateRequest } from './context.ts';
+import { authenticateRequest, settleRateLimit } from './context.ts';
 import { corsPolicy } from './cors.ts';
 import { createGraphQLHandler } from './graphql.ts';
 
@@ -162,8 +162,14 @@ export function createApp(opts: AppOptions) {
       await authenticateRequest(deps, req.headers.authorization ?? null, true);
       return await next();
     } catch (e) {
-      const err = findAppError(e);
+      let err = findAppError(e);
       if (!err) throw e;
+      // Refused before SOFA ran (an unknown, empty or repeated parameter): it still counts.
+      if (err.code !== 'unauthenticated' && err.code !== 'rate_limited') {
+        await settleRateLimit().catch((limited) => {
+          err = findAppError(limited) ?? err;
+        });
+      }
       return sendJson(res, err.status, errorBody(err, requestId), errorHeaders(err));
     }
   }

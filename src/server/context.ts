@@ -44,11 +44,29 @@ export async function authenticateRequest(
     throw e;
   }
   info.keyId = principal.keyId;
-  const spend = (points: number) => limiter.spend(principal.keyId, points, info.setHeader);
-  // Every authenticated request spends a point at once; the rest of its cost once it is known
-  // (src/schema/cost.ts, before it runs).
-  await spend(1);
-  return authenticated(info, principal, deps.em, rest, (points) =>
-    points > 1 ? spend(points - 1) : Promise.resolve(),
+  // A request spends once (one database round trip): its cost once known, before it runs
+  // (src/schema/cost.ts), or one point if it is refused before that (see settleRateLimit).
+  let spent = false;
+  return authenticated(
+    info,
+    principal,
+    deps.em,
+    rest,
+    (points) => {
+      spent = true;
+      return limiter.spend(principal.keyId, points, info.setHeader);
+    },
+    () => spent,
   );
+}
+
+/**
+ * Spends one point for an authenticated request refused before its cost was known (an unknown
+ * query parameter, a GraphQL document that does not validate), so it too counts and carries the
+ * RateLimit headers. Nothing for a request that spent already or is not authenticated.
+ */
+export async function settleRateLimit(): Promise<void> {
+  const ctx = currentRequest();
+  if (ctx && 'principal' in ctx && !(ctx as RequestContext).hasSpent())
+    await (ctx as RequestContext).spend(1);
 }

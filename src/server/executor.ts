@@ -9,7 +9,7 @@ import { createYoga, type YogaInitialContext, type YogaServerInstance } from 'gr
 import { compiledExecute } from '../lib/compiled-execute.ts';
 import { AppError, isErrorCode } from '../lib/errors.ts';
 import type { RequestContext } from '../lib/request-context.ts';
-import { type AppDeps, authenticateRequest } from './context.ts';
+import { type AppDeps, authenticateRequest, settleRateLimit } from './context.ts';
 import { toGraphQLError } from './graphql-errors.ts';
 import { graphqlLimitPlugins } from './graphql-limits.ts';
 
@@ -59,8 +59,10 @@ export function createGraphQLPipeline(schema: GraphQLSchema, deps: AppDeps): Yog
       {
         // Parse and validation errors skip masking; give them our code too. A limit reported
         // during validation gets its 400 back (Yoga marks validation errors 200 for JSON).
-        onResultProcess({ result, setResult }: { result: any; setResult: (r: any) => void }) {
+        async onResultProcess({ result, setResult }: { result: any; setResult: (r: any) => void }) {
           if (!result || Array.isArray(result) || !Array.isArray(result.errors)) return;
+          // A document refused before execution still counts against the key (one point).
+          await settleRateLimit().catch(() => {});
           const settled = (e: any) =>
             isErrorCode(e?.extensions?.code) &&
             (e.extensions.code !== 'query_too_complex' || !e.extensions.http?.spec);

@@ -8,6 +8,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Limits } from '../lib/limits.ts';
 import type { RequestContext } from '../lib/request-context.ts';
 import { checkCost, limitExceeded } from '../schema/cost.ts';
+import { settleRateLimit } from './context.ts';
 import { toGraphQLError } from './graphql-errors.ts';
 
 /**
@@ -73,6 +74,8 @@ export function graphqlLimitPlugins(limits: Limits): Plugin<any>[] {
           );
           await (args.contextValue as RequestContext).spend(cost);
         } catch (e) {
+          // Refused over a limit: it still counts (one point), unless the refusal is the limit's.
+          await settleRateLimit().catch(() => {});
           setResultAndStopExecution({ errors: [toGraphQLError(e)] });
         }
       },

@@ -7,7 +7,9 @@ import {
   Branch,
   Breed,
   Clinic,
+  Conversation,
   Measurement,
+  Message,
   Owner,
   Patient,
   PatientStatus,
@@ -232,6 +234,42 @@ export function fixtures(orm: MikroORM, clinicId: number) {
       });
       await em.flush();
       return p;
+    },
+    /** A conversation with an inbound and an outbound text message, written straight to the tables. */
+    async chat(phone: string, minutes = 0) {
+      const patientPhone = toE164(phone, 'IL') as string;
+      const conversation = em.create(Conversation, {
+        clinic,
+        patientPhone,
+        clinicPhone: '+97235550199',
+        displayName: null,
+        lastMessagePreview: 'Thanks',
+        lastActivityAt: at(minutes + 1),
+        lastInboundAt: at(minutes),
+        lastOutboundAt: at(minutes + 1),
+        isHandled: false,
+        seq: 2,
+        createdAt: at(minutes),
+        updatedAt: at(minutes + 1),
+      });
+      const message = (direction: 'inbound' | 'outbound', text: string, m: number, seq: number) =>
+        em.create(Message, {
+          clinic,
+          conversation,
+          direction,
+          type: 'text',
+          fromPhone: direction === 'inbound' ? patientPhone : '+97235550199',
+          toPhone: direction === 'inbound' ? '+97235550199' : patientPhone,
+          patientPhone,
+          text,
+          seq,
+          createdAt: at(m),
+          updatedAt: at(m),
+        });
+      const inbound = message('inbound', 'Hello', minutes, 1);
+      const outbound = message('outbound', 'Thanks', minutes + 1, 2);
+      await em.flush();
+      return { conversation, inbound, outbound };
     },
   };
 }

@@ -5,6 +5,9 @@ import {
   AppointmentType,
   BillingAccount,
   Branch,
+  Conversation,
+  Message,
+  Template,
   Breed,
   Clinic,
   Measurement,
@@ -20,6 +23,7 @@ import {
   Vaccine,
 } from '../src/entities/index.ts';
 import type { Address } from '../src/entities/tenant.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { toE164 } from '../src/lib/phone.ts';
 import { foldedNames } from '../src/services/patients/search-columns.ts';
 import { fixtures } from './fixtures.ts';
@@ -335,9 +339,42 @@ export async function fullFixtures(orm: MikroORM, clinicId: number) {
     receiptNumber: null,
   });
   payment(mitzi, 100, { amount: 12.5, methodType: 'bank_transfer' });
+  chatFixtures(em, clinic, rex.phone as string);
+  // Two animals on the stranger's number (a shared phone): the thread matches both.
+  const onSharedPhone = (firstName: string | null, lastName: string | null, minutes: number) =>
+    em.create(Patient, {
+      clinic,
+      firstName,
+      lastName,
+      phone: STRANGER_PHONE,
+      email: null,
+      emailLower: null,
+      gender: null,
+      birthDate: null,
+      status: null,
+      ...foldedNames(firstName, lastName),
+      address: null,
+      contacts: null,
+      balance: null,
+      idNumber: null,
+      owner: null,
+      species: null,
+      breed: null,
+      createdAt: at(minutes),
+      updatedAt: at(minutes),
+    });
+  const ghost = onSharedPhone('Bella', null, 4);
+  const ghost2 = onSharedPhone(null, 'Shapiro', 5);
+  for (const p of [ghost, ghost2]) {
+    appointment(p, 10);
+    treatment(p, 11);
+    payment(p, 12);
+  }
   await em.flush();
-  return { patients: [rex, stray, mitzi].map((p) => `pat_${p.id}`) };
+  return { patients: [rex, stray, mitzi, ghost, ghost2].map((p) => `pat_${p.id}`) };
 }
+
+const STRANGER_PHONE = '+972521112222';
 
 /** A dental clinic: the base fixtures (test/fixtures.ts) with one patient and a record of each kind. */
 export async function dentalFixtures(orm: MikroORM, clinicId: number) {
@@ -360,4 +397,212 @@ export async function dentalFixtures(orm: MikroORM, clinicId: number) {
   await fx.treatment(dana, { menuItem: c.menuItem, appointment: visit }, 70);
   await fx.payment(dana, c.account, 80);
   return { patients: [dana, bare].map((p) => `pat_${p.id}`) };
+}
+
+/**
+ * The chat inbox, against the test clock (2026-11-01T10:00Z): Rex's conversation (his phone, a
+ * window open since 08:00) with a message of each kind and status; a stranger's number with
+ * only an inbound message long ago (window closed, no patient); an empty conversation with
+ * every nullable column null. Templates: one with every field, one with none.
+ */
+function chatFixtures(em: EntityManager, clinic: Clinic, rexPhone: string) {
+  const at = (iso: string) => new Date(`2026-${iso}Z`);
+  const clinicPhone = '+97235550199';
+  const rexConv = em.create(Conversation, {
+    clinic,
+    patientPhone: rexPhone,
+    clinicPhone,
+    displayName: 'Noa L',
+    lastMessagePreview: 'See you tomorrow',
+    lastActivityAt: at('11-01T09:00:00'),
+    lastInboundAt: at('11-01T08:00:00'),
+    lastOutboundAt: at('11-01T09:00:00'),
+    isHandled: true,
+    seq: 7,
+    createdAt: at('10-01T08:00:00'),
+    updatedAt: at('11-01T09:30:00'),
+  });
+  const strangerPhone = STRANGER_PHONE;
+  const stranger = em.create(Conversation, {
+    clinic,
+    patientPhone: strangerPhone,
+    clinicPhone: null,
+    displayName: null,
+    lastMessagePreview: 'Hello?',
+    lastActivityAt: at('10-20T12:00:00'),
+    lastInboundAt: at('10-20T12:00:00'),
+    lastOutboundAt: null,
+    isHandled: false,
+    seq: 8,
+    createdAt: at('10-20T12:00:00'),
+    updatedAt: at('10-20T12:00:00'),
+  });
+  em.create(Conversation, {
+    clinic,
+    patientPhone: '+972527773333',
+    clinicPhone: null,
+    displayName: null,
+    lastMessagePreview: null,
+    lastActivityAt: null,
+    lastInboundAt: null,
+    lastOutboundAt: null,
+    isHandled: false,
+    seq: 1,
+    createdAt: at('09-01T00:00:00'),
+    updatedAt: at('09-02T00:00:00'),
+  });
+  const base = {
+    clinic,
+    conversation: rexConv,
+    fromPhone: null,
+    toPhone: null,
+    patientPhone: rexPhone,
+    text: null,
+    mediaType: null,
+    mediaMime: null,
+    mediaPath: null,
+    mediaFilename: null,
+    templateName: null,
+    templateParams: null,
+    repliedTo: null,
+    reactionPatient: null,
+    reactionClinic: null,
+    failureReason: null,
+    networkMessageId: null,
+    sentAt: null,
+    deliveredAt: null,
+    readAt: null,
+    failedAt: null,
+  };
+  const inbound = { direction: 'inbound' as const, fromPhone: rexPhone, toPhone: clinicPhone };
+  const outbound = { direction: 'outbound' as const, fromPhone: clinicPhone, toPhone: rexPhone };
+  em.create(Message, {
+    ...base,
+    ...inbound,
+    type: 'text',
+    text: 'Can I book for tomorrow?',
+    seq: 2,
+    createdAt: at('10-31T07:00:00'),
+    updatedAt: at('10-31T07:00:00'),
+  });
+  const reminder = em.create(Message, {
+    ...base,
+    ...outbound,
+    type: 'text',
+    text: 'Hi Noa, see you at 10:00',
+    templateName: 'appointment_reminder',
+    templateParams: ['Noa', '10:00'],
+    reactionPatient: '👍',
+    networkMessageId: 'sbx_fixture_1',
+    sentAt: at('10-31T07:10:01'),
+    deliveredAt: at('10-31T07:10:02'),
+    readAt: at('10-31T07:20:00'),
+    seq: 5,
+    createdAt: at('10-31T07:10:00'),
+    updatedAt: at('10-31T07:20:00'),
+  });
+  em.create(Message, {
+    ...base,
+    ...outbound,
+    type: 'document',
+    mediaType: 'document',
+    mediaMime: 'application/pdf',
+    mediaFilename: 'invoice.pdf',
+    templateName: 'clinic_document',
+    failureReason: 'The number is not on the messaging network.',
+    sentAt: at('10-31T08:00:01'),
+    failedAt: at('10-31T08:00:05'),
+    seq: 4,
+    createdAt: at('10-31T08:00:00'),
+    updatedAt: at('10-31T08:00:05'),
+  });
+  em.create(Message, {
+    ...base,
+    ...inbound,
+    type: 'image',
+    text: 'This is the rash',
+    mediaType: 'image',
+    mediaMime: 'image/jpeg',
+    mediaPath: 'fixture-media-1',
+    repliedTo: reminder,
+    reactionClinic: '❤️',
+    seq: 6,
+    createdAt: at('11-01T08:00:00'),
+    updatedAt: at('11-01T08:05:00'),
+  });
+  em.create(Message, {
+    ...base,
+    ...outbound,
+    fromPhone: null,
+    type: 'text',
+    text: 'See you tomorrow',
+    seq: 7,
+    createdAt: at('11-01T09:00:00'),
+    updatedAt: at('11-01T09:00:00'),
+  });
+  em.create(Message, {
+    ...base,
+    ...inbound,
+    conversation: stranger,
+    fromPhone: strangerPhone,
+    // Written before the clinic had a number of its own.
+    toPhone: null,
+    patientPhone: strangerPhone,
+    type: 'sticker',
+    seq: 8,
+    createdAt: at('10-20T12:00:00'),
+    updatedAt: at('10-20T12:00:00'),
+  });
+  em.create(Template, {
+    clinic,
+    name: 'appointment_reminder',
+    displayName: 'Appointment reminder',
+    language: 'he',
+    modelType: 'wa_chat_preview',
+    category: 'UTILITY',
+    status: 'APPROVED',
+    rejectionReason: null,
+    parameterCount: 2,
+    body: 'Hi {{1}}, see you at {{2}}',
+    header: { type: 'text', text: 'Reminder' },
+    footer: { text: 'Reply STOP to opt out' },
+    buttons: [{ type: 'quick_reply', text: 'OK' }],
+    hasActiveVersion: true,
+    role: null,
+  });
+  em.create(Template, {
+    clinic,
+    name: 'spring_promo',
+    displayName: null,
+    language: null,
+    modelType: null,
+    category: null,
+    status: 'REJECTED',
+    rejectionReason: 'Promotional content in a utility template',
+    parameterCount: null,
+    body: null,
+    header: null,
+    footer: null,
+    buttons: null,
+    hasActiveVersion: false,
+    role: null,
+  });
+  // A template the network reports without a review state yet.
+  em.create(Template, {
+    clinic,
+    name: 'draft_welcome',
+    displayName: 'Welcome',
+    language: 'en',
+    modelType: 'patient',
+    category: 'MARKETING',
+    status: null,
+    rejectionReason: null,
+    parameterCount: 0,
+    body: 'Welcome to the clinic',
+    header: null,
+    footer: null,
+    buttons: null,
+    hasActiveVersion: true,
+    role: null,
+  });
 }

@@ -36,6 +36,11 @@ beforeAll(async () => {
   b.patient = `pat_${p.id}`;
   b.appointment = `appt_${appt.id}`;
   b.species = `spc_${cb.species.id}`;
+  const chat = await fb.chat('050-000-0002');
+  b.Patient = b.patient;
+  b.Conversation = `conv_${chat.conversation.id}`;
+  b.Message = `out_${chat.outbound.id}`;
+  await fa.chat('050-000-0001');
 });
 
 describe('clinic isolation', () => {
@@ -45,13 +50,17 @@ describe('clinic isolation', () => {
       'listPatientAppointments',
       'listPatientTreatments',
       'listPatientPayments',
+      'listPatientChatMessages',
+      'getConversation',
+      'listConversationMessages',
+      'getMessage',
     ]);
   });
 
-  it.each(restRoutes.filter((r) => r.path.includes(':id')).map((r) => r.path))(
+  it.each(restRoutes.filter((r) => r.path.includes(':id')).map((r) => [r.path, r.ids?.id ?? 'Patient']))(
     "404 on %s with another clinic's id",
-    async (path) => {
-      const url = `/v1${path.replace(':id', () => b.patient)}`;
+    async (path, kind) => {
+      const url = `/v1${path.replace(':id', () => b[kind])}`;
       expect((await app.get(url, keyB)).status).toBe(200);
       const r = await app.get(url, keyA);
       expect(r.status).toBe(404);
@@ -71,6 +80,11 @@ describe('clinic isolation', () => {
       expect(r.body.data.every((p: any) => p.first_name === 'Alice')).toBe(true);
     }
     expect((await app.get(`/v1/patients?email=shared%40example.com`, keyA)).body.data).toHaveLength(1);
+    for (const path of ['/v1/chat/conversations', '/v1/chat/messages', '/v1/chat/conversations?phone=0500000002']) {
+      const r = await app.get(path, keyA);
+      expect(r.body.data.every((x: any) => x.patient_phone === '0500000001'), path).toBe(true);
+    }
+    expect((await app.get('/v1/chat/messages?phone=0500000002', keyA)).body.data).toEqual([]);
   });
 
   it("catalog lists are per clinic, and another clinic's species filters to nothing", async () => {

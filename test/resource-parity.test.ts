@@ -4,6 +4,9 @@ import { readScopes } from '../src/auth/scopes.ts';
 import { matchRoute, restRoutes } from '../src/rest/routes.ts';
 import { Appointment } from '../src/services/appointments/appointment.resource.ts';
 import { catalogLists } from '../src/services/catalog/catalog.ts';
+import { Conversation } from '../src/services/chat/conversation.resource.ts';
+import { Message } from '../src/services/chat/message.resource.ts';
+import { Template } from '../src/services/chat/template.resource.ts';
 import { Patient } from '../src/services/patients/patient.resource.ts';
 import { Payment } from '../src/services/payments/payment.resource.ts';
 import {
@@ -288,6 +291,63 @@ for (const clinic of clinics) {
           }
     });
 
+    it('the chat inbox: conversations, messages and templates = their GET routes', async () => {
+      const conv = selectionOf(Conversation);
+      const msg = selectionOf(Message);
+      const connection = (sel: string) => `(first: 100) { ${pageInfo} edges { node ${sel} } }`;
+      const data = await gql(key, `{ conversations${connection(conv)} messages${connection(msg)} }`);
+      const conversations = await rest(key, '/v1/chat/conversations?limit=100');
+      record('Conversation', Conversation, conversations.data);
+      expect(nodes(data.conversations)).toEqual(conversations.data);
+      const messages = await rest(key, '/v1/chat/messages?limit=100');
+      record('Message', Message, messages.data);
+      expect(nodes(data.messages)).toEqual(messages.data);
+      if (clinic.kind === 'veterinary') expect(messages.data.length).toBeGreaterThan(0);
+
+      // The sync order holds the same records.
+      const synced = await rest(key, '/v1/chat/conversations?limit=100&updated_since=2000-01-01');
+      const byId = (a: Row, b: Row) => a.id.localeCompare(b.id);
+      expect([...synced.data].sort(byId)).toEqual([...conversations.data].sort(byId));
+
+      for (const c of conversations.data) {
+        const one = await rest(key, `/v1/chat/conversations/${c.id}`);
+        expect(one.data).toEqual(c);
+        const own = await rest(key, `/v1/chat/conversations/${c.id}/messages?limit=100`);
+        const g = await gql(
+          key,
+          `{ conversation(id: "${c.id}") { id messages${connection(msg)} } node(id: "${c.id}") { ... on Conversation ${conv} } }`,
+        );
+        expect(nodes(g.conversation.messages)).toEqual(own.data);
+        expect(g.node).toEqual(c);
+      }
+      for (const m of messages.data) {
+        const one = await rest(key, `/v1/chat/messages/${m.id}`);
+        expect(one.data).toEqual(m);
+        const g = await gql(
+          key,
+          `{ message(id: "${m.id}") ${msg} node(id: "${m.id}") { ... on Message ${msg} } }`,
+        );
+        expect(g.message).toEqual(m);
+        expect(g.node).toEqual(m);
+      }
+      for (const id of ids) {
+        const own = await rest(key, `/v1/patients/${id}/chat/messages?limit=100`);
+        const g = await gql(
+          key,
+          `{ patient(id: "${id}") { chat_messages${connection(msg)} chat_conversations${connection(conv)} } }`,
+        );
+        expect(nodes(g.patient.chat_messages)).toEqual(own.data);
+        const phone = (await rest(key, `/v1/patients/${id}`)).data.phone;
+        expect(nodes(g.patient.chat_conversations)).toEqual(
+          phone ? conversations.data.filter((c: Row) => c.patient_phone === phone) : [],
+        );
+      }
+
+      const templates = await rest(key, '/v1/chat/templates');
+      record('Template', Template, templates.data);
+      expect((await gql(key, `{ templates ${selectionOf(Template)} }`)).templates).toEqual(templates.data);
+    });
+
     for (const list of catalogLists) {
       const route = restRoutes.find((r) => r.field === list.restName);
       it(`${list.publicName} = GET /v1${route?.path ?? ` (no route for ${list.restName})`}`, async () => {
@@ -325,12 +385,24 @@ const neverNull: Record<string, string> = {
   'Patient.updated_at': 'patient.updated_at is NOT NULL',
   'Appointment.status.color':
     'appointment_status.color is NOT NULL (StatusRef is shared with patient statuses)',
+  'Conversation.patient_phone': 'conversation.patient_phone is NOT NULL (one conversation per phone)',
+  'Conversation.patients.phone': 'patients are matched by their phone',
+  'Conversation.created_at': 'conversation.created_at is NOT NULL',
+  'Conversation.updated_at': 'conversation.updated_at is NOT NULL',
+  'Message.conversation_id': 'message.conversation_id is NOT NULL',
+  'Message.patient_phone': 'message.patient_phone is NOT NULL',
+  'Message.patients.phone': 'patients are matched by their phone',
+  'Message.created_at': 'message.created_at is NOT NULL',
+  'Message.updated_at': 'message.updated_at is NOT NULL',
 };
 
 const roots: Resource[] = [
   Patient,
   ...records.map((r) => r.resource),
   ...catalogLists.map((l) => l.resource),
+  Conversation,
+  Message,
+  Template,
 ];
 
 describe('the comparisons covered every definition', () => {
@@ -347,7 +419,12 @@ describe('the comparisons covered every definition', () => {
     const rootFields: string[] = r.body.data.__schema.queryType.fields.map((f: { name: string }) => f.name);
     expect(rootFields.filter((f) => !rootFieldsAsked.has(f))).toEqual([]);
     const patientFields: string[] = r.body.data.__type.fields.map((f: { name: string }) => f.name);
-    const compared = [...Object.keys(Patient.fields), ...records.map((c) => c.field)];
+    const compared = [
+      ...Object.keys(Patient.fields),
+      ...records.map((c) => c.field),
+      'chat_messages',
+      'chat_conversations',
+    ];
     expect(patientFields.filter((f) => !compared.includes(f))).toEqual([]);
   });
 

@@ -4,6 +4,7 @@ import { tenantColumns, timestamps } from './tenant.ts';
 const ConversationSchema = defineEntity({
   name: 'Conversation',
   uniques: [{ properties: ['clinic', 'patientPhone'] }],
+  indexes: [{ properties: ['clinic', 'seq'] }, { properties: ['clinic', 'lastActivityAt', 'id'] }],
   properties: {
     ...tenantColumns(),
     /** E.164 */
@@ -15,6 +16,8 @@ const ConversationSchema = defineEntity({
     lastInboundAt: p.datetime().nullable(),
     lastOutboundAt: p.datetime().nullable(),
     isHandled: p.boolean().default(false),
+    /** Mutation order within the clinic (services/chat/changes.ts): `updated_since` syncs by it. */
+    seq: p.bigint('number').default(0),
     ...timestamps(),
   },
 });
@@ -27,7 +30,9 @@ const MessageSchema = defineEntity({
   name: 'Message',
   indexes: [
     { properties: ['conversation', 'createdAt', 'id'] },
-    { properties: ['clinic', 'updatedAt', 'id'] },
+    { properties: ['clinic', 'createdAt', 'id'] },
+    { properties: ['clinic', 'patientPhone', 'createdAt', 'id'] },
+    { properties: ['clinic', 'seq'] },
   ],
   properties: {
     ...tenantColumns(),
@@ -35,6 +40,8 @@ const MessageSchema = defineEntity({
     direction: p.enum(['inbound', 'outbound'] as const),
     type: p.enum(messageTypes),
     fromPhone: p.string().nullable(),
+    /** The patient side in either direction, E.164 (phone filters, a patient's messages). */
+    patientPhone: p.string(),
     toPhone: p.string().nullable(),
     text: p.text().nullable(),
     mediaType: p.string().nullable(),
@@ -52,6 +59,7 @@ const MessageSchema = defineEntity({
     deliveredAt: p.datetime().nullable(),
     readAt: p.datetime().nullable(),
     failedAt: p.datetime().nullable(),
+    seq: p.bigint('number').default(0),
     ...timestamps(),
   },
 });
@@ -76,6 +84,8 @@ const TemplateSchema = defineEntity({
     footer: p.json<unknown>().nullable(),
     buttons: p.json<unknown>().nullable(),
     hasActiveVersion: p.boolean().default(true),
+    /** What the clinic uses it for besides sends by name: `image`, `document` (media) or `fallback`. */
+    role: p.string().nullable(),
     ...timestamps(),
   },
 });

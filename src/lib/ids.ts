@@ -26,6 +26,10 @@ export const prefixes = {
   Payment: 'pay',
   Call: 'call',
   Conversation: 'conv',
+  /** Never shown: a message's id is `in_<n>` or `out_<n>` by its direction (messageId). */
+  Message: 'msg',
+  InboundMessage: 'in',
+  OutboundMessage: 'out',
   Template: 'tpl',
   WebhookSubscription: 'wh',
   WebhookDelivery: 'whd',
@@ -46,8 +50,21 @@ export function toIdOrNull(kind: IdKind, n: number | null | undefined): string |
 
 const numeric = /^[1-9][0-9]{0,15}$/;
 
+/** A message's public id: the spec's `in_<n>` (inbound) or `out_<n>` (outbound). */
+export const messageId = (direction: 'inbound' | 'outbound', n: number): string =>
+  toId(direction === 'inbound' ? 'InboundMessage' : 'OutboundMessage', n);
+
+/** A message id's direction and number; null for anything else (a bare number included). */
+export function parseMessageId(id: string): { direction: 'inbound' | 'outbound'; n: number } | null {
+  const kind = kindOfId(id);
+  if (kind?.kind === 'InboundMessage') return { direction: 'inbound', n: kind.n };
+  if (kind?.kind === 'OutboundMessage') return { direction: 'outbound', n: kind.n };
+  return null;
+}
+
 /** The form of an id of this kind, for documents (OpenAPI); ids above 2^31−1 match it but are unknown. */
-export const idPattern = (kind: IdKind): string => `^${prefixes[kind]}_[1-9][0-9]{0,9}$`;
+export const idPattern = (kind: IdKind): string =>
+  kind === 'Message' ? '^(in|out)_[1-9][0-9]{0,9}$' : `^${prefixes[kind]}_[1-9][0-9]{0,9}$`;
 
 /** Parses `<prefix>_<n>`; returns null when the string is not an id of that kind. */
 export function tryParseId(kind: IdKind, id: string): number | null {

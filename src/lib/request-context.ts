@@ -103,6 +103,9 @@ export function runRequest<T>(info: RequestInfo, fn: () => T): T {
 
 export const currentRequest = (): RequestInfo | undefined => storage.getStore();
 
+/** The current request's time (its injected clock), or the system's outside a request. */
+export const clockNow = (): Date => storage.getStore()?.clock.now() ?? new Date();
+
 export const currentRequestId = (): string => storage.getStore()?.requestId ?? 'req_unknown';
 
 /** The current request's logger, or the process's outside a request. */

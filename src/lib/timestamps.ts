@@ -20,3 +20,34 @@ export function pgTimestampToIso(text: string, parse: (text: string) => Date): s
   const ms = m[3] === undefined ? '000' : m[3].length >= 3 ? m[3].slice(0, 3) : m[3].padEnd(3, '0');
   return `${m[1]}T${m[2]}.${ms}Z`;
 }
+
+// A date, or a date and time with seconds optional, fraction optional and a zone required.
+const INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+
+/**
+ * An ISO 8601 instant from a query parameter: `2026-01-02T03:04:05Z`, with an offset, or a bare
+ * date (its midnight, UTC). A date-time without a zone is ambiguous and refused, as is anything
+ * PostgreSQL and JavaScript cannot both hold. Returns null for anything not of that form.
+ */
+export function parseInstant(raw: string): Date | null {
+  const m = INSTANT.exec(raw);
+  if (!m) return null;
+  const [, y, mo, d, h, mi, s] = m;
+  if (
+    +mo < 1 ||
+    +mo > 12 ||
+    +d < 1 ||
+    +d > 31 ||
+    (h !== undefined && (+h > 23 || +mi > 59 || +(s ?? 0) > 59))
+  )
+    return null;
+  const date = new Date(
+    m[4] === undefined ? `${raw}T00:00:00Z` : raw.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'),
+  );
+  if (Number.isNaN(date.getTime())) return null;
+  // Rolled-over days (February 30th) are refused, not moved into March.
+  if (m[4] === undefined && date.toISOString().slice(0, 10) !== raw) return null;
+  const year = date.getUTCFullYear();
+  return year >= 1 && year <= 9999 && +y >= 1 ? date : null;
+}

@@ -17,6 +17,9 @@ import { defaultFieldCost, isCosting } from './cost.ts';
  */
 const nodeTypes: Record<string, { typename: string; scope: Scope }> = {
   Patient: { typename: Patient.name, scope: Patient.scopes[0] },
+  Conversation: { typename: 'Conversation', scope: 'chat:read' },
+  InboundMessage: { typename: 'Message', scope: 'chat:read' },
+  OutboundMessage: { typename: 'Message', scope: 'chat:read' },
 };
 
 /** Collects the scope names a scope-auth failure was about (for type-level checks). */

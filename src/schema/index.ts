@@ -3,6 +3,8 @@ import { builder } from './builder.ts';
 import './patients/types.ts';
 import './patients/queries.ts';
 import './catalog/catalog.ts';
+import './chat/types.ts';
+import './chat/queries.ts';
 
 let built: { publicSchema: GraphQLSchema; restSchema: GraphQLSchema } | undefined;
 

@@ -31,8 +31,11 @@ export interface PresentContext {
 }
 
 export type Source =
-  /** The row's primary key as a public id of the shape's kind. */
-  | { kind: 'id' }
+  /**
+   * The row's primary key as a public id of the shape's kind; or, with `format`, an id made from
+   * the row and the columns it `needs` (messages: `in_<n>` or `out_<n>` by direction).
+   */
+  | { kind: 'id'; needs?: readonly string[]; format?: (row: Row) => string }
   /** A column of the row's entity. */
   | { kind: 'column'; prop: string }
   /** A to-one relation's id, as the public id of `target`. */
@@ -81,13 +84,18 @@ interface FieldOpts {
 
 /** Field constructors; each names where its value comes from. */
 export const f = {
-  id: (opts: { description?: string } = {}): Field => ({
-    type: 'ID',
-    nullable: false,
-    group: 'core',
-    source: { kind: 'id' },
-    ...opts,
-  }),
+  id: (
+    opts: { description?: string; needs?: readonly string[]; format?: (row: Row) => string } = {},
+  ): Field => {
+    const { needs, format, ...rest } = opts;
+    return {
+      type: 'ID',
+      nullable: false,
+      group: 'core',
+      source: format ? { kind: 'id', needs: needs ?? [], format } : { kind: 'id' },
+      ...rest,
+    };
+  },
   column: (
     prop: string,
     type: Scalar | readonly [Scalar],
@@ -287,6 +295,11 @@ function step(shape: Shape, kind: IdKind | undefined, name: string, field: Field
   const number = field.type === 'Float' || (Array.isArray(field.type) && field.type[0] === 'Float');
   switch (source.kind) {
     case 'id': {
+      const format = source.format;
+      if (format)
+        return (row, _pc, out) => {
+          out[name] = format(row);
+        };
       if (!kind) throw new Error(`resource ${shape.name}.${name}: an id field needs the kind of its rows.`);
       return (row, _pc, out) => {
         out[name] = toId(kind, row.id);
@@ -410,14 +423,16 @@ const plans = new WeakMap<Shape, Map<string, ReadPlan>>();
  * reads only the relation's id: the list attaches the parent record it already has.
  */
 export function readPlan(resource: Resource, names: Iterable<string>): ReadPlan {
-  const list = [...new Set(names)].filter((n) => resource.fields[n]).sort();
+  // The id is always presented (GraphQL node ids, cursors), so what it needs is always read.
+  const list = [...new Set(['id', ...names])].filter((n) => resource.fields[n]).sort();
   return cached2(plans, resource, list.join(','), () => {
     const fields = new Set<string>();
     const joins: Record<string, string[]> = {};
     for (const name of list) {
       const s = resource.fields[name].source;
       if (s.kind === 'column' || s.kind === 'ref') fields.add(s.prop);
-      else if (s.kind === 'derived') for (const n of s.needs) fields.add(n);
+      else if (s.kind === 'derived' || (s.kind === 'id' && s.needs))
+        for (const n of s.needs ?? []) fields.add(n);
       else if (s.kind === 'join') {
         if (s.fromParent) fields.add(s.prop);
         else
@@ -453,7 +468,7 @@ export function checkResources(metaOf: EntityMetaLookup, shapes: readonly Shape[
       const s = field.source;
       const where = `${shape.name}.${name} (${entity})`;
       const props = s.kind === 'column' || s.kind === 'ref' || s.kind === 'join' ? [s.prop] : [];
-      if (s.kind === 'derived') props.push(...s.needs);
+      if (s.kind === 'derived' || s.kind === 'id') props.push(...(s.needs ?? []));
       if (s.kind === 'key') errors.push(`${where}: f.key() belongs to shapes of JSON columns.`);
       for (const prop of props) {
         const p = meta.properties[prop];

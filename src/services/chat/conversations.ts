@@ -1,0 +1,44 @@
+import { type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../../db/list.ts';
+import { Conversation as ConversationEntity } from '../../entities/index.ts';
+import { notFound } from '../../lib/errors.ts';
+import { tryParseId } from '../../lib/ids.ts';
+import type { ServiceContext } from '../../lib/request-context.ts';
+import type { Row, View } from '../resource.ts';
+import { type ConversationFilterArgs, conversationFilters } from './filters.ts';
+import { conversationsByActivity, conversationsBySeq } from './keysets.ts';
+import { MatchedPatients } from './matched-patients.ts';
+
+/** GET /v1/chat/conversations and the `conversations` connection. */
+export async function listConversations(
+  ctx: ServiceContext,
+  args: ConversationFilterArgs & PageArgs & { view: View },
+): Promise<ListPage<Row>> {
+  const f = conversationFilters(args, ctx.principal.country);
+  const where: object[] = [];
+  if (f.phone) where.push({ patientPhone: f.phone });
+  if (f.isHandled !== undefined) where.push({ isHandled: f.isHandled });
+  if (f.updatedSince) where.push({ updatedAt: { $gte: f.updatedSince } });
+  const keyset = f.updatedSince ? conversationsBySeq : conversationsByActivity;
+  const page = await readPage(ctx.em, ConversationEntity, keyset, args.view.read, where, args);
+  return presentPage(ctx, page, args.view);
+}
+
+export async function presentPage(ctx: ServiceContext, page: ListPage<Row>, view: View) {
+  await MatchedPatients.attach(ctx, page.items, 'patientPhone');
+  const pc = ctx.principal;
+  return mapPage(page, (row) => view.present(row, pc));
+}
+
+export async function getConversationRow(ctx: ServiceContext, id: string, view: View): Promise<Row> {
+  const n = tryParseId('Conversation', id);
+  const [row] = n == null ? [null] : await readByIds(ctx.em, ConversationEntity, view.read, [n]);
+  if (!row) throw notFound('conversation', id);
+  return row;
+}
+
+/** GET /v1/chat/conversations/{id}; 404 for an unknown id or another clinic's. */
+export async function getConversation(ctx: ServiceContext, id: string, view: View): Promise<Row> {
+  const row = await getConversationRow(ctx, id, view);
+  await MatchedPatients.attach(ctx, [row], 'patientPhone');
+  return view.present(row, ctx.principal);
+}

@@ -1,0 +1,89 @@
+import { type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../../db/list.ts';
+import { decodeCursor, parseLimit } from '../../db/pagination.ts';
+import { Message as MessageEntity } from '../../entities/index.ts';
+import { notFound } from '../../lib/errors.ts';
+import { parseMessageId } from '../../lib/ids.ts';
+import type { ServiceContext } from '../../lib/request-context.ts';
+import { getPatientRow } from '../patients/patients.ts';
+import type { Row, View } from '../resource.ts';
+import { getConversationRow } from './conversations.ts';
+import { type MessageFilterArgs, messageFilters } from './filters.ts';
+import { messagesBySeq, messagesNewestFirst } from './keysets.ts';
+import { MatchedPatients } from './matched-patients.ts';
+
+export type MessageListArgs = MessageFilterArgs & PageArgs & { view: View };
+
+/** The filters of the message listings as conditions (timestamps bound created_at: from ≤ t < to). */
+function messageWhere(ctx: ServiceContext, args: MessageFilterArgs) {
+  const f = messageFilters(args, ctx.principal.country);
+  const where: object[] = [];
+  if (f.direction) where.push({ direction: f.direction });
+  if (f.type) where.push({ type: f.type });
+  if (f.phone) where.push({ patientPhone: f.phone });
+  if (f.from) where.push({ createdAt: { $gte: f.from } });
+  if (f.to) where.push({ createdAt: { $lt: f.to } });
+  if (f.updatedSince) where.push({ updatedAt: { $gte: f.updatedSince } });
+  return { where, keyset: f.updatedSince ? messagesBySeq : messagesNewestFirst };
+}
+
+async function pageOf(ctx: ServiceContext, args: MessageListArgs, extra: object[]): Promise<ListPage<Row>> {
+  const { where, keyset } = messageWhere(ctx, args);
+  const page = await readPage(ctx.em, MessageEntity, keyset, args.view.read, [...extra, ...where], args);
+  await MatchedPatients.attach(ctx, page.items, 'patientPhone');
+  const pc = ctx.principal;
+  return mapPage(page, (row) => args.view.present(row, pc));
+}
+
+/** GET /v1/chat/messages: inbound and outbound across conversations, newest first. */
+export const listMessages = (ctx: ServiceContext, args: MessageListArgs) => pageOf(ctx, args, []);
+
+/** GET /v1/chat/conversations/{id}/messages; 404 for an unknown conversation. */
+export async function listConversationMessages(
+  ctx: ServiceContext,
+  conversationId: string,
+  args: MessageListArgs,
+) {
+  const conversation = await getConversationRow(ctx, conversationId, idOnly);
+  return pageOf(ctx, args, [{ conversation: conversation.id }]);
+}
+
+/**
+ * GET /v1/patients/{id}/chat/messages: the messages of the patient's phone; an empty page when
+ * the patient has no phone (spec). Only limit and cursor.
+ */
+export async function listPatientMessages(
+  ctx: ServiceContext,
+  patientId: string,
+  args: PageArgs & { view: View },
+): Promise<ListPage<Row>> {
+  const patient = await getPatientRow(ctx, patientId, phoneOnly);
+  if (!patient.phone) {
+    // Still checks limit and cursor, so a bad one is a 422 whatever the patient's phone.
+    parseLimit(args.limit, args.limitParam);
+    decodeCursor(messagesNewestFirst, args.cursor, args.cursorParam);
+    return { items: [], nextCursor: null, cursorAt: () => '' };
+  }
+  return pageOf(ctx, args, [{ patientPhone: patient.phone }]);
+}
+
+const phoneOnly = {
+  read: { fields: ['phone'], joins: {} },
+  present: (r: Row) => r,
+  key: 'phone-only',
+} as View;
+const idOnly = { read: { fields: [], joins: {} }, present: (r: Row) => r, key: 'id-only' } as View;
+
+export async function getMessageRow(ctx: ServiceContext, id: string, view: View): Promise<Row> {
+  const parsed = parseMessageId(id);
+  const [row] = parsed == null ? [null] : await readByIds(ctx.em, MessageEntity, view.read, [parsed.n]);
+  // in_5 names an inbound message: an outbound one with that number is another id.
+  if (!row || row.direction !== parsed?.direction) throw notFound('message', id);
+  return row;
+}
+
+/** GET /v1/chat/messages/{id}: prefixed ids only (a bare number is a 404). */
+export async function getMessage(ctx: ServiceContext, id: string, view: View): Promise<Row> {
+  const row = await getMessageRow(ctx, id, view);
+  await MatchedPatients.attach(ctx, [row], 'patientPhone');
+  return view.present(row, ctx.principal);
+}

@@ -1,0 +1,18 @@
+import type { Timestamp } from '../../lib/timestamps.ts';
+
+/**
+ * The messaging network's free-text window (spec, States: free-text window): it opens each time
+ * the patient writes and lasts 24 hours. Free text, captions and reactions need it open.
+ */
+export const FREE_TEXT_WINDOW_MS = 24 * 3600_000;
+
+/** When the window closes, or null when it is closed (or never opened). */
+export function windowExpiresAt(lastInboundAt: Timestamp | null | undefined, now: Date): string | null {
+  if (lastInboundAt == null) return null;
+  const closes = new Date(lastInboundAt).getTime() + FREE_TEXT_WINDOW_MS;
+  // Open up to, not at, its closing instant.
+  return closes > now.getTime() ? new Date(closes).toISOString() : null;
+}
+
+export const windowOpen = (lastInboundAt: Timestamp | null | undefined, now: Date): boolean =>
+  windowExpiresAt(lastInboundAt, now) !== null;

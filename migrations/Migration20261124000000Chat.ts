@@ -14,6 +14,8 @@ import { Migration } from '@mikro-orm/migrations';
 export class Migration20261124000000Chat extends Migration {
   override async up(): Promise<void> {
     this.addSql('alter table "clinic" add column "chat_seq" bigint not null default 0');
+    // The network's callbacks name the clinic by its messaging number.
+    this.addSql('create unique index "clinic_phone_unique" on "clinic" ("phone") where "phone" is not null');
     this.addSql('alter table "conversation" add column "seq" bigint not null default 0');
     this.addSql('alter table "message" add column "seq" bigint not null default 0');
     this.addSql('alter table "message" add column "patient_phone" varchar(255) null');
@@ -57,6 +59,7 @@ export class Migration20261124000000Chat extends Migration {
     this.addSql('alter table "message" drop column "patient_phone"');
     this.addSql('alter table "message" drop column "seq"');
     this.addSql('alter table "conversation" drop column "seq"');
+    this.addSql('drop index "clinic_phone_unique"');
     this.addSql('alter table "clinic" drop column "chat_seq"');
   }
 }

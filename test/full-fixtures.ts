@@ -1,29 +1,28 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import {
   Appointment,
   AppointmentStatus,
   AppointmentType,
   BillingAccount,
   Branch,
-  Conversation,
-  Message,
-  Template,
   Breed,
   Clinic,
+  Conversation,
   Measurement,
+  Message,
   Owner,
   Patient,
   PatientStatus,
   Payment,
   Provider,
   Species,
+  Template,
   Treatment,
   TreatmentCategory,
   TreatmentMenuItem,
   Vaccine,
 } from '../src/entities/index.ts';
 import type { Address } from '../src/entities/tenant.ts';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { toE164 } from '../src/lib/phone.ts';
 import { foldedNames } from '../src/services/patients/search-columns.ts';
 import { fixtures } from './fixtures.ts';

@@ -45,6 +45,13 @@ export interface TestApp {
     name?: string,
   ): Promise<{ clinicId: number; key: string }>;
   key(clinicId: number, scopes: string[]): Promise<string>;
+  /** POSTs JSON (a string is sent as it is) to a path of the server. */
+  post(
+    path: string,
+    body: unknown,
+    key: string | null,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   get(path: string, key?: string | null): Promise<{ status: number; body: any; headers: Headers }>;
   gql(
     query: string,
@@ -61,6 +68,8 @@ export async function startTestApp(
     /** The app reaches its database through this proxy (test/tcp-proxy.ts). */
     proxy?: (target: { host: string; port: number }) => Promise<TcpProxy>;
     corsOrigins?: string[];
+    /** The sandbox network's receipt delays (ms). */
+    sandboxDelays?: { sent: number; delivered: number; read: number };
   } = {},
 ): Promise<TestApp & { proxy?: TcpProxy; databaseUrl: string }> {
   const db = await testDatabase();
@@ -81,6 +90,8 @@ export async function startTestApp(
     // Tests send many requests from one address: limits are off unless a test sets them.
     limits,
     corsOrigins: opts.corsOrigins,
+    sandboxDelays: opts.sandboxDelays ?? { sent: 10, delivered: 20, read: 30 },
+    networkSecret: NETWORK_SECRET,
   });
   afterAll(async () => {
     proxy?.restore();
@@ -105,7 +116,8 @@ export async function startTestApp(
         name,
         kind,
         country: 'IL',
-        phone: '+972 3 555 0100',
+        // Each clinic its own messaging number: the network's callbacks name the clinic by it.
+        phone: `+9723${5550100 + ++clinicPhones}`,
       });
       return { clinicId: clinic.id, key: await key(clinic.id, scopes) };
     },
@@ -118,6 +130,23 @@ export async function startTestApp(
       } catch {}
       return { status: res.status, body, headers: res.headers };
     },
+    async post(path, body, k, headers = {}) {
+      const res = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(k ? { authorization: `Bearer ${k}` } : {}),
+          ...headers,
+        },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      let parsed: any = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {}
+      return { status: res.status, body: parsed, headers: res.headers };
+    },
     async gql(query, variables, k) {
       const res = await fetch(`${server.url}/graphql`, {
         method: 'POST',
@@ -128,6 +157,11 @@ export async function startTestApp(
     },
   };
 }
+
+let clinicPhones = 0;
+
+/** The messaging network's callback secret in tests (the sandbox signs with it). */
+export const NETWORK_SECRET = 'test-network-secret';
 
 /** A GraphQL selection set of every field of a resource definition (nested shapes included), less `omit`. */
 export function selectionOf(shape: Shape, omit: readonly string[] = []): string {

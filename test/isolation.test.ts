@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from './helpers.ts';
 let app: TestApp;
 let keyA: string;
 let keyB: string;
+let clinicA: number;
 const b: Record<string, string> = {};
 
 beforeAll(async () => {
@@ -16,6 +17,7 @@ beforeAll(async () => {
   const B = await app.clinicWithKey('veterinary', readScopes, 'B');
   keyA = A.key;
   keyB = B.key;
+  clinicA = A.clinicId;
   const fa = fixtures(app.orm, A.clinicId);
   await fa.catalog();
   await fa.patient({ first: 'Alice', last: 'OfA', phone: '050-000-0001', email: 'shared@example.com' });
@@ -45,28 +47,50 @@ beforeAll(async () => {
 
 describe('clinic isolation', () => {
   it('covers every route with a path id', () => {
-    expect(restRoutes.filter((r) => r.path.includes(':id')).map((r) => r.field)).toEqual([
-      'getPatient',
-      'listPatientAppointments',
-      'listPatientTreatments',
-      'listPatientPayments',
-      'listPatientChatMessages',
+    expect(
+      restRoutes
+        .filter((r) => r.path.includes(':id'))
+        .map((r) => r.field)
+        .sort(),
+    ).toEqual([
       'getConversation',
-      'listConversationMessages',
       'getMessage',
+      'getPatient',
+      'listConversationMessages',
+      'listPatientAppointments',
+      'listPatientChatMessages',
+      'listPatientPayments',
+      'listPatientTreatments',
+      'restMarkConversationHandled',
+      'restReactToMessage',
     ]);
   });
 
-  it.each(restRoutes.filter((r) => r.path.includes(':id')).map((r) => [r.path, r.ids?.id ?? 'Patient']))(
-    "404 on %s with another clinic's id",
-    async (path, kind) => {
-      const url = `/v1${path.replace(':id', () => b[kind])}`;
-      expect((await app.get(url, keyB)).status).toBe(200);
-      const r = await app.get(url, keyA);
-      expect(r.status).toBe(404);
-      expect(r.body.error.code).toBe('not_found');
-    },
-  );
+  it.each(
+    restRoutes
+      .filter((r) => r.path.includes(':id') && r.method === 'GET')
+      .map((r) => [r.path, r.ids?.id ?? 'Patient']),
+  )("404 on %s with another clinic's id", async (path, kind) => {
+    const url = `/v1${path.replace(':id', () => b[kind])}`;
+    expect((await app.get(url, keyB)).status).toBe(200);
+    const r = await app.get(url, keyA);
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('not_found');
+  });
+
+  it("writes on another clinic's ids are a 404 and change nothing", async () => {
+    const writeA = await app.key(clinicA, ['chat:write']);
+    const react = await app.post(`/v1/chat/messages/${b.Message}/reaction`, { emoji: '👍' }, writeA);
+    expect(react.status).toBe(404);
+    const handled = await app.post(
+      `/v1/chat/conversations/${b.Conversation}/handled`,
+      { handled: true },
+      writeA,
+    );
+    expect(handled.status).toBe(404);
+    const mine = await app.get(`/v1/chat/conversations/${b.Conversation}`, keyB);
+    expect(mine.body.data.is_handled).toBe(false);
+  });
 
   it("lists and searches never show another clinic's rows", async () => {
     for (const q of [
@@ -80,9 +104,16 @@ describe('clinic isolation', () => {
       expect(r.body.data.every((p: any) => p.first_name === 'Alice')).toBe(true);
     }
     expect((await app.get(`/v1/patients?email=shared%40example.com`, keyA)).body.data).toHaveLength(1);
-    for (const path of ['/v1/chat/conversations', '/v1/chat/messages', '/v1/chat/conversations?phone=0500000002']) {
+    for (const path of [
+      '/v1/chat/conversations',
+      '/v1/chat/messages',
+      '/v1/chat/conversations?phone=0500000002',
+    ]) {
       const r = await app.get(path, keyA);
-      expect(r.body.data.every((x: any) => x.patient_phone === '0500000001'), path).toBe(true);
+      expect(
+        r.body.data.every((x: any) => x.patient_phone === '0500000001'),
+        path,
+      ).toBe(true);
     }
     expect((await app.get('/v1/chat/messages?phone=0500000002', keyA)).body.data).toEqual([]);
   });

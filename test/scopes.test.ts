@@ -49,7 +49,9 @@ function scopesOf(field: FieldOf, record?: string): string[] {
 function fieldsReaching(schema: GraphQLSchema): { path: string; record: string; field: FieldOf }[] {
   const out: { path: string; record: string; field: FieldOf }[] = [];
   for (const type of Object.values(schema.getTypeMap())) {
-    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    // A write answers the record it wrote, under the write's own scope (chat:write is never
+    // granted beside chat:read): mutations are held to their scopes by the test below.
+    if (!isObjectType(type) || type.name.startsWith('__') || type.name === 'Mutation') continue;
     // Connection and body wrappers are reached through a field that is itself checked.
     if (type.name !== 'Query' && recordsOf(schema, type).length && !recordScopes[type.name]) continue;
     for (const field of Object.values(type.getFields())) {
@@ -96,17 +98,36 @@ describe('scope coverage', () => {
     });
   }
 
+  for (const [name, schema] of Object.entries(schemas())) {
+    it(`${name}: every mutation names a write scope`, () => {
+      const fields = Object.values(schema.getMutationType()?.getFields() ?? {});
+      expect(fields.length).toBeGreaterThan(0);
+      const open = fields.filter((f) => !scopesOf(f).some((s) => s.endsWith(':write'))).map((f) => f.name);
+      expect(open).toEqual([]);
+    });
+  }
+
   it('every REST route is a Rest field that names the scopes of what it returns', () => {
     const fields = schemas().restSchema.getQueryType()?.getFields() ?? {};
-    expect(Object.keys(fields).sort()).toEqual(restRoutes.map((r) => r.field).sort());
-    const reaching = restRoutes.flatMap((r) =>
+    const mutations = schemas().restSchema.getMutationType()?.getFields() ?? {};
+    const reads = restRoutes.filter((r) => r.method === 'GET');
+    expect(Object.keys(fields).sort()).toEqual(reads.map((r) => r.field).sort());
+    expect(Object.keys(mutations).sort()).toEqual(
+      restRoutes
+        .filter((r) => r.method !== 'GET')
+        .map((r) => r.field)
+        .sort(),
+    );
+    for (const r of restRoutes.filter((x) => x.method !== 'GET'))
+      expect(scopesOf(mutations[r.field]), r.field).toEqual(['chat:write']);
+    const reaching = reads.flatMap((r) =>
       recordsOf(schemas().restSchema, getNamedType(fields[r.field].type)).map((record) => ({
         path: `${r.method} /v1${r.path}`,
         record,
         field: fields[r.field],
       })),
     );
-    expect(reaching).toHaveLength(restRoutes.length);
+    expect(reaching).toHaveLength(reads.length);
     expect(missingScopes(reaching)).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { p } from '@mikro-orm/core';
+import { clockNow } from '../lib/request-context.ts';
 import { Clinic } from './clinic.ts';
 
 /**
@@ -10,12 +11,13 @@ export const tenantColumns = () => ({
   clinic: () => p.manyToOne(Clinic).index(),
 });
 
+/** Set from the request's clock (injected in tests), the system's outside a request. */
 export const timestamps = () => ({
-  createdAt: p.datetime().onCreate(() => new Date()),
+  createdAt: p.datetime().onCreate(() => clockNow()),
   updatedAt: p
     .datetime()
-    .onCreate(() => new Date())
-    .onUpdate(() => new Date()),
+    .onCreate(() => clockNow())
+    .onUpdate(() => clockNow()),
 });
 
 export interface Address {

@@ -37,7 +37,19 @@ export interface RequestInfo {
   abortedBy?: Error;
   /** Bytes read so far against the response cap (src/lib/budget.ts); absent: unbounded. */
   readBudget?: { bytes: number; max: number };
+  /** A REST POST's body as JSON, read and parsed before SOFA (which would coerce its values). */
+  body?: unknown;
+  /** A REST POST's Idempotency-Key header. */
+  idempotencyKey?: string;
 }
+
+/**
+ * What the service talks to besides its database (the messaging network, the media store),
+ * one set per running app. Declared empty here and filled by the modules that use it (module
+ * augmentation, e.g. src/services/chat/deps.ts), so lib names none of them.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by module augmentation.
+export interface AppServices {}
 
 /** An authenticated request: the GraphQL context of both schemas. */
 export interface RequestContext extends RequestInfo {
@@ -52,6 +64,7 @@ export interface RequestContext extends RequestInfo {
   spend(points: number): Promise<void>;
   /** Whether this request has spent from its budget yet. */
   hasSpent(): boolean;
+  services: AppServices;
 }
 
 /** What a service call needs: who asks, a clinic-bound EntityManager, the time. CLI and seeds build one too. */
@@ -126,6 +139,7 @@ export function authenticated(
   rest: boolean,
   spend: RequestContext['spend'] = async () => {},
   hasSpent: RequestContext['hasSpent'] = () => true,
+  services: AppServices = {} as AppServices,
 ): RequestContext {
   const ctx = info as RequestContext;
   ctx.keyId = principal.keyId;
@@ -135,6 +149,7 @@ export function authenticated(
   ctx.rest = rest;
   ctx.spend = spend;
   ctx.hasSpent = hasSpent;
+  ctx.services = services;
   return ctx;
 }
 

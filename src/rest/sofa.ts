@@ -58,7 +58,7 @@ export function createRestRouter(
     execute: ((args: ExecutionArgs) => executeAndPrune(args, limits)) as any,
     routes: Object.fromEntries(
       restRoutes.map((r) => [
-        `Query.${r.field}`,
+        `${r.method === 'GET' ? 'Query' : 'Mutation'}.${r.field}`,
         { method: r.method, path: r.path, responseStatus: r.status, tags: [r.tag], description: r.summary },
       ]),
     ),

@@ -5,6 +5,7 @@ import './patients/queries.ts';
 import './catalog/catalog.ts';
 import './chat/types.ts';
 import './chat/queries.ts';
+import './chat/mutations.ts';
 
 let built: { publicSchema: GraphQLSchema; restSchema: GraphQLSchema } | undefined;
 

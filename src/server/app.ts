@@ -7,7 +7,9 @@ import type { Clock } from '../lib/clock.ts';
 import { AppError, findAppError, toAppError } from '../lib/errors.ts';
 import type { Limits } from '../lib/limits.ts';
 import { logger } from '../lib/logger.ts';
-import { newRequest, runRequest } from '../lib/request-context.ts';
+import { currentRequest, newRequest, runRequest } from '../lib/request-context.ts';
+import type { MessagingNetwork } from '../network/adapter.ts';
+import { CALLBACK_PATH, handleNetworkCallback } from '../network/callback.ts';
 import { serveDocs } from '../rest/docs.ts';
 import { errorBody, errorHeaders } from '../rest/errors.ts';
 import { openApiDocument } from '../rest/openapi.ts';
@@ -16,6 +18,7 @@ import { matchRoute } from '../rest/routes.ts';
 import { createRestRouter } from '../rest/sofa.ts';
 import { schemas } from '../schema/index.ts';
 import { checkResources } from '../services/resource.ts';
+import { readBody, sendResponse } from './body.ts';
 import { authenticateRequest, settleRateLimit } from './context.ts';
 import { corsPolicy } from './cors.ts';
 import { createGraphQLHandler } from './graphql.ts';
@@ -29,6 +32,10 @@ export interface AppOptions {
   rateLimitPool: pg.Pool | null;
   /** Origins browsers may call from; empty: any origin, never with credentials (cors.ts). */
   corsOrigins: readonly string[];
+  /** The messaging network (the sandbox by default: src/server/start.ts). */
+  network: MessagingNetwork;
+  /** The network's secret: the HMAC key of its callbacks to /hooks/network. */
+  networkSecret: string;
 }
 
 const READY_TIMEOUT_MS = 2000;
@@ -56,6 +63,7 @@ export function createApp(opts: AppOptions) {
     keyCacheTtlMs: opts.keyCacheTtlMs,
     rateLimiter: createRateLimiter(opts.rateLimitPool, opts.limits),
     limits: opts.limits,
+    services: { chat: { network: opts.network } },
   };
   const graphql = createGraphQLHandler(publicSchema, deps);
   // Authenticated before SOFA runs (authenticateThen): this returns the request's context.
@@ -74,6 +82,12 @@ export function createApp(opts: AppOptions) {
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (path === '/ready') return ready(res);
     if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res);
+    if (path === CALLBACK_PATH)
+      return handleNetworkCallback(req, res, {
+        em: opts.orm.em,
+        secret: opts.networkSecret,
+        maxBodyBytes: opts.limits.maxBodyBytes,
+      });
     if (path === '/v1/openapi.json') {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
       return res.end(openapi);
@@ -101,10 +115,11 @@ export function createApp(opts: AppOptions) {
       }
       if (head) req.method = 'GET';
       const { route } = m;
-      return authenticateThen(req, res, requestId, () => {
+      return authenticateThen(req, res, requestId, async () => {
         // After authentication (a 401 comes first), before SOFA reads anything.
         checkQueryParams(restSchema, route, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)));
-        return rest(req, res);
+        if (route.method !== 'POST') return rest(req, res);
+        return sendResponse(res, await rest.fetch(await restPost(req, url)));
       });
     }
     const err = new AppError(
@@ -146,6 +161,38 @@ export function createApp(opts: AppOptions) {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * A POST's body is read here, up to the body limit, and kept as JSON on the request context:
+   * the services check it field by field (SOFA would coerce `"yes"` into false and drop nulls).
+   * SOFA then gets the same bytes.
+   */
+  async function restPost(req: IncomingMessage, url: string): Promise<Request> {
+    const raw = await readBody(req, opts.limits.maxBodyBytes);
+    if (raw === null) throw new AppError('invalid_request', 'The request body did not arrive.');
+    if (raw === 'too large')
+      throw new AppError('payload_too_large', `The body is larger than ${opts.limits.maxBodyBytes} bytes.`);
+    const text = raw.toString('utf8');
+    let body: unknown = {};
+    if (text.trim() !== '') {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new AppError('invalid_request', 'The body is not valid JSON.');
+      }
+    }
+    const scope = currentRequest();
+    if (scope) {
+      scope.body = body;
+      const key = req.headers['idempotency-key'];
+      if (key !== undefined) scope.idempotencyKey = Array.isArray(key) ? key.join(',') : key;
+    }
+    return new Request(`http://localhost${url}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
+      body: text || '{}',
+    });
   }
 
   /**

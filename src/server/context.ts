@@ -5,6 +5,7 @@ import type { Clock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Limits } from '../lib/limits.ts';
 import {
+  type AppServices,
   authenticated,
   currentRequest,
   type Principal,
@@ -17,6 +18,7 @@ export interface AppDeps {
   keyCacheTtlMs: number;
   rateLimiter: RateLimiter;
   limits: Limits;
+  services: AppServices;
 }
 
 /**
@@ -57,6 +59,7 @@ export async function authenticateRequest(
       return limiter.spend(principal.keyId, points, info.setHeader);
     },
     () => spent,
+    deps.services,
   );
 }
 

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GraphQLSchema } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
 import { AppError } from '../lib/errors.ts';
+import { readBody, sendResponse } from './body.ts';
 import { type AppDeps, authenticateRequest } from './context.ts';
 import {
   createGraphQLPipeline,
@@ -114,25 +115,6 @@ function directEligible(req: IncomingMessage): boolean {
   return accept === undefined || /^\s*(\*\/\*|application\/json)\s*(;\s*charset=utf-8\s*)?$/i.test(accept);
 }
 
-/** The body, 'too large' past `max` bytes (reading stops), null if the client went away. */
-function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too large' | null> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > max) {
-        req.removeAllListeners('data');
-        req.resume();
-        resolve('too large');
-      } else chunks.push(c);
-    });
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    // A client that goes away mid-body gets no answer.
-    req.on('error', () => resolve(null));
-  });
-}
-
 /** `{query, variables?, operationName?}` of the expected types, or null for Yoga to judge. */
 function plainParams(body: Buffer): OperationParams | null {
   let v: unknown;
@@ -151,15 +133,4 @@ function plainParams(body: Buffer): OperationParams | null {
     variables: (variables ?? undefined) as Record<string, unknown> | undefined,
     operationName: operationName ?? undefined,
   };
-}
-
-async function sendResponse(res: ServerResponse, response: Response) {
-  if (res.headersSent) return; // answered already (the request's deadline)
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  const body = Buffer.from(await response.arrayBuffer());
-  res.writeHead(response.status, headers);
-  res.end(body);
 }

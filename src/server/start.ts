@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -5,12 +6,15 @@ import type pg from 'pg';
 import { listenForKeyChanges } from '../auth/key-changes.ts';
 import { type Clock, systemClock } from '../lib/clock.ts';
 import { defaultLimits, type Limits } from '../lib/limits.ts';
+import { CALLBACK_PATH } from '../network/callback.ts';
+import { SandboxNetwork } from '../network/sandbox.ts';
 import { createApp } from './app.ts';
 
 export interface RunningServer {
   server: Server;
   url: string;
   app: ReturnType<typeof createApp>;
+  network: SandboxNetwork;
   close(): Promise<void>;
 }
 
@@ -27,7 +31,19 @@ export async function startHttpServer(opts: {
   corsOrigins?: readonly string[];
   /** On close, how long requests in flight may take to finish before their connections are cut. */
   shutdownGraceMs?: number;
+  /** The network's callback secret; a random one per process when absent (the sandbox's own). */
+  networkSecret?: string;
+  /** Receipt delays of the sandbox network, in ms. */
+  sandboxDelays?: { sent: number; delivered: number; read: number };
 }): Promise<RunningServer> {
+  const networkSecret = opts.networkSecret ?? randomBytes(32).toString('hex');
+  let url = '';
+  const network = new SandboxNetwork({
+    callbackUrl: () => `${url}${CALLBACK_PATH}`,
+    secret: networkSecret,
+    clock: opts.clock ?? systemClock,
+    ...(opts.sandboxDelays ? { delays: opts.sandboxDelays } : {}),
+  });
   const keyCacheTtlMs = opts.keyCacheTtlMs ?? 5000;
   const app = createApp({
     orm: opts.orm,
@@ -36,6 +52,8 @@ export async function startHttpServer(opts: {
     limits: { ...defaultLimits, ...opts.limits },
     rateLimitPool: (await opts.orm.em.getConnection().getNativeClient()) as pg.Pool,
     corsOrigins: opts.corsOrigins ?? [],
+    network,
+    networkSecret,
   });
   // With a key cache, key changes made by other processes (the CLI) must reach it at once.
   const keyChanges = keyCacheTtlMs > 0 ? await listenForKeyChanges(opts.orm.config.get('clientUrl')) : null;
@@ -57,10 +75,12 @@ export async function startHttpServer(opts: {
     server.listen(opts.port, opts.host ?? '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  url = `http://${opts.host ?? '127.0.0.1'}:${port}`;
   return {
     server,
     app,
-    url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
+    network,
+    url,
     // Stop accepting, close idle keep-alive connections, let requests in flight finish (each
     // connection closes after its response), and cut what is still open after the grace period.
     close: async () => {
@@ -72,6 +92,7 @@ export async function startHttpServer(opts: {
         server.closeIdleConnections();
       });
       clearTimeout(grace);
+      network.close();
       await keyChanges?.close();
     },
   };

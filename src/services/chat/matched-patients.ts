@@ -1,7 +1,7 @@
 import { leanFind } from '../../db/lean.ts';
 import { Patient as PatientEntity } from '../../entities/index.ts';
-import type { ServiceContext } from '../../lib/request-context.ts';
 import { toLocal } from '../../lib/phone.ts';
+import type { ServiceContext } from '../../lib/request-context.ts';
 import { CORE, defineResource, type Field, f, type Row, viewFor } from '../resource.ts';
 
 /**

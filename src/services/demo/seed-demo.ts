@@ -55,6 +55,7 @@ export async function seedDemo(
       name: 'Happy Paws Veterinary',
       kind: 'veterinary',
       country: 'IL',
+      phone: '04-855-0177',
       timezone: 'Asia/Jerusalem',
     });
 

@@ -1,0 +1,175 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../lib/clock.ts';
+import { logger } from '../lib/logger.ts';
+import { signBody } from '../lib/signing.ts';
+import type {
+  Accepted,
+  MessagingNetwork,
+  NetworkCallback,
+  NetworkTemplate,
+  OutboundMessage,
+} from './adapter.ts';
+import { SIGNATURE_HEADER } from './callback.ts';
+import { SANDBOX_TEMPLATES } from './sandbox-templates.ts';
+
+/**
+ * The sandbox messaging network, the default driver. It behaves like the real one: it accepts a
+ * send, then calls the service's callback endpoint over HTTP, signed with the network secret,
+ * with sent, delivered and read receipts after delays. Test numbers (docs/chat.md) change that:
+ * any number whose last nine digits are
+ * - 500000991 is rejected (a failed receipt with a reason, instead of sent),
+ * - 500000992 is never delivered (sent only),
+ * - 500000993 has read receipts off (sent and delivered, never read).
+ * It also plays the patient's side (inbound messages, reactions) for the CLI, the sandbox-only
+ * GraphQL mutations and the tests.
+ */
+export const TEST_NUMBERS = {
+  rejected: '500000991',
+  neverDelivered: '500000992',
+  noReadReceipts: '500000993',
+} as const;
+
+export const REJECTION_REASON = 'The number is not registered on the messaging network.';
+
+export interface SandboxOptions {
+  /** Where the service takes callbacks (known once the server listens). */
+  callbackUrl: () => string;
+  secret: string;
+  clock: Clock;
+  /** Receipt delays in ms after a send. */
+  delays?: { sent: number; delivered: number; read: number };
+}
+
+export const DEFAULT_DELAYS = { sent: 500, delivered: 1500, read: 3000 };
+
+export class SandboxNetwork implements MessagingNetwork {
+  readonly kind = 'sandbox';
+  readonly delays: { sent: number; delivered: number; read: number };
+  readonly #opts: SandboxOptions;
+  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #pending = new Set<Promise<unknown>>();
+  /** What the sandbox was asked to send and react, newest last (tests read it). */
+  readonly sent: (OutboundMessage & { networkMessageId: string })[] = [];
+  readonly reactions: { networkMessageId: string; emoji: string | null }[] = [];
+
+  constructor(opts: SandboxOptions) {
+    this.#opts = opts;
+    this.delays = opts.delays ?? DEFAULT_DELAYS;
+  }
+
+  async send(message: OutboundMessage): Promise<Accepted> {
+    const networkMessageId = `sbx_${randomBytes(12).toString('hex')}`;
+    this.sent.push({ ...message, networkMessageId });
+    const last9 = message.to.replace(/\D/g, '').slice(-9);
+    const receipt =
+      (status: 'sent' | 'delivered' | 'read' | 'failed', failure: string | null = null) =>
+      () =>
+        this.callback({
+          type: 'receipt',
+          network_message_id: networkMessageId,
+          status,
+          failure_reason: failure,
+          at: this.#opts.clock.now().toISOString(),
+        });
+    const { sent, delivered, read } = this.delays;
+    if (last9 === TEST_NUMBERS.rejected) {
+      this.#later(sent, receipt('failed', REJECTION_REASON));
+      return { networkMessageId };
+    }
+    if (message.kind === 'media') {
+      // Like a real network, it fetches the media from the link it was given when it sends.
+      this.#later(sent, async () => {
+        const ok = await fetch(message.mediaUrl).then(
+          (r) => r.ok,
+          () => false,
+        );
+        await (ok ? receipt('sent')() : receipt('failed', 'The media could not be fetched.')());
+      });
+    } else this.#later(sent, receipt('sent'));
+    if (last9 === TEST_NUMBERS.neverDelivered) return { networkMessageId };
+    this.#later(delivered, receipt('delivered'));
+    if (last9 !== TEST_NUMBERS.noReadReceipts) this.#later(read, receipt('read'));
+    return { networkMessageId };
+  }
+
+  async react(reaction: { networkMessageId: string; emoji: string | null }): Promise<void> {
+    this.reactions.push({ networkMessageId: reaction.networkMessageId, emoji: reaction.emoji });
+  }
+
+  async templates(_clinicPhone: string): Promise<NetworkTemplate[]> {
+    return SANDBOX_TEMPLATES.map(({ role: _role, ...t }) => t);
+  }
+
+  /** The patient writes to the clinic: the callback the real network would make. */
+  inbound(m: {
+    clinicPhone: string;
+    from: string;
+    text: string | null;
+    profileName?: string | null;
+    media?: { url: string; type: 'image' | 'document' | 'audio' | 'video' | 'sticker'; mime: string } | null;
+    replyToNetworkMessageId?: string | null;
+  }): Promise<unknown> {
+    return this.callback({
+      type: 'message.inbound',
+      network_message_id: `sbx_in_${randomBytes(12).toString('hex')}`,
+      clinic_phone: m.clinicPhone,
+      from: m.from,
+      profile_name: m.profileName ?? null,
+      message_type: m.media?.type ?? 'text',
+      text: m.text,
+      media: m.media ? { url: m.media.url, mime_type: m.media.mime } : null,
+      contacts: null,
+      reply_to_network_message_id: m.replyToNetworkMessageId ?? null,
+      at: this.#opts.clock.now().toISOString(),
+    });
+  }
+
+  /** The patient reacts to a message (null withdraws the reaction). */
+  patientReaction(r: { clinicPhone: string; from: string; networkMessageId: string; emoji: string | null }) {
+    return this.callback({
+      type: 'reaction',
+      network_message_id: r.networkMessageId,
+      clinic_phone: r.clinicPhone,
+      from: r.from,
+      emoji: r.emoji,
+      at: this.#opts.clock.now().toISOString(),
+    });
+  }
+
+  /** Posts a callback, signed, as the network does; answers the service's reply. */
+  async callback(event: NetworkCallback): Promise<unknown> {
+    const body = JSON.stringify(event);
+    const res = await fetch(this.#opts.callbackUrl(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signBody(this.#opts.secret, body) },
+      body,
+    });
+    const reply = await res.json().catch(() => null);
+    if (!res.ok) throw new Error(`callback answered ${res.status}: ${JSON.stringify(reply)}`);
+    return reply;
+  }
+
+  /** Waits for every receipt scheduled so far (tests), or drops them (close). */
+  async settle(): Promise<void> {
+    while (this.#timers.size || this.#pending.size) await Promise.all([...this.#pending, sleep(10)]);
+  }
+
+  close(): void {
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+  }
+
+  #later(ms: number, run: () => Promise<unknown>) {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      const p = run()
+        .catch((e) => logger.warn({ err: (e as Error).message }, 'sandbox callback failed'))
+        .finally(() => this.#pending.delete(p));
+      this.#pending.add(p);
+    }, ms);
+    timer.unref();
+    this.#timers.add(timer);
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

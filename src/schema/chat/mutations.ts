@@ -1,0 +1,158 @@
+import { allOf } from '../../auth/scopes.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { RequestContext } from '../../lib/request-context.ts';
+import { markHandled } from '../../services/chat/handled.ts';
+import { checkIdempotencyKey, idempotent, requestHash } from '../../services/chat/idempotency.ts';
+import { reactToMessage } from '../../services/chat/react.ts';
+import { type Sent, sendMessage } from '../../services/chat/send.ts';
+import { builder } from '../builder.ts';
+import { restOne } from '../shared.ts';
+import { ConversationType, MessageType } from './types.ts';
+
+/**
+ * The chat inbox's writes (spec, Chat: write; scope chat:write, which a key never has beside
+ * chat:read): send, react, handled. One service call each for both transports. REST reads the
+ * body as JSON before SOFA (src/server/app.ts), so a value of the wrong JSON type is a 422 from
+ * the service instead of being coerced; GraphQL's typed arguments are handed over the same way.
+ */
+const chatWrite = allOf(['chat:write']);
+
+const CaptionMeta = builder.objectRef<{ id: string; delivery_mode: string }>('CaptionMeta').implement({
+  description: 'The caption of a media message: a text message sent right after it.',
+  fields: (t) => ({
+    id: t.exposeString('id'),
+    delivery_mode: t.exposeString('delivery_mode', { description: 'free_text or template_fallback.' }),
+  }),
+});
+
+const SendMeta = builder.objectRef<Sent['meta']>('SendMeta').implement({
+  fields: (t) => ({
+    delivery_mode: t.exposeString('delivery_mode', {
+      description:
+        'free_text (inside the 24-hour window), template_fallback (window closed: wrapped in the marketing template) or template (a template by name, or media).',
+    }),
+    caption: t.field({
+      type: CaptionMeta,
+      nullable: true,
+      resolve: (m) => m.caption ?? null,
+    }),
+  }),
+});
+
+const SendResult = builder.objectRef<Sent>('SendResult').implement({
+  description: 'The message as recorded (status queued) and how it went out.',
+  fields: (t) => ({
+    data: t.field({ type: MessageType, resolve: (s) => s.data }),
+    meta: t.field({ type: SendMeta, resolve: (s) => s.meta }),
+  }),
+});
+
+const MessageBody = restOne('ReactionResult', MessageType);
+const ConversationBody = restOne('HandledResult', ConversationType);
+
+/** Sends with the Idempotency-Key (if any): a retry answers the first response, never a second send. */
+async function send(ctx: RequestContext, body: unknown, key: unknown): Promise<Sent> {
+  const stored = await idempotent(
+    ctx.em,
+    {
+      keyId: ctx.principal.keyId,
+      clinicId: ctx.principal.clinicId,
+      key: checkIdempotencyKey(key),
+      hash: requestHash(body),
+      now: ctx.clock.now(),
+    },
+    async () => ({ status: 202, body: await sendMessage(ctx, ctx.services.chat, body) }),
+  );
+  if (stored.replayed) ctx.setHeader('idempotent-replayed', 'true');
+  return stored.body;
+}
+
+/** The REST body, as app.ts read it. */
+function restBody(ctx: RequestContext): unknown {
+  if (ctx.body === undefined)
+    throw new AppError('validation_failed', 'The body must be a JSON object.', { param: 'body' });
+  return ctx.body;
+}
+
+/** GraphQL arguments as a JSON body: arguments left out are absent, explicit nulls kept. */
+const bodyOf = (args: Record<string, unknown>, omit: string[] = []) =>
+  Object.fromEntries(Object.entries(args).filter(([k, v]) => v !== undefined && !omit.includes(k)));
+
+builder.mutationType({});
+
+const SendMediaInput = builder.inputType('SendMediaInput', {
+  fields: (t) => ({
+    type: t.string({ required: true, description: 'image (JPEG or PNG) or document (PDF).' }),
+    url: t.string({ required: true, description: 'https URL the service downloads now; up to 16 MB.' }),
+    filename: t.string({ required: false, description: 'Documents only; .pdf appended when missing.' }),
+    caption: t.string({
+      required: false,
+      description: 'Up to 1024 characters; sent as a text message right after.',
+    }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  // ---------- Public (GraphQL) ----------
+  sendMessage: t.field({
+    type: SendResult,
+    subGraphs: ['Public'],
+    authScopes: chatWrite,
+    description: 'Sends exactly one of text, template or media to a patient phone (POST /v1/chat/messages).',
+    args: {
+      to: t.arg.string({ required: true, description: 'Separators ignored.' }),
+      text: t.arg.string({ required: false }),
+      template: t.arg.string({ required: false }),
+      params: t.arg.stringList({ required: false }),
+      media: t.arg({ type: SendMediaInput, required: false }),
+      idempotency_key: t.arg.string({
+        required: false,
+        description: 'The same key and input within 24 hours answer the first result and send nothing.',
+      }),
+    },
+    resolve: (_root, args, ctx) => send(ctx, bodyOf(args, ['idempotency_key']), args.idempotency_key),
+  }),
+  reactToMessage: t.field({
+    type: MessageType,
+    subGraphs: ['Public'],
+    authScopes: chatWrite,
+    description: "Sets or replaces the clinic's reaction; null withdraws it.",
+    args: {
+      id: t.arg.id({ required: true }),
+      emoji: t.arg.string({ required: false, description: 'One emoji, or null to withdraw.' }),
+    },
+    resolve: (_root, args, ctx) =>
+      reactToMessage(ctx, ctx.services.chat, String(args.id), bodyOf(args, ['id'])),
+  }),
+  markConversationHandled: t.field({
+    type: ConversationType,
+    subGraphs: ['Public'],
+    authScopes: chatWrite,
+    args: { id: t.arg.id({ required: true }), handled: t.arg.boolean({ required: true }) },
+    resolve: (_root, args, ctx) => markHandled(ctx, String(args.id), { handled: args.handled }),
+  }),
+
+  // ---------- Rest (consumed by SOFA under /v1) ----------
+  restSendMessage: t.field({
+    type: SendResult,
+    subGraphs: ['Rest'],
+    authScopes: chatWrite,
+    resolve: (_root, _args, ctx) => send(ctx, restBody(ctx), ctx.idempotencyKey),
+  }),
+  restReactToMessage: t.field({
+    type: MessageBody,
+    subGraphs: ['Rest'],
+    authScopes: chatWrite,
+    args: { id: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => ({
+      data: await reactToMessage(ctx, ctx.services.chat, args.id, restBody(ctx)),
+    }),
+  }),
+  restMarkConversationHandled: t.field({
+    type: ConversationBody,
+    subGraphs: ['Rest'],
+    authScopes: chatWrite,
+    args: { id: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx) => ({ data: await markHandled(ctx, args.id, restBody(ctx)) }),
+  }),
+}));

@@ -1,0 +1,79 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Clinic, type Conversation, type Message } from '../../entities/index.ts';
+import { clockNow } from '../../lib/request-context.ts';
+
+/**
+ * Every change to the chat inbox goes through `chatChange`: one transaction that first draws the
+ * clinic's next mutation number (`clinic.chat_seq`, by `update … returning`). That row stays
+ * locked until the transaction commits, so a clinic's changes commit in the order of their
+ * numbers and a reader syncing with `updated_since` (ascending `seq`) never passes a number that
+ * a slower transaction is still to commit. The price is that a clinic's chat writes run one at a
+ * time, which a clinic's message rate allows (docs/chat.md, Incremental sync).
+ */
+export interface ChatChange {
+  em: EntityManager;
+  clinicId: number;
+  seq: number;
+  now: Date;
+  /** Marks a message changed: its and its conversation's `seq` and `updated_at` move. */
+  touch(message: Message): void;
+  /** Marks a conversation changed (handled, a new message). */
+  touchConversation(conversation: Conversation): void;
+}
+
+export async function chatChange<T>(
+  em: EntityManager,
+  clinicId: number,
+  work: (change: ChatChange) => Promise<T>,
+): Promise<T> {
+  return em.transactional(async (tx) => {
+    const rows = await tx
+      .getConnection()
+      .execute<{ chat_seq: string }[]>(
+        'update "clinic" set "chat_seq" = "chat_seq" + 1 where "id" = ? returning "chat_seq"',
+        [clinicId],
+        'all',
+        tx.getTransactionContext(),
+      );
+    if (!rows.length) throw new Error(`No clinic ${clinicId}.`);
+    const seq = Number(rows[0].chat_seq);
+    const now = clockNow();
+    const change: ChatChange = {
+      em: tx,
+      clinicId,
+      seq,
+      now,
+      touch(message) {
+        message.seq = seq;
+        message.updatedAt = now;
+        change.touchConversation(message.conversation as Conversation);
+      },
+      touchConversation(conversation) {
+        conversation.seq = seq;
+        conversation.updatedAt = now;
+      },
+    };
+    return work(change);
+  });
+}
+
+/** A reference to the clinic for rows created in a change. */
+export const clinicRef = (change: ChatChange) => change.em.getReference(Clinic, change.clinicId);
+
+/** The preview of a message in its conversation's list entry. */
+export function previewOf(m: { type: string; text?: string | null }): string {
+  if (m.text) return m.text.length > 200 ? `${m.text.slice(0, 199)}…` : m.text;
+  return `[${m.type}]`;
+}
+
+/** Records a new message's times on its conversation (out-of-order arrivals never move them back). */
+export function noteMessage(conversation: Conversation, m: Message): void {
+  const at = m.createdAt;
+  const later = (t: Date | null | undefined) => !t || new Date(t) <= at;
+  if (later(conversation.lastActivityAt)) {
+    conversation.lastActivityAt = at;
+    conversation.lastMessagePreview = previewOf(m);
+  }
+  if (m.direction === 'inbound' && later(conversation.lastInboundAt)) conversation.lastInboundAt = at;
+  if (m.direction === 'outbound' && later(conversation.lastOutboundAt)) conversation.lastOutboundAt = at;
+}

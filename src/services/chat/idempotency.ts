@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../../lib/errors.ts';
+
+/**
+ * `Idempotency-Key` on POST /v1/chat/messages (beyond the spec: a retried request must never
+ * text a patient twice; docs/chat.md). Per API key, for 24 hours: the same key with the same body
+ * answers the first response again without sending; with another body it is a 409; a request
+ * arriving while the first is still running waits for its answer. A request refused with an
+ * error frees its key, so a corrected retry may reuse it.
+ */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 3600_000;
+const WAIT_STEP_MS = 50;
+const WAIT_MAX_MS = 5_000;
+
+export interface Stored<T> {
+  status: number;
+  body: T;
+  replayed: boolean;
+}
+
+/** JSON with object keys sorted, so key order does not make two bodies differ. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+export const requestHash = (body: unknown): string =>
+  createHash('sha256').update(canonical(body)).digest('hex');
+
+export function checkIdempotencyKey(key: unknown): string | undefined {
+  if (key === undefined || key === null) return undefined;
+  if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key))
+    throw new AppError(
+      'validation_failed',
+      'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces (a UUID is a good choice).',
+      { param: 'Idempotency-Key' },
+    );
+  return key;
+}
+
+export async function idempotent<T>(
+  em: EntityManager,
+  scope: { keyId: string; clinicId: number; key: string | undefined; hash: string; now: Date },
+  run: () => Promise<{ status: number; body: T }>,
+): Promise<Stored<T>> {
+  if (scope.key === undefined) return { ...(await run()), replayed: false };
+  const conn = em.getConnection();
+  const expired = new Date(scope.now.getTime() - IDEMPOTENCY_WINDOW_MS);
+  await conn.execute(
+    'delete from "idempotency_key" where "api_key_id" = ? and "key" = ? and "created_at" < ?',
+    [scope.keyId, scope.key, expired],
+  );
+  const claimed = await conn.execute<{ id: number }[]>(
+    `insert into "idempotency_key" ("clinic_id", "api_key_id", "key", "request_hash", "created_at")
+     values (?, ?, ?, ?, ?) on conflict ("api_key_id", "key") do nothing returning "id"`,
+    [scope.clinicId, scope.keyId, scope.key, scope.hash, scope.now],
+  );
+  if (claimed.length) {
+    const id = claimed[0].id;
+    try {
+      const result = await run();
+      await conn.execute('update "idempotency_key" set "status" = ?, "response" = ? where "id" = ?', [
+        result.status,
+        JSON.stringify(result.body),
+        id,
+      ]);
+      return { ...result, replayed: false };
+    } catch (e) {
+      await conn.execute('delete from "idempotency_key" where "id" = ?', [id]);
+      throw e;
+    }
+  }
+  for (let waited = 0; ; waited += WAIT_STEP_MS) {
+    const [row] = await conn.execute<{ request_hash: string; status: number | null; response: T | null }[]>(
+      'select "request_hash", "status", "response" from "idempotency_key" where "api_key_id" = ? and "key" = ?',
+      [scope.keyId, scope.key],
+    );
+    // The first request failed and freed the key meanwhile: this one runs afresh.
+    if (!row) return idempotent(em, scope, run);
+    if (row.request_hash !== scope.hash)
+      throw new AppError(
+        'conflict',
+        'This Idempotency-Key was used with another request body; use a new key for a new request.',
+        { param: 'Idempotency-Key' },
+      );
+    if (row.status !== null) return { status: row.status, body: row.response as T, replayed: true };
+    if (waited >= WAIT_MAX_MS)
+      throw new AppError(
+        'conflict',
+        'A request with this Idempotency-Key is still being processed; retry in a moment.',
+        { param: 'Idempotency-Key' },
+      );
+    await new Promise((r) => setTimeout(r, WAIT_STEP_MS));
+  }
+}

@@ -1,0 +1,187 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Clinic, Conversation, Message } from '../../entities/index.ts';
+import { messageId, toId } from '../../lib/ids.ts';
+import { requestLogger } from '../../lib/request-context.ts';
+import type { NetworkCallback } from '../../network/adapter.ts';
+import { type ChatChange, chatChange, clinicRef, noteMessage } from './changes.ts';
+import { applyReceipt } from './message-status.ts';
+
+/**
+ * What the messaging network tells the service (its signed callback, src/network/callback.ts;
+ * the CLI's simulated patient side calls this too): inbound messages, staff messages sent from
+ * the clinic's own phone, patients' reactions and delivery receipts. Each is recorded once: the
+ * network may deliver a callback twice, and a receipt may come before an earlier one.
+ */
+export interface Recorded {
+  status: 'recorded' | 'duplicate' | 'ignored';
+  id?: string;
+  conversation_id?: string;
+  reason?: string;
+}
+
+/** Copies a message's media from the network into the service's store; returns the store key. */
+export type MediaCopier = (clinicId: number, url: string, mime: string) => Promise<string>;
+
+const noFilters = { filters: false } as const;
+
+export async function recordNetworkEvent(
+  em: EntityManager,
+  event: NetworkCallback,
+  copyMedia?: MediaCopier,
+): Promise<Recorded> {
+  if (event.type === 'receipt') return recordReceipt(em, event);
+  const clinic = await em.findOne(Clinic, { phone: event.clinic_phone });
+  if (!clinic) return ignored(`No clinic has the number ${event.clinic_phone}.`);
+  if (event.type === 'reaction') return recordReaction(em, clinic.id, event);
+  const known = await em.findOne(
+    Message,
+    { clinic: clinic.id, networkMessageId: event.network_message_id },
+    noFilters,
+  );
+  if (known) return { status: 'duplicate', ...idsOf(known) };
+  // Fetched before the transaction: a slow media server must not hold the clinic's chat lock.
+  const mediaKey =
+    event.media && copyMedia ? await copyMedia(clinic.id, event.media.url, event.media.mime_type) : null;
+  return chatChange(em, clinic.id, async (change) => {
+    const inbound = event.type === 'message.inbound';
+    const patientPhone = inbound ? event.from : event.to;
+    const conversation = await conversationOf(change, patientPhone, event.clinic_phone);
+    if (inbound && event.profile_name) conversation.displayName = event.profile_name;
+    const repliedTo =
+      inbound && event.reply_to_network_message_id
+        ? await change.em.findOne(
+            Message,
+            {
+              clinic: clinic.id,
+              direction: 'outbound',
+              networkMessageId: event.reply_to_network_message_id,
+            },
+            noFilters,
+          )
+        : null;
+    const at = new Date(event.at);
+    const message = change.em.create(Message, {
+      clinic: clinicRef(change),
+      conversation,
+      direction: inbound ? 'inbound' : 'outbound',
+      type: event.message_type,
+      fromPhone: inbound ? event.from : event.clinic_phone,
+      toPhone: inbound ? event.clinic_phone : event.to,
+      patientPhone,
+      text: event.text,
+      mediaType: event.media ? event.message_type : null,
+      mediaMime: event.media?.mime_type ?? null,
+      mediaPath: mediaKey,
+      mediaFilename: null,
+      networkMessageId: event.network_message_id,
+      repliedTo,
+      // Staff wrote from the clinic's phone: the network accepted it already.
+      sentAt: inbound ? null : at,
+      seq: change.seq,
+      createdAt: at,
+      updatedAt: change.now,
+    });
+    noteMessage(conversation, message);
+    // A patient writing again needs someone's attention (docs/chat.md, Handled).
+    if (inbound) conversation.isHandled = false;
+    change.touch(message);
+    await change.em.flush();
+    return { status: 'recorded' as const, ...idsOf(message) };
+  });
+}
+
+/** The conversation of a patient phone, created on its first message. */
+export async function conversationOf(
+  change: ChatChange,
+  patientPhone: string,
+  clinicPhone: string | null,
+): Promise<Conversation> {
+  const found = await change.em.findOne(Conversation, { clinic: change.clinicId, patientPhone }, noFilters);
+  if (found) {
+    if (clinicPhone && !found.clinicPhone) found.clinicPhone = clinicPhone;
+    return found;
+  }
+  return change.em.create(Conversation, {
+    clinic: clinicRef(change),
+    patientPhone,
+    clinicPhone,
+    displayName: null,
+    lastMessagePreview: null,
+    lastActivityAt: null,
+    lastInboundAt: null,
+    lastOutboundAt: null,
+    isHandled: false,
+    seq: change.seq,
+    createdAt: change.now,
+    updatedAt: change.now,
+  });
+}
+
+async function recordReceipt(
+  em: EntityManager,
+  event: Extract<NetworkCallback, { type: 'receipt' }>,
+): Promise<Recorded> {
+  const found = await em.findOne(Message, { networkMessageId: event.network_message_id }, noFilters);
+  if (!found) return ignored(`No message has the network id ${event.network_message_id}.`);
+  const clinicId = (found.clinic as unknown as { id: number }).id;
+  return chatChange(em, clinicId, async (change) => {
+    const m = (await change.em.findOne(Message, found.id, {
+      ...noFilters,
+      populate: ['conversation'],
+    })) as Message;
+    const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
+    const t = applyReceipt(
+      {
+        sent_at: iso(m.sentAt),
+        delivered_at: iso(m.deliveredAt),
+        read_at: iso(m.readAt),
+        failed_at: iso(m.failedAt),
+      },
+      { status: event.status, at: event.at },
+    );
+    const date = (s: string | null) => (s ? new Date(s) : null);
+    m.sentAt = date(t.sent_at);
+    m.deliveredAt = date(t.delivered_at);
+    m.readAt = date(t.read_at);
+    m.failedAt = date(t.failed_at);
+    if (event.status === 'failed' && event.failure_reason && !m.failureReason)
+      m.failureReason = event.failure_reason;
+    // Every receipt bumps updated_at, a duplicate too (spec).
+    change.touch(m);
+    await change.em.flush();
+    return { status: 'recorded' as const, ...idsOf(m) };
+  });
+}
+
+async function recordReaction(
+  em: EntityManager,
+  clinicId: number,
+  event: Extract<NetworkCallback, { type: 'reaction' }>,
+): Promise<Recorded> {
+  const found = await em.findOne(
+    Message,
+    { clinic: clinicId, networkMessageId: event.network_message_id },
+    noFilters,
+  );
+  if (!found) return ignored(`No message has the network id ${event.network_message_id}.`);
+  return chatChange(em, clinicId, async (change) => {
+    const m = (await change.em.findOne(Message, found.id, {
+      ...noFilters,
+      populate: ['conversation'],
+    })) as Message;
+    m.reactionPatient = event.emoji;
+    change.touch(m);
+    await change.em.flush();
+    return { status: 'recorded' as const, ...idsOf(m) };
+  });
+}
+
+function idsOf(m: Message) {
+  const conversation = m.conversation as unknown as { id: number };
+  return { id: messageId(m.direction, m.id), conversation_id: toId('Conversation', conversation.id) };
+}
+
+function ignored(reason: string): Recorded {
+  requestLogger().warn({ reason }, 'network callback ignored');
+  return { status: 'ignored', reason };
+}

@@ -1,0 +1,101 @@
+import { Conversation, Message } from '../../entities/index.ts';
+import { AppError, notFound } from '../../lib/errors.ts';
+import { parseMessageId } from '../../lib/ids.ts';
+import type { ServiceContext } from '../../lib/request-context.ts';
+import { CORE, type Row, viewFor } from '../resource.ts';
+import { chatChange } from './changes.ts';
+import type { ChatDeps } from './deps.ts';
+import { isSingleEmoji } from './emoji.ts';
+import { Message as MessageResource } from './message.resource.ts';
+import { getMessage } from './messages.ts';
+import { windowOpen } from './window.ts';
+
+/** A reaction may be set on a message at most this old (spec, Limits: reaction age). */
+export const REACTION_MAX_AGE_MS = 30 * 24 * 3600_000;
+
+const view = viewFor(MessageResource, CORE);
+
+/**
+ * POST /v1/chat/messages/{id}/reaction `{emoji}`: sets or replaces the clinic's reaction on a
+ * message of either direction; null withdraws it. Needs the patient's 24-hour window open and the
+ * message at most 30 days old.
+ */
+export async function reactToMessage(
+  ctx: ServiceContext,
+  deps: ChatDeps,
+  id: string,
+  body: unknown,
+): Promise<Row> {
+  const parsed = parseMessageId(id);
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new AppError('validation_failed', 'The body must be a JSON object {emoji}.', { param: 'body' });
+  const extra = Object.keys(body).filter((k) => k !== 'emoji');
+  if (extra.length)
+    throw new AppError('validation_failed', `Unknown field ${extra[0]}. Allowed: emoji.`, {
+      param: extra[0],
+    });
+  if (!('emoji' in body))
+    throw new AppError(
+      'validation_failed',
+      'emoji is required: one emoji, or null to withdraw the reaction.',
+      {
+        param: 'emoji',
+      },
+    );
+  const emoji = (body as { emoji: unknown }).emoji;
+  if (emoji !== null && (typeof emoji !== 'string' || !isSingleEmoji(emoji)))
+    throw new AppError(
+      'validation_failed',
+      'emoji must be a single emoji, or null to withdraw the reaction.',
+      {
+        param: 'emoji',
+      },
+    );
+  const message = parsed
+    ? await ctx.em.findOne(Message, { id: parsed.n, direction: parsed.direction })
+    : null;
+  if (!message) throw notFound('message', id);
+  const now = ctx.clock.now();
+  if (now.getTime() - new Date(message.createdAt).getTime() > REACTION_MAX_AGE_MS)
+    throw new AppError(
+      'validation_failed',
+      'The message is more than 30 days old; it can no longer be reacted to.',
+      {
+        param: 'id',
+      },
+    );
+  const conversation = await ctx.em.findOneOrFail(
+    Conversation,
+    (message.conversation as unknown as { id: number }).id,
+  );
+  if (!windowOpen(conversation.lastInboundAt, now))
+    throw new AppError(
+      'validation_failed',
+      'The patient has not written in the last 24 hours; reactions need the window open.',
+      { param: 'id' },
+    );
+  if (!message.networkMessageId)
+    throw new AppError(
+      'validation_failed',
+      'The network has not accepted this message yet; react once it is sent.',
+      {
+        param: 'id',
+      },
+    );
+  await deps.network.react({
+    from: conversation.clinicPhone ?? '',
+    to: conversation.patientPhone,
+    networkMessageId: message.networkMessageId,
+    emoji: emoji as string | null,
+  });
+  await chatChange(ctx.em, ctx.principal.clinicId, async (change) => {
+    const m = (await change.em.findOne(Message, message.id, {
+      filters: false,
+      populate: ['conversation'],
+    })) as Message;
+    m.reactionClinic = emoji as string | null;
+    change.touch(m);
+    await change.em.flush();
+  });
+  return getMessage(ctx, id, view);
+}

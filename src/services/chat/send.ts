@@ -1,0 +1,273 @@
+import { Clinic, Conversation, Message, Template } from '../../entities/index.ts';
+import { AppError } from '../../lib/errors.ts';
+import { messageId } from '../../lib/ids.ts';
+import { clockNow, type ServiceContext } from '../../lib/request-context.ts';
+import type { OutboundMessage } from '../../network/adapter.ts';
+import { CORE, type Row, viewFor } from '../resource.ts';
+import { chatChange, clinicRef, noteMessage } from './changes.ts';
+import type { ChatDeps } from './deps.ts';
+import { Message as MessageResource } from './message.resource.ts';
+import { getMessage } from './messages.ts';
+import { conversationOf } from './network-events.ts';
+import { parseSendInput, type SendInput } from './send-input.ts';
+import { notSendableReason } from './template.resource.ts';
+import { windowOpen } from './window.ts';
+
+/**
+ * POST /v1/chat/messages (spec, Chat: write). The message is recorded as queued, then handed to
+ * the network; receipts move it on through the callback. Free text inside the 24-hour window
+ * goes out as it is, outside it wrapped in the clinic's marketing template (template_fallback);
+ * a template by name must be sendable and get exactly its parameter count; media goes out as
+ * the clinic's image or document template, its caption as a text message right after.
+ */
+export type DeliveryMode = 'free_text' | 'template_fallback' | 'template';
+
+export interface Sent {
+  data: Row;
+  meta: { delivery_mode: DeliveryMode; caption?: { id: string; delivery_mode: DeliveryMode } };
+}
+
+/** The media step of a send (src/media): the service's own copy and the link the network fetches. */
+export interface MediaSend {
+  /** Downloads and checks the caller's file, keeps a copy; refusals are 422s. */
+  keep(
+    clinicId: number,
+    media: Extract<SendInput, { kind: 'media' }>['media'],
+  ): Promise<{
+    key: string;
+    mime: string;
+    filename: string | null;
+  }>;
+  /** A signed link to the copy, for the network. */
+  link(clinicId: number, key: string, filename: string | null, mime: string): string;
+}
+
+const view = viewFor(MessageResource, CORE);
+
+export async function sendMessage(
+  ctx: ServiceContext,
+  deps: ChatDeps & { media?: MediaSend },
+  body: unknown,
+): Promise<Sent> {
+  const input = parseSendInput(body, ctx.principal.country);
+  const clinic = await ctx.em.findOneOrFail(Clinic, ctx.principal.clinicId);
+  if (!clinic.phone)
+    throw new AppError('validation_failed', 'This clinic has no messaging number to send from.', {
+      param: 'to',
+    });
+  const from = clinic.phone;
+  const templates = await ctx.em.find(Template, { clinic: clinic.id }, { filters: false });
+  const byRole = (role: string) => templates.find((t) => t.role === role && notSendableReason(t) === null);
+
+  if (input.kind === 'template') {
+    const t = templates.find((x) => x.name === input.template);
+    if (!t)
+      throw new AppError(
+        'validation_failed',
+        `Unknown template '${input.template}'. GET /v1/chat/templates lists the clinic's templates.`,
+        { param: 'template' },
+      );
+    const reason = notSendableReason(t);
+    if (reason)
+      throw new AppError('validation_failed', `Template '${t.name}' cannot be sent: ${reason}`, {
+        param: 'template',
+      });
+    const count = t.parameterCount ?? 0;
+    if (input.params.length !== count)
+      throw new AppError(
+        'validation_failed',
+        `Template '${t.name}' takes ${count} parameter(s); params has ${input.params.length}.`,
+        { param: 'params' },
+      );
+    const rendered = render(t.body, input.params);
+    const id = await record(ctx, input.to, from, {
+      type: 'text',
+      text: rendered,
+      template: t.name,
+      params: input.params,
+    });
+    await dispatch(ctx, deps, id, {
+      kind: 'template',
+      from,
+      to: input.to,
+      template: t.name,
+      language: t.language ?? null,
+      params: input.params,
+    });
+    return {
+      data: await getMessage(ctx, messageId('outbound', id), view),
+      meta: { delivery_mode: 'template' },
+    };
+  }
+
+  if (input.kind === 'text') {
+    const sent = await sendText(ctx, deps, input.to, from, input.text, byRole('fallback'));
+    return { data: sent.data, meta: { delivery_mode: sent.mode } };
+  }
+
+  // Media: downloaded and checked before anything is recorded or sent.
+  const template = byRole(input.media.type);
+  if (!template)
+    throw new AppError(
+      'validation_failed',
+      `This clinic has no approved ${input.media.type} template to send media with.`,
+      {
+        param: 'media.type',
+      },
+    );
+  if (!deps.media)
+    throw new AppError('validation_failed', 'Sending media is not available.', { param: 'media' });
+  const kept = await deps.media.keep(clinic.id, input.media);
+  const id = await record(ctx, input.to, from, {
+    type: input.media.type,
+    text: null,
+    template: template.name,
+    params: [],
+    media: kept,
+  });
+  await dispatch(ctx, deps, id, {
+    kind: 'media',
+    from,
+    to: input.to,
+    template: template.name,
+    mediaType: input.media.type,
+    mediaUrl: deps.media.link(clinic.id, kept.key, kept.filename, kept.mime),
+    filename: kept.filename,
+  });
+  const data = await getMessage(ctx, messageId('outbound', id), view);
+  if (input.media.caption === null) return { data, meta: { delivery_mode: 'template' } };
+  const caption = await sendText(ctx, deps, input.to, from, input.media.caption, byRole('fallback'));
+  return {
+    data,
+    meta: {
+      delivery_mode: 'template',
+      caption: { id: caption.data.id as string, delivery_mode: caption.mode },
+    },
+  };
+}
+
+/** Free text, or the fallback template when the window is closed. */
+async function sendText(
+  ctx: ServiceContext,
+  deps: ChatDeps,
+  to: string,
+  from: string,
+  text: string,
+  fallback: Template | undefined,
+): Promise<{ data: Row; mode: DeliveryMode }> {
+  const conversation = await ctx.em.findOne(
+    Conversation,
+    { clinic: ctx.principal.clinicId, patientPhone: to },
+    { filters: false },
+  );
+  const open = windowOpen(conversation?.lastInboundAt, clockNow());
+  if (!open && !fallback)
+    throw new AppError(
+      'validation_failed',
+      "The patient's 24-hour window is closed and the clinic has no approved marketing template to send free text in.",
+      { param: 'text' },
+    );
+  const mode: DeliveryMode = open ? 'free_text' : 'template_fallback';
+  const id = await record(ctx, to, from, {
+    type: 'text',
+    text,
+    template: open ? null : (fallback as Template).name,
+    params: open ? null : [text],
+  });
+  await dispatch(
+    ctx,
+    deps,
+    id,
+    open
+      ? { kind: 'text', from, to, text }
+      : {
+          kind: 'template',
+          from,
+          to,
+          template: (fallback as Template).name,
+          language: (fallback as Template).language ?? null,
+          params: [text],
+        },
+  );
+  return { data: await getMessage(ctx, messageId('outbound', id), view), mode };
+}
+
+/** Records the outbound message as queued; returns its row id. */
+async function record(
+  ctx: ServiceContext,
+  to: string,
+  from: string,
+  m: {
+    type: 'text' | 'image' | 'document';
+    text: string | null;
+    template: string | null;
+    params: string[] | null;
+    media?: { key: string; mime: string; filename: string | null };
+  },
+): Promise<number> {
+  return chatChange(ctx.em, ctx.principal.clinicId, async (change) => {
+    const conversation = await conversationOf(change, to, from);
+    const message = change.em.create(Message, {
+      clinic: clinicRef(change),
+      conversation,
+      direction: 'outbound',
+      type: m.type,
+      fromPhone: from,
+      toPhone: to,
+      patientPhone: to,
+      text: m.text,
+      mediaType: m.media ? m.type : null,
+      mediaMime: m.media?.mime ?? null,
+      mediaPath: m.media?.key ?? null,
+      mediaFilename: m.media?.filename ?? null,
+      templateName: m.template,
+      templateParams: m.params,
+      seq: change.seq,
+      createdAt: change.now,
+      updatedAt: change.now,
+    });
+    noteMessage(conversation, message);
+    change.touch(message);
+    await change.em.flush();
+    return message.id;
+  });
+}
+
+/**
+ * Hands the message to the network. Its id there is stored without a change of its own (nothing
+ * a client sees moves); a network that refuses outright fails the message, as a failed receipt
+ * would (spec: queued → failed).
+ */
+async function dispatch(
+  ctx: ServiceContext,
+  deps: ChatDeps,
+  id: number,
+  out: OutboundMessage,
+): Promise<void> {
+  try {
+    const accepted = await deps.network.send(out);
+    await ctx.em
+      .getConnection()
+      .execute('update "message" set "network_message_id" = ? where "id" = ?', [
+        accepted.networkMessageId,
+        id,
+      ]);
+  } catch (e) {
+    await chatChange(ctx.em, ctx.principal.clinicId, async (change) => {
+      const m = (await change.em.findOne(Message, id, {
+        filters: false,
+        populate: ['conversation'],
+      })) as Message;
+      m.failedAt = change.now;
+      m.failureReason = `The messaging network refused the message: ${(e as Error).message}`;
+      change.touch(m);
+      await change.em.flush();
+    });
+  }
+}
+
+/** A template's body with {{n}} filled from params (the text the patient reads). */
+function render(body: string | null | undefined, params: string[]): string | null {
+  if (!body) return null;
+  return body.replace(/\{\{(\d+)\}\}/g, (whole, n) => params[Number(n) - 1] ?? whole);
+}

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { requestBodies } from '../src/rest/request-bodies.ts';
 import { restRoutes } from '../src/rest/routes.ts';
 import { seedDemo } from '../src/services/demo/seed-demo.ts';
 import { Patient } from '../src/services/patients/patient.resource.ts';
@@ -102,14 +103,22 @@ function assertDocumented(op: any, status: number, body: unknown, label: string)
   }
 }
 
-/** A real request, checked against the document; returns the body. */
-async function call(path: string, key: string | null, expectStatus: number): Promise<any> {
-  const r = await app.get(path, key);
-  const label = `GET ${path}`;
+interface Init {
+  method?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A real request (GET, or a POST with `init.body`), checked against the document; returns the body. */
+async function call(path: string, key: string | null, expectStatus: number, init: Init = {}): Promise<any> {
+  const method = init.method ?? 'GET';
+  const r =
+    method === 'GET' ? await app.get(path, key) : await app.post(path, init.body ?? {}, key, init.headers);
+  const label = `${method} ${path}`;
   expect(r.status, `${label}: ${JSON.stringify(r.body).slice(0, 400)}`).toBe(expectStatus);
   expect(r.headers.get('content-type') ?? '', label).toContain('application/json');
   const urlPath = path.split('?')[0];
-  const { op } = operationFor('GET', urlPath);
+  const { op } = operationFor(method, urlPath);
   assertDocumented(op, r.status, r.body, label);
   if (r.status >= 400) expect(r.body.error.request_id, label).toBe(r.headers.get('x-request-id'));
   if (!seen.has(op.operationId)) seen.set(op.operationId, new Set());
@@ -123,7 +132,7 @@ async function call(path: string, key: string | null, expectStatus: number): Pro
 
 beforeAll(async () => {
   app = await startTestApp();
-  const demo = await seedDemo(app.orm.em.fork());
+  const demo = await seedDemo(app.orm.em.fork(), { now: app.clock.now() });
   const dentalClinic = Number(demo.keys.readAll.clinic_id.split('_')[1]);
   keys = {
     dental: demo.keys.readAll.key,
@@ -188,12 +197,15 @@ describe('GET /v1/openapi.json', () => {
           op.operationId,
         ).toEqual(inPath);
         for (const p of params) {
-          expect(['path', 'query'], `${op.operationId} ${p.name}`).toContain(p.in);
+          expect(p.in === 'header' ? p.name : p.in, `${op.operationId} ${p.name}`).toMatch(
+            /^(path|query|Idempotency-Key)$/,
+          );
           if (p.in === 'path') expect(p.required).toBe(true);
           ajv.compile(p.schema); // a valid JSON schema
         }
         if (inPath.length) expect(op.responses['404'], op.operationId).toBeDefined();
-        if (params.some((p) => p.in === 'query')) expect(op.responses['422'], op.operationId).toBeDefined();
+        if (params.some((p) => p.in === 'query') || op.requestBody)
+          expect(op.responses['422'], op.operationId).toBeDefined();
         else expect(op.responses['422'], op.operationId).toBeUndefined();
         const byName = Object.fromEntries(params.map((p) => [p.name, p]));
         if (byName.limit) {
@@ -461,6 +473,44 @@ describe('real responses match the document', () => {
       }
     });
 
+    it(`chat inbox (${kind})`, async () => {
+      const key = keys[kind];
+      const convs = await call('/v1/chat/conversations?limit=100', key, 200);
+      expect(convs.data.length).toBeGreaterThan(0);
+      const first = await call('/v1/chat/conversations?limit=2', key, 200);
+      await call(`/v1/chat/conversations?limit=2&cursor=${first.next_cursor}`, key, 200);
+      await call('/v1/chat/conversations?updated_since=2020-01-01&is_handled=false', key, 200);
+      await call(`/v1/chat/conversations?phone=${convs.data[0].patient_phone}`, key, 200);
+      for (const c of convs.data.slice(0, 3)) {
+        await call(`/v1/chat/conversations/${c.id}`, key, 200);
+        await call(`/v1/chat/conversations/${c.id}/messages?limit=100`, key, 200);
+      }
+      const msgs = await call('/v1/chat/messages?limit=100', key, 200);
+      const types = new Set(msgs.data.map((m: any) => m.type));
+      const statuses = new Set(msgs.data.map((m: any) => m.status));
+      expect([...types].sort()).toEqual([
+        'audio',
+        'contacts',
+        'document',
+        'image',
+        'sticker',
+        'text',
+        'video',
+      ]);
+      expect([...statuses].sort()).toEqual(['delivered', 'failed', 'queued', 'read', 'received', 'sent']);
+      for (const m of msgs.data.slice(0, 5)) await call(`/v1/chat/messages/${m.id}`, key, 200);
+      await call(
+        '/v1/chat/messages?direction=inbound&type=text&from=2020-01-01&to=2100-01-01T00:00:00Z',
+        key,
+        200,
+      );
+      await call('/v1/chat/messages?updated_since=2020-01-01T00:00:00%2B02:00&limit=5', key, 200);
+      await call('/v1/chat/templates', key, 200);
+      await call('/v1/chat/templates?sendable=true', key, 200);
+      const patients = (await call('/v1/patients?limit=100', key, 200)).data;
+      for (const p of patients.slice(0, 12)) await call(`/v1/patients/${p.id}/chat/messages`, key, 200);
+    });
+
     it(`catalog (${kind})`, async () => {
       const key = keys[kind];
       for (const r of restRoutes.filter((x) => x.tag === 'Catalog')) await call(`/v1${r.path}`, key, 200);
@@ -468,6 +518,33 @@ describe('real responses match the document', () => {
       if (species.length) await call(`/v1/catalog/breeds?species_id=${species[0].id}`, key, 200);
     });
   }
+
+  it('chat writes (dental, the chat:write key)', async () => {
+    const ids = await realIds();
+    const sent = await call('/v1/chat/messages', keys.chatWrite, 202, {
+      method: 'POST',
+      body: requestBodies.restSendMessage.example,
+    });
+    expect(sent.data.status).toBe('queued');
+    await call('/v1/chat/messages', keys.chatWrite, 202, {
+      method: 'POST',
+      body: { to: '050-123-4567', template: 'appointment_reminder', params: ['Dana', 'Monday'] },
+    });
+    const reacted = await call(`/v1/chat/messages/${ids.Message}/reaction`, keys.chatWrite, 200, {
+      method: 'POST',
+      body: { emoji: '👍' },
+    });
+    expect(reacted.data.reactions.clinic).toBe('👍');
+    await call(`/v1/chat/messages/${ids.Message}/reaction`, keys.chatWrite, 200, {
+      method: 'POST',
+      body: { emoji: null },
+    });
+    const handled = await call(`/v1/chat/conversations/${ids.Conversation}/handled`, keys.chatWrite, 200, {
+      method: 'POST',
+      body: { handled: true },
+    });
+    expect(handled.data.is_handled).toBe(true);
+  });
 
   it('every route answered with data at least once', () => {
     for (const r of restRoutes) {
@@ -477,14 +554,42 @@ describe('real responses match the document', () => {
   });
 });
 
-/** A concrete path for each route (the id of a patient that exists at the dental clinic). */
-async function concretePaths(): Promise<{ route: (typeof restRoutes)[number]; path: string }[]> {
-  const id = (await app.get('/v1/patients?limit=1', keys.dental)).body.data[0].id;
-  return restRoutes.map((route) => ({ route, path: `/v1${route.path.replace(':id', id)}` }));
+/** Ids of each kind that exist at the dental clinic. */
+async function realIds(): Promise<Record<string, string>> {
+  const first = async (path: string) => (await app.get(path, keys.dental)).body.data[0].id;
+  return {
+    Patient: await first('/v1/patients?limit=1'),
+    Conversation: await first('/v1/chat/conversations?limit=1'),
+    // An inbound message, so a reaction on it is within the patient's window.
+    Message: await first('/v1/chat/messages?limit=1&direction=inbound'),
+  };
 }
+
+/** A concrete path for each route (ids that exist at the dental clinic), with a valid body for a POST. */
+async function concretePaths(): Promise<{ route: (typeof restRoutes)[number]; path: string; init: Init }[]> {
+  const ids = await realIds();
+  return restRoutes.map((route) => ({
+    route,
+    path: `/v1${route.path.replace(':id', ids[route.ids?.id ?? 'Patient'])}`,
+    init: route.method === 'GET' ? {} : { method: route.method, body: requestBodies[route.field].example },
+  }));
+}
+
+/** A key that may call the route (POST routes need chat:write), and one that may not. */
+const keyFor = (route: (typeof restRoutes)[number]) =>
+  route.method === 'GET' ? keys.dental : keys.chatWrite;
+const wrongKeyFor = (route: (typeof restRoutes)[number]) =>
+  route.method === 'GET' ? keys.chatWrite : keys.dental;
 
 /** A value each validated parameter refuses with 422. */
 const badValues: Record<string, string> = {
+  direction: 'sideways',
+  type: 'gif',
+  from: 'yesterday',
+  to: '2026-13-01',
+  updated_since: 'last week',
+  is_handled: 'yes',
+  sendable: 'maybe',
   limit: '0',
   cursor: 'not-a-cursor',
   include: 'owner,toys',
@@ -494,18 +599,56 @@ const badValues: Record<string, string> = {
   species_id: 'x',
 };
 
+/** Bodies each POST route refuses with 422, and the field it names. */
+const badBodies: Record<string, [unknown, string][]> = {
+  restSendMessage: [
+    [{}, 'to'],
+    [{ to: '050-123-4567' }, 'text'],
+    [{ to: '050-123-4567', template: 'no_such_template' }, 'template'],
+    [{ to: '050-123-4567', template: 'appointment_reminder', params: ['only one'] }, 'params'],
+    [{ to: '050-123-4567', media: { type: 'image', url: 'http://example.com/a.png' } }, 'media.url'],
+  ],
+  restReactToMessage: [
+    [{ emoji: 'not an emoji' }, 'emoji'],
+    [{}, 'emoji'],
+  ],
+  restMarkConversationHandled: [[{ handled: 'true' }, 'handled']],
+};
+
 describe('error responses match the document', () => {
+  it('POST bodies: 400 for invalid JSON, 413 past the limit, 409 for an Idempotency-Key reused with another body', async () => {
+    for (const { route, path } of (await concretePaths()).filter((c) => c.route.method === 'POST')) {
+      await call(path, keys.chatWrite, 400, { method: 'POST', body: '{"to": ' });
+      await call(path, keys.chatWrite, 413, {
+        method: 'POST',
+        body: JSON.stringify({ text: 'x'.repeat(1 << 20) }),
+      });
+      if (route.field !== 'restSendMessage') continue;
+      const headers = { 'idempotency-key': 'openapi-409' };
+      await call(path, keys.chatWrite, 202, {
+        method: 'POST',
+        body: { to: '050-123-4567', text: 'a' },
+        headers,
+      });
+      await call(path, keys.chatWrite, 409, {
+        method: 'POST',
+        body: { to: '050-123-4567', text: 'b' },
+        headers,
+      });
+    }
+  });
+
   it('401 without a key or with a bad key', async () => {
-    for (const { path } of await concretePaths()) {
-      const body = await call(path, null, 401);
+    for (const { path, init } of await concretePaths()) {
+      const body = await call(path, null, 401, init);
       expect(body.error.code).toBe('unauthenticated');
-      await call(path, 'ck_not_a_key', 401);
+      await call(path, 'ck_not_a_key', 401, init);
     }
   });
 
   it('403 with a key lacking the scopes', async () => {
-    for (const { path } of await concretePaths()) {
-      const body = await call(path, keys.chatWrite, 403);
+    for (const { route, path, init } of await concretePaths()) {
+      const body = await call(path, wrongKeyFor(route), 403, init);
       expect(body.error.code).toBe('forbidden');
       expect(body.error.required_scopes.length).toBeGreaterThan(0);
     }
@@ -518,16 +661,26 @@ describe('error responses match the document', () => {
   });
 
   it('404 for an unknown id on every route with an id', async () => {
-    for (const r of restRoutes.filter((x) => x.path.includes(':id'))) {
-      for (const id of ['pat_99999999', 'not-an-id']) {
-        const body = await call(`/v1${r.path.replace(':id', id)}`, keys.dental, 404);
+    for (const { route: r, init } of (await concretePaths()).filter((x) => x.route.path.includes(':id'))) {
+      for (const id of ['pat_99999999', 'conv_99999999', 'in_99999999', 'out_99999999', '42', 'not-an-id']) {
+        if (r.ids?.id === 'Patient' && id === 'pat_99999999') continue;
+        const body = await call(`/v1${r.path.replace(':id', id)}`, keyFor(r), 404, init);
         expect(body.error.code).toBe('not_found');
       }
+      if (r.ids?.id === 'Patient')
+        await call(`/v1${r.path.replace(':id', 'pat_99999999')}`, keyFor(r), 404, init);
     }
   });
 
-  it('422 for each invalid parameter, naming it', async () => {
-    for (const { route, path } of await concretePaths()) {
+  it('422 for each invalid parameter or body, naming it', async () => {
+    for (const { route, path, init } of await concretePaths()) {
+      if (route.method !== 'GET') {
+        for (const [body, param] of badBodies[route.field]) {
+          const r = await call(path, keys.chatWrite, 422, { ...init, body });
+          expect(r.error, JSON.stringify(body)).toMatchObject({ code: 'validation_failed', param });
+        }
+        continue;
+      }
       const op = doc.paths[oasPath(route.path)].get;
       const params = (op.parameters ?? []).filter((p: any) => p.in === 'query' && badValues[p.name]);
       for (const p of params) {
@@ -544,6 +697,7 @@ describe('error responses match the document', () => {
 
   it('422 for a parameter given twice where one value is expected', async () => {
     for (const { route, path } of await concretePaths()) {
+      if (route.method !== 'GET') continue;
       const op = doc.paths[oasPath(route.path)].get;
       const p = (op.parameters ?? []).find(
         (x: any) => x.in === 'query' && !['limit', 'include'].includes(x.name),
@@ -628,13 +782,21 @@ describe('what the document says the server enforces', () => {
   });
 
   it('path ids: real ids match the pattern; another form or an unknown id is the documented 404', async () => {
-    const ids = (await app.get('/v1/patients?limit=100', keys.dental)).body.data.map((p: any) => p.id);
-    for (const r of restRoutes.filter((x) => x.path.includes(':id'))) {
+    const list = async (path: string) => (await app.get(path, keys.dental)).body.data.map((x: any) => x.id);
+    const ids: Record<string, string[]> = {
+      Patient: await list('/v1/patients?limit=100'),
+      Conversation: await list('/v1/chat/conversations?limit=100'),
+      Message: await list('/v1/chat/messages?limit=100'),
+    };
+    expect(
+      ids.Message.some((id) => id.startsWith('in_')) && ids.Message.some((id) => id.startsWith('out_')),
+    ).toBe(true);
+    for (const { route: r, init } of (await concretePaths()).filter((x) => x.route.path.includes(':id'))) {
       const pattern = new RegExp(param(r, 'id').schema.pattern);
-      for (const id of ids) expect(id, r.field).toMatch(pattern);
-      for (const bad of ['appt_1', 'pat_01', 'pat_x']) {
+      for (const id of ids[r.ids?.id ?? 'Patient']) expect(id, r.field).toMatch(pattern);
+      for (const bad of ['appt_1', 'pat_01', 'pat_x', 'in_01', 'conv_x', '7']) {
         expect(bad).not.toMatch(pattern);
-        await call(oasPath(r.path).replace('{id}', bad), keys.dental, 404);
+        await call(oasPath(r.path).replace('{id}', bad), keyFor(r), 404, init);
       }
     }
   });

@@ -49,6 +49,8 @@ export interface NetworkTemplate {
   header: unknown;
   footer: unknown;
   buttons: unknown;
+  /** False when its approved version was withdrawn (listed, not sendable); absent means true. */
+  has_active_version?: boolean;
 }
 
 export interface MessagingNetwork {

@@ -23,6 +23,21 @@ const t = (x: Partial<NetworkTemplate> & { name: string }): NetworkTemplate => (
 
 export const SANDBOX_TEMPLATES: (NetworkTemplate & { role?: 'image' | 'document' | 'fallback' })[] = [
   t({
+    name: 'welcome_message',
+    display_name: 'Welcome',
+    language: 'he',
+    parameter_count: 1,
+    body: 'שלום {{1}}, ברוכים הבאים! אפשר לענות להודעה זו כדי לדבר איתנו.',
+    header: { format: 'TEXT', text: 'Welcome' },
+  }),
+  t({
+    name: 'opening_hours_2023',
+    display_name: 'Opening hours (old)',
+    body: 'Our opening hours: Sun-Thu 08:00-18:00.',
+    // Approved once, but its active version was withdrawn: listed, not sendable.
+    has_active_version: false,
+  }),
+  t({
     name: 'appointment_reminder',
     display_name: 'Appointment reminder',
     parameter_count: 2,

@@ -11,9 +11,11 @@ import { errorStatuses, RETRY_AFTER_UNAVAILABLE } from '../lib/errors.ts';
 import { idPattern } from '../lib/ids.ts';
 import { defaultLimits } from '../lib/limits.ts';
 import { schemas } from '../schema/index.ts';
+import { MESSAGE_TYPES } from '../services/chat/filters.ts';
 import { RESPONSE_FORMATS } from '../services/groups-params.ts';
 import { Patient } from '../services/patients/patient.resource.ts';
 import { allShapes, type Field, includesOf } from '../services/resource.ts';
+import { requestBodies } from './request-bodies.ts';
 import { type RestRoute, restRoutes } from './routes.ts';
 
 /**
@@ -44,6 +46,7 @@ export function openApiDocument(
 ): Record<string, any> {
   const sofa = structuredClone(router.openAPIDocument) as Record<string, any>;
   const queryFields = restSchema.getQueryType()?.getFields() ?? {};
+  const mutationFields = restSchema.getMutationType()?.getFields() ?? {};
 
   const sofaSchemas: Record<string, any> = sofa.components?.schemas ?? {};
   const converted: Record<string, any> = {};
@@ -65,7 +68,7 @@ export function openApiDocument(
       throw new Error(
         `openapi: SOFA generated no ${route.method} ${route.path} (Rest field ${route.field}).`,
       );
-    const field = queryFields[route.field];
+    const field = (route.method === 'GET' ? queryFields : mutationFields)[route.field];
     paths[path] ??= {};
     paths[path][method] = operation(route, path, source, field, converted);
   }
@@ -228,9 +231,49 @@ const knownParameters: Record<string, ParameterSpec> = {
     invalid: `Unknown include value(s): ${patientIncludes[0]}2. Allowed: ${patientIncludes.join(', ')}.`,
   },
   phone: {
-    description: 'Patients with this phone number; separators ignored, local (0…) or international form.',
+    description:
+      'Only this phone number (the patient side); separators ignored, local (0…) or international form.',
     schema: { type: 'string' },
     invalid: "phone 'abc' is not a phone number.",
+  },
+  direction: {
+    description: 'Only inbound or only outbound messages.',
+    schema: { type: 'string', enum: ['inbound', 'outbound'] },
+    invalid: 'direction must be one of inbound, outbound.',
+  },
+  type: {
+    description: 'Only messages of this type.',
+    schema: { type: 'string', enum: [...MESSAGE_TYPES] },
+    invalid: `type must be one of ${MESSAGE_TYPES.join(', ')}.`,
+  },
+  from: {
+    description: 'Messages created at or after this time (ISO 8601 with a zone, or a date).',
+    schema: { type: 'string', format: 'date-time' },
+    invalid:
+      'from must be an ISO 8601 date-time with a time zone (2026-01-02T09:30:00Z) or a date (2026-01-02).',
+  },
+  to: {
+    description: 'Messages created before this time (ISO 8601 with a zone, or a date).',
+    schema: { type: 'string', format: 'date-time' },
+    invalid:
+      'to must be an ISO 8601 date-time with a time zone (2026-01-02T09:30:00Z) or a date (2026-01-02).',
+  },
+  updated_since: {
+    description:
+      'Incremental sync: only records changed at or after this time, in ascending mutation order (any change, a receipt included, moves a record to the end). ISO 8601 with a zone, or a date.',
+    schema: { type: 'string', format: 'date-time' },
+    invalid:
+      'updated_since must be an ISO 8601 date-time with a time zone (2026-01-02T09:30:00Z) or a date (2026-01-02).',
+  },
+  is_handled: {
+    description: 'Only conversations staff marked handled (true) or not (false).',
+    schema: { type: 'string', enum: ['true', 'false'] },
+    invalid: 'is_handled must be true or false.',
+  },
+  sendable: {
+    description: '`true`: only templates this API can send; `false`: only the others.',
+    schema: { type: 'string', enum: ['true', 'false'] },
+    invalid: 'sendable must be true or false.',
   },
   email: {
     description: 'Patients with this email address (case-insensitive exact match).',
@@ -433,10 +476,25 @@ function operation(
   if (params.some((p) => p.in === 'path')) {
     responses['404'] = errorResponse("`not_found`: no object with this id at the key's clinic.", {
       code: 'not_found',
-      message: "No patient with id 'pat_999'.",
+      message: `No ${route.ids?.id === 'Patient' || !route.ids?.id ? 'patient' : route.ids.id.toLowerCase()} with id '${idExample(route)}'.`,
     });
   }
-  if (invalid.length) {
+  const body = route.method === 'POST' ? requestBodies[route.field] : undefined;
+  if (route.method === 'POST' && !body)
+    throw new Error(`openapi: no request body documented for ${route.field}.`);
+  if (body) {
+    responses['400'] = errorResponse('`invalid_request`: the body is not valid JSON.', {
+      code: 'invalid_request',
+      message: 'The body is not valid JSON.',
+    });
+    responses['413'] = errorResponse('`payload_too_large`: the body is larger than the limit.', {
+      code: 'payload_too_large',
+      message: `The body is larger than ${defaultLimits.maxBodyBytes} bytes.`,
+    });
+    for (const [status, r] of Object.entries(body.errors))
+      responses[status] = errorResponse(r.description, { code: r.code, message: r.message, param: r.param });
+  }
+  if (invalid.length && !body) {
     const example = invalid.find((i) => i.param === 'limit') ?? invalid[0];
     responses['422'] = errorResponse(
       `\`validation_failed\`: a parameter has an invalid value (${invalid.map((i) => `\`${i.param}\``).join(', ')}), is empty, is given twice (lists excepted) or is not one the endpoint takes; \`param\` names it.`,
@@ -455,9 +513,22 @@ function operation(
     summary: route.summary,
     ...(description ? { description } : {}),
     ...(scopes.length ? { 'x-required-scopes': scopes } : {}),
-    ...(params.length ? { parameters: params } : {}),
-    responses,
+    ...(params.length || body?.headers ? { parameters: [...params, ...(body?.headers ?? [])] } : {}),
+    ...(body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: body.schema, example: body.example } },
+          },
+        }
+      : {}),
+    responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b))),
   };
+}
+
+function idExample(route: RestRoute): string {
+  const kind = route.ids?.id;
+  return kind === 'Message' ? 'out_999' : kind === 'Conversation' ? 'conv_999' : 'pat_999';
 }
 
 // ---------- component schemas ----------

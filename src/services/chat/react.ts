@@ -27,6 +27,11 @@ export async function reactToMessage(
   body: unknown,
 ): Promise<Row> {
   const parsed = parseMessageId(id);
+  // An unknown id is a 404 whatever the body (as for handled).
+  const message = parsed
+    ? await ctx.em.findOne(Message, { id: parsed.n, direction: parsed.direction })
+    : null;
+  if (!message) throw notFound('message', id);
   if (!body || typeof body !== 'object' || Array.isArray(body))
     throw new AppError('validation_failed', 'The body must be a JSON object {emoji}.', { param: 'body' });
   const extra = Object.keys(body).filter((k) => k !== 'emoji');
@@ -51,10 +56,7 @@ export async function reactToMessage(
         param: 'emoji',
       },
     );
-  const message = parsed
-    ? await ctx.em.findOne(Message, { id: parsed.n, direction: parsed.direction })
-    : null;
-  if (!message) throw notFound('message', id);
+
   const now = ctx.clock.now();
   if (now.getTime() - new Date(message.createdAt).getTime() > REACTION_MAX_AGE_MS)
     throw new AppError(

@@ -13,6 +13,7 @@ import { foldedNames } from '../patients/search-columns.ts';
 import { type SeededCatalog, seedCatalog } from './catalog.ts';
 import { birthDate, emailFor, type Gender, israeliId, microchip, person, petNames } from './people.ts';
 import { Rng, seedOf } from './random.ts';
+import { type KeepMedia, seedChat } from './seed-chat.ts';
 
 export interface DemoKey {
   id: string;
@@ -36,7 +37,7 @@ const DAY = 86_400_000;
  */
 export async function seedDemo(
   em: EntityManager,
-  opts: { patientsPerClinic?: number; now?: Date } = {},
+  opts: { patientsPerClinic?: number; now?: Date; keepMedia?: KeepMedia } = {},
 ): Promise<DemoResult> {
   const perClinic = opts.patientsPerClinic ?? 40;
   const now = opts.now ?? new Date();
@@ -67,6 +68,7 @@ export async function seedDemo(
       // inserts them as they are instead of patching refund_of (and updated_at) afterwards.
       seeder.createRefunds();
       await tx.flush();
+      await seedChat(tx, clinic, new Rng(seedOf(clinic.kind === 'dental' ? 3 : 4)), now, opts.keepMedia);
     }
 
     const key = async (clinic: Clinic, name: string, scopes: string[]): Promise<DemoKey> => {
@@ -147,7 +149,6 @@ class ClinicSeeder {
 
   run(count: number): void {
     this.catalog = seedCatalog(this.em, this.clinic);
-    this.templates();
     if (this.vet) this.animals(count);
     else this.people(count);
   }
@@ -491,92 +492,6 @@ class ClinicSeeder {
         };
       default:
         return null;
-    }
-  }
-
-  /** A few templates covering every sendable/unsendable case the API distinguishes. */
-  private templates(): void {
-    const brand = this.clinic.name;
-    const at = new Date(this.today.getTime() - 120 * DAY);
-    const header = { type: 'text', text: brand };
-    const rows: Partial<Template>[] = [
-      {
-        name: 'welcome_message',
-        displayName: 'Welcome',
-        language: 'he',
-        modelType: null,
-        category: 'UTILITY',
-        status: 'APPROVED',
-        parameterCount: 1,
-        body: `שלום {{1}}, ברוכים הבאים ל${brand}! אפשר לענות להודעה זו כדי לדבר איתנו.`,
-        header,
-      },
-      {
-        name: 'follow_up_general',
-        displayName: 'We tried to reach you',
-        language: 'en',
-        modelType: 'wa_chat_preview',
-        category: 'UTILITY',
-        status: 'APPROVED',
-        parameterCount: 0,
-        body: `Hi, this is ${brand}. We tried to reach you; please reply to this message when convenient.`,
-        footer: { text: 'Reply STOP to opt out' },
-      },
-      {
-        name: 'appointment_reminder',
-        displayName: 'Appointment reminder',
-        language: 'en',
-        // Bound to an appointment: the clinic's own software fills it, so this API cannot send it.
-        modelType: 'appointment',
-        category: 'UTILITY',
-        status: 'APPROVED',
-        parameterCount: 3,
-        body: 'Hi {{1}}, a reminder of your appointment at {{2}} on {{3}}.',
-        header,
-        buttons: [
-          { type: 'QUICK_REPLY', text: 'Confirm' },
-          { type: 'QUICK_REPLY', text: 'Reschedule' },
-        ],
-      },
-      {
-        name: this.vet ? 'vaccine_discount' : 'whitening_promo',
-        displayName: 'Spring promotion',
-        language: 'en',
-        modelType: null,
-        category: 'UTILITY',
-        status: 'REJECTED',
-        rejectionReason: 'Promotional content submitted in the UTILITY category; resubmit as MARKETING.',
-        parameterCount: 1,
-        body: this.vet
-          ? 'Hi {{1}}, 20% off all vaccines this month!'
-          : 'Hi {{1}}, 30% off teeth whitening this month!',
-      },
-      {
-        name: 'opening_hours_2023',
-        displayName: 'Opening hours (old)',
-        language: 'en',
-        modelType: null,
-        category: 'UTILITY',
-        status: 'APPROVED',
-        parameterCount: 0,
-        body: 'Our opening hours: Sun-Thu 08:00-18:00.',
-        // Approved once, but its active version was withdrawn: listed, not sendable.
-        hasActiveVersion: false,
-      },
-    ];
-    for (const t of rows) {
-      this.em.create(Template, {
-        clinic: this.clinic,
-        name: t.name as string,
-        rejectionReason: null,
-        header: null,
-        footer: null,
-        buttons: null,
-        hasActiveVersion: true,
-        ...t,
-        createdAt: at,
-        updatedAt: at,
-      });
     }
   }
 }

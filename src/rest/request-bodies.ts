@@ -1,0 +1,146 @@
+import { CAPTION_MAX, PARAM_MAX, TEXT_MAX } from '../services/chat/send-input.ts';
+
+/**
+ * The JSON bodies of the POST routes, for the OpenAPI document (src/rest/openapi.ts). The
+ * services check bodies field by field (src/services/chat/send-input.ts and others); these
+ * schemas say the same, and test/openapi.test.ts sends their examples and their refusals.
+ */
+interface BodyDoc {
+  schema: Record<string, unknown>;
+  example: unknown;
+  headers?: Record<string, unknown>[];
+  errors: Record<string, { code: string; description: string; message: string; param?: string }>;
+}
+
+const validation = (fields: string, message: string, param: string) => ({
+  code: 'validation_failed',
+  description: `\`validation_failed\`: ${fields}; \`param\` names the field.`,
+  message,
+  param,
+});
+
+export const requestBodies: Record<string, BodyDoc> = {
+  restSendMessage: {
+    schema: {
+      type: 'object',
+      description: 'Exactly one of `text`, `template` or `media`.',
+      required: ['to'],
+      additionalProperties: false,
+      properties: {
+        to: {
+          type: 'string',
+          description: 'The patient phone; separators ignored, local (0…) or international.',
+        },
+        text: {
+          type: 'string',
+          minLength: 1,
+          maxLength: TEXT_MAX,
+          description:
+            'Free text. Inside the 24-hour window it goes out as it is (`free_text`); outside it, wrapped in the clinic’s marketing template (`template_fallback`, billed as marketing).',
+        },
+        template: {
+          type: 'string',
+          description: 'Name of a sendable template (GET /v1/chat/templates?sendable=true).',
+        },
+        params: {
+          type: 'array',
+          items: { type: 'string', maxLength: PARAM_MAX },
+          description: "Positional: params[0] fills {{1}}. Exactly the template's parameter_count.",
+        },
+        media: {
+          type: 'object',
+          required: ['type', 'url'],
+          additionalProperties: false,
+          properties: {
+            type: {
+              type: 'string',
+              enum: ['image', 'document'],
+              description: 'image (JPEG or PNG) or document (PDF).',
+            },
+            url: {
+              type: 'string',
+              format: 'uri',
+              description:
+                'An https URL the service downloads during the request (up to 16 MB); a presigned link valid a few minutes suffices.',
+            },
+            filename: {
+              type: 'string',
+              description:
+                "Documents only: the name the patient sees; defaults to the URL's file name; .pdf appended when missing.",
+            },
+            caption: {
+              type: 'string',
+              maxLength: CAPTION_MAX,
+              description:
+                'Sent as a text message right after the media, subject to the 24-hour window; reported under meta.caption.',
+            },
+          },
+        },
+      },
+    },
+    example: { to: '050-123-4567', text: 'Your appointment is confirmed for Monday at 10:00.' },
+    headers: [
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'Retries with the same key and body within 24 hours answer the first response (with `Idempotent-Replayed: true`) and send nothing; the same key with another body is a 409. 1 to 255 printable ASCII characters; a UUID is a good choice.',
+        schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+      },
+    ],
+    errors: {
+      '409': {
+        code: 'conflict',
+        description:
+          '`conflict`: the Idempotency-Key was used with another body, or its first request is still running.',
+        message: 'This Idempotency-Key was used with another request body; use a new key for a new request.',
+        param: 'Idempotency-Key',
+      },
+      '422': validation(
+        'not exactly one of text, template or media; a bad `to`; an unknown or unsendable template (two different messages); params not of the template’s parameter_count; media that is not the declared type, too large, not downloadable or not at an allowed https address; a query parameter (this endpoint takes none)',
+        "Unknown template 'reminder'. GET /v1/chat/templates lists the clinic's templates.",
+        'template',
+      ),
+    },
+  },
+  restReactToMessage: {
+    schema: {
+      type: 'object',
+      required: ['emoji'],
+      additionalProperties: false,
+      properties: {
+        emoji: {
+          type: ['string', 'null'],
+          description: "One emoji: sets or replaces the clinic's reaction; null withdraws it.",
+        },
+      },
+    },
+    example: { emoji: '👍' },
+    errors: {
+      '422': validation(
+        '`emoji` is not a single emoji or null, the message is more than 30 days old, or the patient has not written in the last 24 hours',
+        'The message is more than 30 days old; it can no longer be reacted to.',
+        'id',
+      ),
+    },
+  },
+  restMarkConversationHandled: {
+    schema: {
+      type: 'object',
+      required: ['handled'],
+      additionalProperties: false,
+      properties: {
+        handled: { type: 'boolean', description: 'A JSON boolean; "true" as a string is a 422.' },
+      },
+    },
+    example: { handled: true },
+    errors: {
+      '422': validation(
+        '`handled` is not a JSON boolean, or the clinic has not enabled handled-marking',
+        'This clinic has not enabled handled-marking (clinic setting handled-marking).',
+        'handled',
+      ),
+    },
+  },
+};

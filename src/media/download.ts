@@ -174,10 +174,12 @@ const RANGE_NAMES: Record<string, string> = {
   unspecified: 'unspecified',
   broadcast: 'broadcast',
   metadata: 'cloud metadata',
-  public: 'not loopback, over plain http',
 };
 
 function addressRefused(range: string): AppError {
+  if (range === 'public') {
+    return refuse('media.url uses plain http to an address that is not loopback; use https.');
+  }
   return refuse(
     `media.url points to an address that is not allowed (${RANGE_NAMES[range] ?? 'reserved'} range).`,
   );

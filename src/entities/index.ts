@@ -17,6 +17,7 @@ import {
 import { Conversation, Message, Template } from './chat.ts';
 import { Clinic } from './clinic.ts';
 import { Appointment, Call, Payment, Treatment } from './clinical.ts';
+import { MediaObject } from './media.ts';
 import { Owner, Patient } from './patient.ts';
 import { Event, WebhookDelivery, WebhookSubscription } from './webhooks.ts';
 
@@ -25,6 +26,7 @@ export * from './catalog.ts';
 export * from './chat.ts';
 export * from './clinic.ts';
 export * from './clinical.ts';
+export * from './media.ts';
 export * from './patient.ts';
 export type { Address } from './tenant.ts';
 export * from './webhooks.ts';
@@ -55,6 +57,7 @@ export const tenantEntities = [
   Event,
   WebhookSubscription,
   WebhookDelivery,
+  MediaObject,
 ];
 
 export const allEntities = [Clinic, ApiKey, ...tenantEntities];

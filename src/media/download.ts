@@ -1,0 +1,276 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { fileTypeFromBuffer } from 'file-type';
+import ipaddr from 'ipaddr.js';
+import { AppError } from '../lib/errors.ts';
+
+/**
+ * Downloads the file behind a caller's `media.url` (spec, Chat: write) and checks it, refusing
+ * anything else with a 422 `validation_failed` on `media.url`:
+ * - https only; plain http only to a loopback host, and only with `allowLoopback`
+ *   (ALLOW_LOOPBACK_URLS, tests and local development);
+ * - every address the service connects to is checked when it connects: an IP literal before the
+ *   request, a host name in the socket's own `lookup`, so the address checked is the address used
+ *   (a DNS answer that changes between a check and the connection cannot slip through). Only
+ *   public unicast addresses pass (loopback too with `allowLoopback`); IPv4-mapped IPv6 is judged
+ *   as the IPv4 address it maps;
+ * - redirects are followed by hand, at most `maxRedirects` (3), each hop's scheme and address
+ *   checked again;
+ * - `maxBytes` while the body streams (a larger Content-Length is refused before reading), and
+ *   `timeoutMs` for the whole download, redirects included, so a server trickling bytes is cut off;
+ * - the type is sniffed from the bytes (file-type), never taken from Content-Type: an image must
+ *   be JPEG or PNG, a document PDF.
+ */
+export interface DownloadOptions {
+  declared: 'image' | 'document';
+  maxBytes: number;
+  timeoutMs: number;
+  allowLoopback: boolean;
+  maxRedirects?: number;
+}
+
+export interface DownloadedMedia {
+  bytes: Buffer;
+  /** The sniffed type: image/jpeg, image/png or application/pdf. */
+  mime: string;
+  /** The last path segment of the final URL, percent-decoded; null when there is none. */
+  filename: string | null;
+}
+
+const PARAM = 'media.url';
+const ACCEPTED: Record<DownloadOptions['declared'], { mimes: readonly string[]; what: string }> = {
+  image: { mimes: ['image/jpeg', 'image/png'], what: 'a JPEG or PNG image' },
+  document: { mimes: ['application/pdf'], what: 'a PDF' },
+};
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+const refuse = (message: string) => new AppError('validation_failed', message, { param: PARAM });
+
+export async function downloadMedia(url: string, opts: DownloadOptions): Promise<DownloadedMedia> {
+  const maxRedirects = opts.maxRedirects ?? 3;
+  let current: URL;
+  try {
+    current = new URL(url);
+  } catch {
+    throw refuse('media.url is not a valid URL.');
+  }
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), opts.timeoutMs);
+  try {
+    for (let redirects = 0; ; redirects++) {
+      const policy = checkUrl(current, opts.allowLoopback);
+      const res = await request(current, policy, controller.signal);
+      const status = res.statusCode ?? 0;
+      if (REDIRECTS.has(status)) {
+        res.destroy();
+        const location = res.headers.location;
+        if (!location)
+          throw refuse(`media.url could not be downloaded (status ${status} without a Location).`);
+        if (redirects >= maxRedirects) {
+          throw refuse(`media.url could not be downloaded (more than ${maxRedirects} redirects).`);
+        }
+        try {
+          current = new URL(location, current);
+        } catch {
+          throw refuse(`media.url could not be downloaded (status ${status} to an invalid URL).`);
+        }
+        continue;
+      }
+      if (status !== 200) {
+        res.destroy();
+        throw refuse(`media.url could not be downloaded (status ${status}).`);
+      }
+      const declaredLength = Number(res.headers['content-length']);
+      if (declaredLength > opts.maxBytes) {
+        res.destroy();
+        throw tooLarge(opts.maxBytes);
+      }
+      const bytes = await readBody(res, opts.maxBytes);
+      const type = await fileTypeFromBuffer(bytes);
+      const accepted = ACCEPTED[opts.declared];
+      if (!type || !accepted.mimes.includes(type.mime)) {
+        const seen = type ? ` (its content is ${type.mime})` : '';
+        throw refuse(`The file at media.url is not ${accepted.what}${seen}; media.type is ${opts.declared}.`);
+      }
+      return { bytes, mime: type.mime, filename: lastSegment(current) };
+    }
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    if (controller.signal.aborted) {
+      throw refuse(`media.url could not be downloaded within ${opts.timeoutMs} ms (timed out).`);
+    }
+    if (err instanceof RefusedAddress) throw addressRefused(err.range);
+    const code = (err as NodeJS.ErrnoException)?.code ?? (err as Error)?.message ?? 'unknown';
+    throw refuse(`media.url could not be downloaded (network error ${code}).`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Which addresses a hop may connect to. */
+interface Policy {
+  loopback: boolean;
+  public: boolean;
+}
+
+/** The scheme and, for an IP literal, the address of one hop; the policy its connection is held to. */
+function checkUrl(u: URL, allowLoopback: boolean): Policy {
+  const host = bareHost(u);
+  let policy: Policy;
+  if (u.protocol === 'https:') policy = { loopback: allowLoopback, public: true };
+  else if (u.protocol === 'http:' && allowLoopback && isLoopbackHost(host))
+    policy = { loopback: true, public: false };
+  else {
+    throw refuse(
+      allowLoopback
+        ? `media.url must be an https URL (plain http only to a loopback address), not ${u.protocol}//${u.host}.`
+        : `media.url must be an https URL, not ${u.protocol}.`,
+    );
+  }
+  if (isIP(host)) {
+    const range = refusedRange(host, policy);
+    if (range) throw addressRefused(range);
+  }
+  return policy;
+}
+
+const bareHost = (u: URL) => (u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname);
+
+function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost') return true;
+  return isIP(host) !== 0 && ipaddr.process(host).range() === 'loopback';
+}
+
+/** Cloud metadata endpoints that are public unicast addresses (the others are link-local or private). */
+const METADATA = new Set(['168.63.129.16']);
+
+/** Why `address` may not be connected to under `policy` (a range name), or null when it may. */
+function refusedRange(address: string, policy: Policy): string | null {
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    // process(): an IPv4-mapped IPv6 address (::ffff:10.0.0.1) becomes the IPv4 address it maps.
+    ip = ipaddr.process(address);
+  } catch {
+    return 'unparsable';
+  }
+  const range = ip.range();
+  if (range === 'loopback') return policy.loopback ? null : range;
+  if (range !== 'unicast') return range;
+  // IPv4-compatible IPv6 (::a.b.c.d, deprecated) is "unicast" to ipaddr.js but names an IPv4 address.
+  if (ip.kind() === 'ipv6' && ip.match(ipaddr.IPv6.parse('::'), 96)) return 'ipv4Compatible';
+  if (METADATA.has(ip.toString())) return 'metadata';
+  return policy.public ? null : 'public';
+}
+
+const RANGE_NAMES: Record<string, string> = {
+  loopback: 'loopback',
+  private: 'private network',
+  uniqueLocal: 'private network',
+  linkLocal: 'link-local',
+  carrierGradeNat: 'carrier-grade NAT',
+  multicast: 'multicast',
+  unspecified: 'unspecified',
+  broadcast: 'broadcast',
+  metadata: 'cloud metadata',
+};
+
+function addressRefused(range: string): AppError {
+  if (range === 'public') {
+    return refuse('media.url uses plain http to an address that is not loopback; use https.');
+  }
+  return refuse(
+    `media.url points to an address that is not allowed (${RANGE_NAMES[range] ?? 'reserved'} range).`,
+  );
+}
+
+/** Thrown from the socket's lookup; mapped to the 422 above. */
+class RefusedAddress extends Error {
+  readonly range: string;
+  constructor(range: string) {
+    super(`address not allowed (${range})`);
+    this.range = range;
+  }
+}
+
+/**
+ * dns.lookup, then every address it returns is checked; the socket connects only to those. One
+ * refused address refuses the host (a name resolving to both a public and a private address is
+ * not fetched).
+ */
+function guardedLookup(policy: Policy): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err, '');
+      for (const a of addresses) {
+        const range = refusedRange(a.address, policy);
+        if (range) return callback(new RefusedAddress(range), '');
+      }
+      if (options.all) return callback(null, addresses);
+      const first = addresses[0];
+      if (!first)
+        return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '');
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+function request(u: URL, policy: Policy, signal: AbortSignal): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const client = u.protocol === 'https:' ? https : http;
+    const req = client.request(
+      u,
+      {
+        method: 'GET',
+        // A socket of its own (no pool): nothing connected under another check is reused.
+        agent: false,
+        lookup: guardedLookup(policy),
+        signal,
+        headers: { accept: '*/*', 'accept-encoding': 'identity', 'user-agent': 'clinic-gateway-media' },
+      },
+      resolve,
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The body, refused as soon as it passes `max` bytes. */
+function readBody(res: IncomingMessage, max: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        reject(tooLarge(max));
+        res.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    res.on('end', () => resolve(Buffer.concat(chunks, size)));
+    res.on('error', reject);
+    res.on('close', () => {
+      if (!res.complete) reject(Object.assign(new Error('connection closed early'), { code: 'ECONNRESET' }));
+    });
+  });
+}
+
+function tooLarge(max: number): AppError {
+  return refuse(`The file at media.url is too large (limit ${formatBytes(max)}).`);
+}
+
+const formatBytes = (n: number) =>
+  n >= 1024 * 1024 && n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MB (${n} bytes)` : `${n} bytes`;
+
+function lastSegment(u: URL): string | null {
+  const raw = u.pathname.slice(u.pathname.lastIndexOf('/') + 1);
+  if (!raw) return null;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}

@@ -1,19 +1,13 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000000Initial } from './Migration20261122000000Initial.ts';
 import { Migration20261123000000RateLimit } from './Migration20261123000000RateLimit.ts';
-<<<<<<< HEAD
 import { Migration20261124000000Chat } from './Migration20261124000000Chat.ts';
-=======
 import { Migration20261124000001MediaStore } from './Migration20261124000001MediaStore.ts';
->>>>>>> media
 
 /** Listed explicitly so migrations load the same way under Node, vitest and the CLI. */
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122000000Initial', class: Migration20261122000000Initial },
   { name: 'Migration20261123000000RateLimit', class: Migration20261123000000RateLimit },
-<<<<<<< HEAD
   { name: 'Migration20261124000000Chat', class: Migration20261124000000Chat },
-=======
   { name: 'Migration20261124000001MediaStore', class: Migration20261124000001MediaStore },
->>>>>>> media
 ];

@@ -38,6 +38,11 @@ try {
     limits,
     corsOrigins: config.CORS_ORIGINS,
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
+    ...(config.NETWORK_SECRET ? { networkSecret: config.NETWORK_SECRET } : {}),
+    ...(config.MEDIA_LINK_SECRET ? { mediaLinkSecret: config.MEDIA_LINK_SECRET } : {}),
+    ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
+    allowLoopbackUrls: config.ALLOW_LOOPBACK_URLS,
+    sandboxDelays: config.SANDBOX_RECEIPT_DELAYS_MS,
   });
   printWelcome(running.url, demo);
 } catch (err) {

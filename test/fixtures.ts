@@ -268,6 +268,13 @@ export function fixtures(orm: MikroORM, clinicId: number) {
         });
       const inbound = message('inbound', 'Hello', minutes, 1);
       const outbound = message('outbound', 'Thanks', minutes + 1, 2);
+      // With media (a key the store need not hold: only the link is asked for).
+      Object.assign(outbound, {
+        type: 'image',
+        mediaType: 'image',
+        mediaMime: 'image/png',
+        mediaPath: 'med_1',
+      });
       await em.flush();
       return { conversation, inbound, outbound };
     },

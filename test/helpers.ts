@@ -92,6 +92,8 @@ export async function startTestApp(
     corsOrigins: opts.corsOrigins,
     sandboxDelays: opts.sandboxDelays ?? { sent: 10, delivered: 20, read: 30 },
     networkSecret: NETWORK_SECRET,
+    // Media servers in tests are plain http on loopback.
+    allowLoopbackUrls: true,
   });
   afterAll(async () => {
     proxy?.restore();

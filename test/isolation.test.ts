@@ -55,6 +55,7 @@ describe('clinic isolation', () => {
     ).toEqual([
       'getConversation',
       'getMessage',
+      'getMessageMedia',
       'getPatient',
       'listConversationMessages',
       'listPatientAppointments',

@@ -499,6 +499,11 @@ describe('real responses match the document', () => {
       ]);
       expect([...statuses].sort()).toEqual(['delivered', 'failed', 'queued', 'read', 'received', 'sent']);
       for (const m of msgs.data.slice(0, 5)) await call(`/v1/chat/messages/${m.id}`, key, 200);
+      const withMedia = msgs.data.find((m: any) => m.media.available);
+      const link = await call(`/v1/chat/messages/${withMedia.id}/media`, key, 200);
+      expect((await fetch(link.data.url)).status).toBe(200);
+      const without = msgs.data.find((m: any) => !m.media.available);
+      await call(`/v1/chat/messages/${without.id}/media`, key, 404);
       await call(
         '/v1/chat/messages?direction=inbound&type=text&from=2020-01-01&to=2100-01-01T00:00:00Z',
         key,

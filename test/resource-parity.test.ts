@@ -5,6 +5,7 @@ import { matchRoute, restRoutes } from '../src/rest/routes.ts';
 import { Appointment } from '../src/services/appointments/appointment.resource.ts';
 import { catalogLists } from '../src/services/catalog/catalog.ts';
 import { Conversation } from '../src/services/chat/conversation.resource.ts';
+import { MediaLink } from '../src/services/chat/media.ts';
 import { Message } from '../src/services/chat/message.resource.ts';
 import { Template } from '../src/services/chat/template.resource.ts';
 import { Patient } from '../src/services/patients/patient.resource.ts';
@@ -323,6 +324,12 @@ for (const clinic of clinics) {
       for (const m of messages.data) {
         const one = await rest(key, `/v1/chat/messages/${m.id}`);
         expect(one.data).toEqual(m);
+        if (m.media.available) {
+          const link = await rest(key, `/v1/chat/messages/${m.id}/media`);
+          record('MediaLink', MediaLink, link.data);
+          const g = await gql(key, `{ message(id: "${m.id}") { media_link ${selectionOf(MediaLink)} } }`);
+          expect(g.message.media_link).toEqual(link.data);
+        }
         const g = await gql(
           key,
           `{ message(id: "${m.id}") ${msg} node(id: "${m.id}") { ... on Message ${msg} } }`,

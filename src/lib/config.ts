@@ -27,6 +27,26 @@ const schema = z.object({
   REQUEST_DEADLINE_MS: int(defaultLimits.requestDeadlineMs, 100),
   RESPONSE_MAX_BYTES: int(defaultLimits.responseMaxBytes, 1024),
   DB_CONNECT_TIMEOUT_MS: int(defaultLimits.dbConnectTimeoutMs, 100),
+  MEDIA_MAX_BYTES: int(defaultLimits.mediaMaxBytes, 1),
+  MEDIA_DOWNLOAD_TIMEOUT_MS: int(defaultLimits.mediaDownloadTimeoutMs, 100),
+  /** The HMAC key of media links; instances behind one address need the same. Random per process when unset. */
+  MEDIA_LINK_SECRET: z.string().min(16).optional(),
+  /** The messaging network's callback secret (the sandbox signs with it). Random per process when unset. */
+  NETWORK_SECRET: z.string().min(16).optional(),
+  /** Plain http to loopback addresses for media URLs: tests and local development only. */
+  ALLOW_LOOPBACK_URLS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** The sandbox network's receipt delays in ms: sent,delivered,read. */
+  SANDBOX_RECEIPT_DELAYS_MS: z
+    .string()
+    .regex(/^\d+,\d+,\d+$/, 'three numbers: sent,delivered,read')
+    .default('500,1500,3000')
+    .transform((v) => {
+      const [sent, delivered, read] = v.split(',').map(Number);
+      return { sent, delivered, read };
+    }),
   /** On SIGTERM, how long requests in flight may take to finish. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   PUBLIC_URL: z.string().optional(),
@@ -69,5 +89,7 @@ export function limitsOf(c: Config): Limits {
     requestDeadlineMs: c.REQUEST_DEADLINE_MS,
     responseMaxBytes: c.RESPONSE_MAX_BYTES,
     dbConnectTimeoutMs: c.DB_CONNECT_TIMEOUT_MS,
+    mediaMaxBytes: c.MEDIA_MAX_BYTES,
+    mediaDownloadTimeoutMs: c.MEDIA_DOWNLOAD_TIMEOUT_MS,
   };
 }

@@ -33,6 +33,10 @@ export interface Limits {
   responseMaxBytes: number;
   /** How long to wait for a database connection (a new one, or a free one from the pool). */
   dbConnectTimeoutMs: number;
+  /** Largest media file a send downloads (spec: up to 16 MB). */
+  mediaMaxBytes: number;
+  /** How long a media download may take, redirects included. */
+  mediaDownloadTimeoutMs: number;
 }
 
 export const defaultLimits: Limits = {
@@ -49,4 +53,6 @@ export const defaultLimits: Limits = {
   requestDeadlineMs: 10_000,
   responseMaxBytes: 16 << 20,
   dbConnectTimeoutMs: 3_000,
+  mediaMaxBytes: 16 << 20,
+  mediaDownloadTimeoutMs: 8_000,
 };

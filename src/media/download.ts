@@ -24,7 +24,10 @@ import { AppError } from '../lib/errors.ts';
  *   be JPEG or PNG, a document PDF.
  */
 export interface DownloadOptions {
-  declared: 'image' | 'document';
+  /** `any`: the network's own media (inbound audio, video, stickers...), whatever its type. */
+  declared: 'image' | 'document' | 'any';
+  /** With `any`: the type to record when the content's is not recognised. */
+  fallbackMime?: string;
   maxBytes: number;
   timeoutMs: number;
   allowLoopback: boolean;
@@ -40,7 +43,10 @@ export interface DownloadedMedia {
 }
 
 const PARAM = 'media.url';
-const ACCEPTED: Record<DownloadOptions['declared'], { mimes: readonly string[]; what: string }> = {
+const ACCEPTED: Record<
+  Exclude<DownloadOptions['declared'], 'any'>,
+  { mimes: readonly string[]; what: string }
+> = {
   image: { mimes: ['image/jpeg', 'image/png'], what: 'a JPEG or PNG image' },
   document: { mimes: ['application/pdf'], what: 'a PDF' },
 };
@@ -89,6 +95,12 @@ export async function downloadMedia(url: string, opts: DownloadOptions): Promise
       }
       const bytes = await readBody(res, opts.maxBytes);
       const type = await fileTypeFromBuffer(bytes);
+      if (opts.declared === 'any')
+        return {
+          bytes,
+          mime: type?.mime ?? opts.fallbackMime ?? 'application/octet-stream',
+          filename: lastSegment(current),
+        };
       const accepted = ACCEPTED[opts.declared];
       if (!type || !accepted.mimes.includes(type.mime)) {
         const seen = type ? ` (its content is ${type.mime})` : '';

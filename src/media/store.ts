@@ -27,7 +27,8 @@ const KEY = /^med_([1-9]\d{0,9})$/;
 export function pgMediaStore(root: EntityManager): MediaStore {
   return {
     async put(clinicId, bytes, mime) {
-      const em = scopedEm(root, clinicId);
+      // Inside a transaction (the demo seed), in it: its clinic may not be committed yet.
+      const em = root.isInTransaction() ? root : scopedEm(root, clinicId);
       const object = em.create(MediaObject, {
         clinic: em.getReference(Clinic, clinicId),
         mime,

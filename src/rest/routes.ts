@@ -112,6 +112,15 @@ export const restRoutes: RestRoute[] = [
     summary: 'Get a message',
   },
   {
+    field: 'getMessageMedia',
+    method: 'GET',
+    path: '/chat/messages/:id/media',
+    ids: { id: 'Message' },
+    status: 200,
+    tag: 'Chat',
+    summary: "A link to a message's media",
+  },
+  {
     field: 'restSendMessage',
     method: 'POST',
     path: '/chat/messages',

@@ -8,6 +8,7 @@ import { AppError, findAppError, toAppError } from '../lib/errors.ts';
 import type { Limits } from '../lib/limits.ts';
 import { logger } from '../lib/logger.ts';
 import { currentRequest, newRequest, runRequest } from '../lib/request-context.ts';
+import { serveMedia } from '../media/links.ts';
 import type { MessagingNetwork } from '../network/adapter.ts';
 import { CALLBACK_PATH, handleNetworkCallback } from '../network/callback.ts';
 import { serveDocs } from '../rest/docs.ts';
@@ -19,6 +20,7 @@ import { createRestRouter } from '../rest/sofa.ts';
 import { schemas } from '../schema/index.ts';
 import { checkResources } from '../services/resource.ts';
 import { readBody, sendResponse } from './body.ts';
+import { chatDeps, type MediaOptions } from './chat-deps.ts';
 import { authenticateRequest, settleRateLimit } from './context.ts';
 import { corsPolicy } from './cors.ts';
 import { createGraphQLHandler } from './graphql.ts';
@@ -36,6 +38,8 @@ export interface AppOptions {
   network: MessagingNetwork;
   /** The network's secret: the HMAC key of its callbacks to /hooks/network. */
   networkSecret: string;
+  /** The media store and its signed links (src/media). */
+  media: MediaOptions;
 }
 
 const READY_TIMEOUT_MS = 2000;
@@ -63,7 +67,7 @@ export function createApp(opts: AppOptions) {
     keyCacheTtlMs: opts.keyCacheTtlMs,
     rateLimiter: createRateLimiter(opts.rateLimitPool, opts.limits),
     limits: opts.limits,
-    services: { chat: { network: opts.network } },
+    services: { chat: chatDeps(opts.network, opts.media, opts.limits, opts.clock) },
   };
   const graphql = createGraphQLHandler(publicSchema, deps);
   // Authenticated before SOFA runs (authenticateThen): this returns the request's context.
@@ -87,7 +91,10 @@ export function createApp(opts: AppOptions) {
         em: opts.orm.em,
         secret: opts.networkSecret,
         maxBodyBytes: opts.limits.maxBodyBytes,
+        copyMedia: deps.services.chat.media?.copy,
       });
+    if (path.startsWith('/media/'))
+      return serveMedia(req, res, { secret: opts.media.secret, store: opts.media.store, clock: opts.clock });
     if (path === '/v1/openapi.json') {
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
       return res.end(openapi);

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import { listenForKeyChanges } from '../auth/key-changes.ts';
 import { type Clock, systemClock } from '../lib/clock.ts';
 import { defaultLimits, type Limits } from '../lib/limits.ts';
+import { pgMediaStore } from '../media/store.ts';
 import { CALLBACK_PATH } from '../network/callback.ts';
 import { SandboxNetwork } from '../network/sandbox.ts';
 import { createApp } from './app.ts';
@@ -35,6 +36,12 @@ export async function startHttpServer(opts: {
   networkSecret?: string;
   /** Receipt delays of the sandbox network, in ms. */
   sandboxDelays?: { sent: number; delivered: number; read: number };
+  /** The HMAC key of media links; a random one per process when absent. */
+  mediaLinkSecret?: string;
+  /** The address clients reach the service at (media links); the listening address when absent. */
+  publicUrl?: string;
+  /** Plain http to loopback addresses for media URLs (tests, local development). */
+  allowLoopbackUrls?: boolean;
 }): Promise<RunningServer> {
   const networkSecret = opts.networkSecret ?? randomBytes(32).toString('hex');
   let url = '';
@@ -54,6 +61,12 @@ export async function startHttpServer(opts: {
     corsOrigins: opts.corsOrigins ?? [],
     network,
     networkSecret,
+    media: {
+      store: pgMediaStore(opts.orm.em),
+      secret: opts.mediaLinkSecret ?? randomBytes(32).toString('hex'),
+      baseUrl: () => opts.publicUrl ?? url,
+      allowLoopback: opts.allowLoopbackUrls ?? false,
+    },
   });
   // With a key cache, key changes made by other processes (the CLI) must reach it at once.
   const keyChanges = keyCacheTtlMs > 0 ? await listenForKeyChanges(opts.orm.config.get('clientUrl')) : null;

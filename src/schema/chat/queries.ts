@@ -5,6 +5,7 @@ import { AppError } from '../../lib/errors.ts';
 import type { RequestContext } from '../../lib/request-context.ts';
 import { Conversation } from '../../services/chat/conversation.resource.ts';
 import { getConversation, listConversations } from '../../services/chat/conversations.ts';
+import { getMessageMedia, MediaLink } from '../../services/chat/media.ts';
 import { Message } from '../../services/chat/message.resource.ts';
 import {
   getMessage,
@@ -18,6 +19,7 @@ import { Patient } from '../../services/patients/patient.resource.ts';
 import { CORE, type Resource, type Row, viewFor, viewOfSelection } from '../../services/resource.ts';
 import { builder } from '../builder.ts';
 import { PatientType } from '../patients/types.ts';
+import { objectType } from '../resource-types.ts';
 import { selectedFields } from '../selection.ts';
 import { restList, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
 import { ConversationType, MessageType, TemplateType } from './types.ts';
@@ -131,6 +133,21 @@ builder.queryFields((t) => ({
   }),
 }));
 
+builder.objectFields(MessageType, (t) => ({
+  media_link: t.field({
+    type: MediaLinkType,
+    subGraphs: ['Public'],
+    nullable: true,
+    authScopes: chatRead,
+    description:
+      'A signed link to the media, valid about 10 hours (GET /v1/chat/messages/{id}/media); null when the message has none.',
+    resolve: async (m: Row, _args: unknown, ctx: RequestContext) => {
+      if (!m.media?.available) return null;
+      return notFoundIsNull(getMessageMedia(ctx, ctx.services.chat, m.id));
+    },
+  }),
+}));
+
 builder.objectFields(ConversationType, (t) => ({
   messages: t.connection({
     type: MessageType,
@@ -185,6 +202,8 @@ builder.objectFields(PatientType, (t) => ({
 
 // ---------- Rest (consumed by SOFA under /v1) ----------
 
+const MediaLinkType = objectType(MediaLink);
+const MediaLinkBody = restOne('MediaLinkBody', MediaLinkType);
 const ConversationPage = restPage('ConversationPage', ConversationType);
 const ConversationBody = restOne('ConversationBody', ConversationType);
 const MessagePage = restPage('MessagePage', MessageType);
@@ -242,6 +261,14 @@ builder.queryFields((t) => {
       authScopes: chatRead,
       args: { id: t.arg.string({ required: true }) },
       resolve: async (_root, args, ctx) => ({ data: await getMessage(ctx, args.id, messageView) }),
+    }),
+    getMessageMedia: t.field({
+      type: MediaLinkBody,
+      subGraphs: ['Rest'],
+      authScopes: chatRead,
+      description: "A signed link to the message's media, valid about 10 hours; 404 when it has none.",
+      args: { id: t.arg.string({ required: true }) },
+      resolve: async (_root, args, ctx) => ({ data: await getMessageMedia(ctx, ctx.services.chat, args.id) }),
     }),
     listTemplates: t.field({
       type: TemplateList,

@@ -1,8 +1,29 @@
 import type { MessagingNetwork } from '../../network/adapter.ts';
 
-/** What the chat services talk to: the messaging network (the sandbox by default). */
+/** What the chat services talk to: the messaging network (the sandbox by default) and the media store. */
 export interface ChatDeps {
   network: MessagingNetwork;
+  media?: ChatMedia;
+}
+
+/** Media, as the chat services use it (src/media behind it; wired in src/server/chat-deps.ts). */
+export interface ChatMedia {
+  /** Downloads and checks a caller's file (422s on media.url), keeps a copy; the stored key. */
+  keep(
+    clinicId: number,
+    media: { type: 'image' | 'document'; url: string; filename: string | null },
+  ): Promise<{ key: string; mime: string; filename: string | null }>;
+  /** Copies the network's media of an inbound message into the store; the stored key. */
+  copy(clinicId: number, url: string, mime: string): Promise<string>;
+  /** Keeps bytes the service has already (demo data). */
+  put(clinicId: number, bytes: Buffer, mime: string): Promise<string>;
+  /** A signed link to a stored object, valid about 10 hours. */
+  link(
+    clinicId: number,
+    key: string,
+    filename: string | null,
+    mime: string,
+  ): { url: string; expires_at: string };
 }
 
 declare module '../../lib/request-context.ts' {

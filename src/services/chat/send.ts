@@ -9,7 +9,7 @@ import type { ChatDeps } from './deps.ts';
 import { Message as MessageResource } from './message.resource.ts';
 import { getMessage } from './messages.ts';
 import { conversationOf } from './network-events.ts';
-import { parseSendInput, type SendInput } from './send-input.ts';
+import { parseSendInput } from './send-input.ts';
 import { notSendableReason } from './template.resource.ts';
 import { windowOpen } from './window.ts';
 
@@ -27,28 +27,9 @@ export interface Sent {
   meta: { delivery_mode: DeliveryMode; caption?: { id: string; delivery_mode: DeliveryMode } };
 }
 
-/** The media step of a send (src/media): the service's own copy and the link the network fetches. */
-export interface MediaSend {
-  /** Downloads and checks the caller's file, keeps a copy; refusals are 422s. */
-  keep(
-    clinicId: number,
-    media: Extract<SendInput, { kind: 'media' }>['media'],
-  ): Promise<{
-    key: string;
-    mime: string;
-    filename: string | null;
-  }>;
-  /** A signed link to the copy, for the network. */
-  link(clinicId: number, key: string, filename: string | null, mime: string): string;
-}
-
 const view = viewFor(MessageResource, CORE);
 
-export async function sendMessage(
-  ctx: ServiceContext,
-  deps: ChatDeps & { media?: MediaSend },
-  body: unknown,
-): Promise<Sent> {
+export async function sendMessage(ctx: ServiceContext, deps: ChatDeps, body: unknown): Promise<Sent> {
   const input = parseSendInput(body, ctx.principal.country);
   const clinic = await ctx.em.findOneOrFail(Clinic, ctx.principal.clinicId);
   if (!clinic.phone)
@@ -131,7 +112,7 @@ export async function sendMessage(
     to: input.to,
     template: template.name,
     mediaType: input.media.type,
-    mediaUrl: deps.media.link(clinic.id, kept.key, kept.filename, kept.mime),
+    mediaUrl: deps.media.link(clinic.id, kept.key, kept.filename, kept.mime).url,
     filename: kept.filename,
   });
   const data = await getMessage(ctx, messageId('outbound', id), view);

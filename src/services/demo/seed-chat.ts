@@ -1,14 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { type Clinic, Conversation, Message, messageTypes, Patient } from '../../entities/index.ts';
+import { pgMediaStore } from '../../media/store.ts';
 import { SANDBOX_TEMPLATES } from '../../network/sandbox-templates.ts';
 import { previewOf } from '../chat/changes.ts';
 import { writeTemplates } from '../chat/template-sync.ts';
 import type { Rng } from './random.ts';
 
 type MessageType = (typeof messageTypes)[number];
-
-/** Keeps demo media bytes in the media store; returns the key (src/media). */
-export type KeepMedia = (clinicId: number, bytes: Buffer, mime: string) => Promise<string>;
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -52,13 +50,7 @@ const PDF = Buffer.from(
  * window open on some conversations (a patient wrote in the last 24 hours) and closed on others.
  * Times are offsets from `now`, numbered in time order as the service numbers changes.
  */
-export async function seedChat(
-  em: EntityManager,
-  clinic: Clinic,
-  rng: Rng,
-  now: Date,
-  keepMedia?: KeepMedia,
-): Promise<void> {
+export async function seedChat(em: EntityManager, clinic: Clinic, rng: Rng, now: Date): Promise<void> {
   await writeTemplates(em, clinic.id, SANDBOX_TEMPLATES);
   const patients = await em.find(
     Patient,
@@ -67,12 +59,12 @@ export async function seedChat(
   );
   const phones = [...new Set(patients.map((p) => p.phone as string))].slice(0, 10);
   phones.push('+972541230987', '+972507770001');
-  const media = keepMedia
-    ? {
-        png: await keepMedia(clinic.id, PNG, 'image/png'),
-        pdf: await keepMedia(clinic.id, PDF, 'application/pdf'),
-      }
-    : null;
+  // The default store, in the seed's transaction.
+  const store = pgMediaStore(em);
+  const media = {
+    png: await store.put(clinic.id, PNG, 'image/png'),
+    pdf: await store.put(clinic.id, PDF, 'application/pdf'),
+  };
   const clinicPhone = clinic.phone as string;
   let seq = 0;
   const all: { at: Date; m: Message; c: Conversation }[] = [];
@@ -137,7 +129,7 @@ export async function seedChat(
               : null,
         mediaType: withMedia ? type : null,
         mediaMime: withMedia ? (type === 'document' ? 'application/pdf' : 'image/png') : null,
-        mediaPath: withMedia && media ? (type === 'document' ? media.pdf : media.png) : null,
+        mediaPath: withMedia ? (type === 'document' ? media.pdf : media.png) : null,
         mediaFilename: type === 'document' ? 'treatment-plan.pdf' : null,
         templateName:
           !inbound && type !== 'text' ? `clinic_${type}` : !inbound && k === 0 ? 'welcome_message' : null,

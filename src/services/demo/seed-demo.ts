@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { createApiKey } from '../../auth/keys.ts';
 import { readScopes } from '../../auth/scopes.ts';
 import type { AppointmentType, Breed, Provider, Species, TreatmentMenuItem } from '../../entities/catalog.ts';
-import { Template } from '../../entities/chat.ts';
 import type { Clinic } from '../../entities/clinic.ts';
 import { Appointment, Payment, paymentMethods, Treatment } from '../../entities/clinical.ts';
 import { type Contact, Owner, Patient } from '../../entities/patient.ts';
@@ -13,7 +12,7 @@ import { foldedNames } from '../patients/search-columns.ts';
 import { type SeededCatalog, seedCatalog } from './catalog.ts';
 import { birthDate, emailFor, type Gender, israeliId, microchip, person, petNames } from './people.ts';
 import { Rng, seedOf } from './random.ts';
-import { type KeepMedia, seedChat } from './seed-chat.ts';
+import { seedChat } from './seed-chat.ts';
 
 export interface DemoKey {
   id: string;
@@ -37,7 +36,7 @@ const DAY = 86_400_000;
  */
 export async function seedDemo(
   em: EntityManager,
-  opts: { patientsPerClinic?: number; now?: Date; keepMedia?: KeepMedia } = {},
+  opts: { patientsPerClinic?: number; now?: Date } = {},
 ): Promise<DemoResult> {
   const perClinic = opts.patientsPerClinic ?? 40;
   const now = opts.now ?? new Date();
@@ -68,7 +67,7 @@ export async function seedDemo(
       // inserts them as they are instead of patching refund_of (and updated_at) afterwards.
       seeder.createRefunds();
       await tx.flush();
-      await seedChat(tx, clinic, new Rng(seedOf(clinic.kind === 'dental' ? 3 : 4)), now, opts.keepMedia);
+      await seedChat(tx, clinic, new Rng(seedOf(clinic.kind === 'dental' ? 3 : 4)), now);
     }
 
     const key = async (clinic: Clinic, name: string, scopes: string[]): Promise<DemoKey> => {

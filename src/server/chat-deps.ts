@@ -1,0 +1,55 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../lib/clock.ts';
+import type { Limits } from '../lib/limits.ts';
+import { downloadMedia } from '../media/download.ts';
+import { documentFilename } from '../media/filename.ts';
+import { signMediaLink } from '../media/links.ts';
+import type { MediaStore } from '../media/store.ts';
+import type { MessagingNetwork } from '../network/adapter.ts';
+import type { ChatDeps } from '../services/chat/deps.ts';
+
+export interface MediaOptions {
+  store: MediaStore;
+  /** The HMAC key of media links (MEDIA_LINK_SECRET); every instance needs the same one. */
+  secret: string;
+  /** Where this service is reached (PUBLIC_URL, or the address it listens on). */
+  baseUrl: () => string;
+  /** ALLOW_LOOPBACK_URLS: plain http to loopback addresses, for tests and local development. */
+  allowLoopback: boolean;
+}
+
+/** The chat services' outside world: the network, and media through src/media. */
+export function chatDeps(
+  network: MessagingNetwork,
+  media: MediaOptions,
+  limits: Limits,
+  clock: Clock,
+): ChatDeps {
+  const download = (url: string, declared: 'image' | 'document' | 'any', fallbackMime?: string) =>
+    downloadMedia(url, {
+      declared,
+      maxBytes: limits.mediaMaxBytes,
+      timeoutMs: limits.mediaDownloadTimeoutMs,
+      allowLoopback: media.allowLoopback,
+      ...(fallbackMime ? { fallbackMime } : {}),
+    });
+  return {
+    network,
+    media: {
+      async keep(clinicId, m) {
+        const file = await download(m.url, m.type);
+        const filename = m.type === 'document' ? documentFilename(m.filename, file.filename) : null;
+        return { key: await media.store.put(clinicId, file.bytes, file.mime), mime: file.mime, filename };
+      },
+      async copy(clinicId, url, mime) {
+        const file = await download(url, 'any', mime);
+        return media.store.put(clinicId, file.bytes, file.mime);
+      },
+      put: (clinicId, bytes, mime) => media.store.put(clinicId, bytes, mime),
+      link: (clinicId, key, filename, mime) =>
+        signMediaLink(media.secret, media.baseUrl(), { clinicId, key, filename, mime }, clock.now()),
+    },
+  };
+}
+
+export type { EntityManager };

@@ -1,0 +1,181 @@
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Clinic } from '../src/entities/index.ts';
+import { syncTemplates } from '../src/services/chat/template-sync.ts';
+import { startTestApp, type TestApp } from './helpers.ts';
+import { jpeg, pdf, png, serve, type TestServer } from './media-files.ts';
+
+/**
+ * Media end to end: a send downloads the caller's file from a real HTTP server on loopback
+ * (ALLOW_LOOPBACK_URLS is on in tests), keeps its own copy, and the network fetches it through a
+ * signed link served by the service; inbound media is copied from the network into the store.
+ */
+let app: TestApp;
+let read: string;
+let write: string;
+let clinicPhone: string;
+let files: TestServer;
+let n = 0;
+let voiceServed = false;
+const big = Buffer.concat([png(), Buffer.alloc(17 << 20)]);
+
+beforeAll(async () => {
+  app = await startTestApp({ limits: { mediaDownloadTimeoutMs: 1500 } });
+  const c = await app.clinicWithKey('dental', ['chat:read']);
+  read = c.key;
+  write = await app.key(c.clinicId, ['chat:write']);
+  clinicPhone = (await app.orm.em.fork().findOneOrFail(Clinic, c.clinicId)).phone as string;
+  await syncTemplates(app.orm.em.fork(), c.clinicId, app.server.network);
+  files = await serve((req, res) => {
+    const path = req.url ?? '';
+    if (path === '/photo.jpg') return res.end(jpeg());
+    if (path === '/scan.png') return res.end(png());
+    if (path === '/files/Treatment%20plan') return res.end(pdf());
+    // Served once, like a network's short-lived media URL.
+    if (path === '/voice.ogg' && !voiceServed) {
+      voiceServed = true;
+      return res.end(Buffer.from('OggS\u0000\u0002fake-ogg-audio'));
+    }
+    if (path === '/not-a-pdf.pdf') return res.end(png());
+    if (path === '/huge.png') return res.end(big);
+    if (path === '/slow.png') {
+      res.write(png().subarray(0, 10));
+      return; // never ends
+    }
+    if (path === '/to-metadata') {
+      res.writeHead(302, { location: 'https://169.254.169.254/latest/meta-data/' });
+      return res.end();
+    }
+    if (path === '/to-private') {
+      res.writeHead(302, { location: 'https://10.0.0.1/x.png' });
+      return res.end();
+    }
+    res.writeHead(404).end();
+  });
+});
+
+beforeEach(() => app.clock.set('2026-11-01T10:00:00Z'));
+
+const newPhone = () => `+97252${String(2000000 + ++n * 13)}`;
+const send = (body: unknown) => app.post('/v1/chat/messages', body, write);
+
+describe('sending media', () => {
+  it('an image: kept, sent as the clinic image template, its caption a text right after', async () => {
+    const to = newPhone();
+    await app.server.network.inbound({ clinicPhone, from: to, text: 'Send me the x-ray' });
+    const r = await send({
+      to,
+      media: { type: 'image', url: `${files.url}/photo.jpg`, caption: 'Your x-ray' },
+    });
+    expect(r.status).toBe(202);
+    expect(r.body.data).toMatchObject({
+      type: 'image',
+      status: 'queued',
+      template: 'clinic_image',
+      media: { available: true, type: 'image' },
+    });
+    expect(r.body.meta).toEqual({
+      delivery_mode: 'template',
+      caption: { id: expect.stringMatching(/^out_\d+$/), delivery_mode: 'free_text' },
+    });
+    const caption = (await app.get(`/v1/chat/messages/${r.body.meta.caption.id}`, read)).body.data;
+    expect(caption).toMatchObject({ type: 'text', text: 'Your x-ray', template: null });
+    expect(caption.created_at >= r.body.data.created_at).toBe(true);
+
+    // The network fetched the media from the service's signed link; the receipts follow.
+    const sent = app.server.network.sent.find((s) => s.kind === 'media' && s.to === to);
+    expect(sent).toMatchObject({ kind: 'media', template: 'clinic_image', mediaType: 'image' });
+    await app.server.network.settle();
+    expect((await app.get(`/v1/chat/messages/${r.body.data.id}`, read)).body.data.status).toBe('read');
+
+    // The link: the service's own copy, valid about 10 hours; altered or expired, refused.
+    const link = (await app.get(`/v1/chat/messages/${r.body.data.id}/media`, read)).body.data;
+    expect(link.expires_at).toBe('2026-11-01T20:00:00.000Z');
+    const got = await fetch(link.url);
+    expect(got.status).toBe(200);
+    expect(got.headers.get('content-type')).toBe('image/jpeg');
+    expect(Buffer.from(await got.arrayBuffer()).equals(jpeg())).toBe(true);
+    const altered = link.url.replace(/.$/, (c: string) => (c === 'A' ? 'B' : 'A'));
+    expect((await fetch(altered)).status).toBe(404);
+    app.clock.set('2026-11-01T20:00:01Z');
+    expect((await fetch(link.url)).status).toBe(404);
+  });
+
+  it('a document: its file name defaults to the URL’s, .pdf appended; the caption outside the window is template_fallback', async () => {
+    const to = newPhone();
+    const r = await send({
+      to,
+      media: { type: 'document', url: `${files.url}/files/Treatment%20plan`, caption: 'Plan' },
+    });
+    expect(r.status).toBe(202);
+    expect(r.body.data.template).toBe('clinic_document');
+    expect(r.body.meta.caption.delivery_mode).toBe('template_fallback');
+    const link = (await app.get(`/v1/chat/messages/${r.body.data.id}/media`, read)).body.data;
+    const got = await fetch(link.url);
+    expect(got.headers.get('content-disposition')).toContain('Treatment plan.pdf');
+    const named = await send({
+      to,
+      media: { type: 'document', url: `${files.url}/files/Treatment%20plan`, filename: 'Invoice 7' },
+    });
+    const named2 = (await app.get(`/v1/chat/messages/${named.body.data.id}/media`, read)).body.data;
+    expect((await fetch(named2.url)).headers.get('content-disposition')).toContain('Invoice 7.pdf');
+    expect(named.body.meta.caption).toBeNull();
+  });
+
+  it('refuses, with a 422 before anything is sent: wrong type, too large, slow, 404, not https, private addresses', async () => {
+    const to = newPhone();
+    const before = app.server.network.sent.length;
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ type: 'document', url: `${files.url}/not-a-pdf.pdf` }, /not a PDF/],
+      [{ type: 'image', url: `${files.url}/files/Treatment%20plan` }, /not a JPEG or PNG/],
+      [{ type: 'image', url: `${files.url}/huge.png` }, /16777216|too large/],
+      [{ type: 'image', url: `${files.url}/slow.png` }, /timed out/],
+      [{ type: 'image', url: `${files.url}/missing.png` }, /status 404/],
+      [{ type: 'image', url: 'ftp://example.com/a.png' }, /https/],
+      [{ type: 'image', url: `${files.url}/to-metadata` }, /not allowed|link-local/],
+      [{ type: 'image', url: `${files.url}/to-private` }, /not allowed|private/],
+      [{ type: 'image', url: 'https://169.254.169.254/latest' }, /not allowed|link-local/],
+      [{ type: 'image', url: 'https://10.1.2.3/a.png' }, /not allowed|private/],
+    ];
+    for (const [media, message] of cases) {
+      const r = await send({ to, media });
+      expect(r.status, JSON.stringify(media)).toBe(422);
+      expect(r.body.error.param, JSON.stringify(media)).toBe('media.url');
+      expect(r.body.error.message, JSON.stringify(media)).toMatch(message);
+    }
+    expect(
+      (await send({ to, media: { type: 'image', url: `${files.url}/scan.png`, filename: 'x' } })).body.error
+        .param,
+    ).toBe('media.filename');
+    expect(
+      (await send({ to, media: { type: 'image', url: `${files.url}/scan.png`, caption: 'x'.repeat(1025) } }))
+        .body.error.param,
+    ).toBe('media.caption');
+    expect(app.server.network.sent.length).toBe(before);
+    expect((await app.get(`/v1/chat/messages?phone=${to}`, read)).body.data).toEqual([]);
+  });
+});
+
+describe('inbound media', () => {
+  it('is copied from the network into the store: the link serves the copy after the original is gone', async () => {
+    const from = newPhone();
+    const r = (await app.server.network.inbound({
+      clinicPhone,
+      from,
+      text: null,
+      media: { url: `${files.url}/voice.ogg`, type: 'audio', mime: 'audio/ogg' },
+    })) as { id: string };
+    const m = (await app.get(`/v1/chat/messages/${r.id}`, read)).body.data;
+    expect(m).toMatchObject({ type: 'audio', media: { available: true, type: 'audio' } });
+    expect((await fetch(`${files.url}/voice.ogg`)).status).toBe(404);
+    const link = (await app.get(`/v1/chat/messages/${r.id}/media`, read)).body.data;
+    const got = await fetch(link.url);
+    expect(got.status).toBe(200);
+    expect(got.headers.get('content-type')).toBe('audio/ogg');
+    expect((await got.text()).startsWith('OggS')).toBe(true);
+    // A message without media: 404.
+    const text = (await app.server.network.inbound({ clinicPhone, from, text: 'plain' })) as { id: string };
+    const none = await app.get(`/v1/chat/messages/${text.id}/media`, read);
+    expect(none.status).toBe(404);
+    expect((await app.get(`/v1/chat/messages/${text.id.slice(3)}/media`, read)).status).toBe(404);
+  });
+});

@@ -14,11 +14,18 @@ import { ormConfig } from '../mikro-orm.config.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './auth/keys.ts';
 import { allScopes } from './auth/scopes.ts';
 import { Clinic, clinicKinds } from './entities/clinic.ts';
-import { loadConfig } from './lib/config.ts';
+import { limitsOf, loadConfig } from './lib/config.ts';
 import { migrate, startDatabase } from './lib/database.ts';
 import { AppError } from './lib/errors.ts';
 import { parseIdOr404, toId } from './lib/ids.ts';
-import { createClinic, listClinics } from './services/clinics/clinics.ts';
+import { pgMediaStore } from './media/store.ts';
+import { inboundEvent } from './network/sandbox.ts';
+import { SANDBOX_TEMPLATES } from './network/sandbox-templates.ts';
+import { mediaCopier } from './server/chat-deps.ts';
+import { recordNetworkEvent } from './services/chat/network-events.ts';
+import { PATIENT_MEDIA_TYPES, patientMessage, patientReaction } from './services/chat/patient-side.ts';
+import { writeTemplates } from './services/chat/template-sync.ts';
+import { createClinic, listClinics, updateClinic } from './services/clinics/clinics.ts';
 import { seedDemo } from './services/demo/seed-demo.ts';
 import { seedPatients } from './services/demo/seed-patients.ts';
 
@@ -201,6 +208,8 @@ clinic
           phone: opts.phone,
           handledMarkingEnabled: opts.handledMarking ?? false,
         });
+        // The sandbox network holds every number's templates; a clinic with a number gets them.
+        if (c.phone) await writeTemplates(em, c.id, SANDBOX_TEMPLATES);
         const data = {
           id: toId('Clinic', c.id),
           name: c.name,
@@ -221,6 +230,110 @@ clinic
     withDb(async ({ em, out }) => {
       const data = await listClinics(em);
       out({ data }, table(data, ['id', 'name', 'kind', 'country', 'phone']));
+    }),
+  );
+
+clinic
+  .command('update')
+  .description("change a clinic's settings")
+  .requiredOption('--id <id>', 'the clinic, e.g. cln_1')
+  .addOption(
+    new Option('--handled-marking <on|off>', 'let integrations mark conversations handled').choices([
+      'on',
+      'off',
+    ]),
+  )
+  .action(
+    withDb(async ({ em, out }, opts: { id: string; handledMarking?: 'on' | 'off' }) => {
+      const c = await updateClinic(em, clinicId(opts.id), {
+        ...(opts.handledMarking ? { handledMarkingEnabled: opts.handledMarking === 'on' } : {}),
+      });
+      const data = { id: toId('Clinic', c.id), handled_marking_enabled: c.handledMarkingEnabled };
+      out(data, `${data.id}: handled-marking ${c.handledMarkingEnabled ? 'on' : 'off'}.`);
+    }),
+  );
+
+const network = program
+  .command('network')
+  .description("the sandbox messaging network: play the patient's side");
+
+network
+  .command('inbound')
+  .description('a patient writes to the clinic (opens the 24-hour window)')
+  .requiredOption('--clinic <id>', 'the clinic written to')
+  .requiredOption('--from <phone>', "the patient's phone")
+  .option('--text <text>', 'the message (or the caption of media)')
+  .option('--name <profile>', "the patient's profile name on the network")
+  .option('--media-url <url>', 'a file the network holds; the service copies it')
+  .addOption(new Option('--media-type <type>', 'the kind of media').choices([...PATIENT_MEDIA_TYPES]))
+  .option('--reply-to <id>', 'the outbound message replied to, e.g. out_12')
+  .action(
+    withDb(
+      async (
+        { em, out },
+        opts: {
+          clinic: string;
+          from: string;
+          text?: string;
+          name?: string;
+          mediaUrl?: string;
+          mediaType?: string;
+          replyTo?: string;
+        },
+      ) => {
+        const id = clinicId(opts.clinic);
+        const message = await patientMessage(em, id, {
+          from: opts.from,
+          text: opts.text,
+          name: opts.name,
+          mediaUrl: opts.mediaUrl,
+          mediaType: opts.mediaType,
+          replyTo: opts.replyTo,
+        });
+        const config = loadConfig();
+        const copy = mediaCopier(pgMediaStore(em), limitsOf(config), config.ALLOW_LOOPBACK_URLS);
+        const recorded = await recordNetworkEvent(em, inboundEvent(message, new Date()), copy);
+        out(recorded, `Recorded ${recorded.id} in ${recorded.conversation_id}.`);
+      },
+    ),
+  );
+
+network
+  .command('react')
+  .description("the patient reacts to a message (an empty --emoji '' withdraws it)")
+  .requiredOption('--clinic <id>', 'the clinic')
+  .requiredOption('--message <id>', 'the message, e.g. out_12')
+  .requiredOption('--emoji <emoji>', 'one emoji')
+  .action(
+    withDb(async ({ em, out }, opts: { clinic: string; message: string; emoji: string }) => {
+      const r = await patientReaction(em, clinicId(opts.clinic), {
+        message: opts.message,
+        emoji: opts.emoji === '' ? null : opts.emoji,
+      });
+      const recorded = await recordNetworkEvent(em, {
+        type: 'reaction',
+        network_message_id: r.networkMessageId,
+        clinic_phone: r.clinicPhone,
+        from: r.from,
+        emoji: r.emoji,
+        at: new Date().toISOString(),
+      });
+      out(recorded, `Reaction ${r.emoji ?? '(withdrawn)'} recorded on ${recorded.id}.`);
+    }),
+  );
+
+network
+  .command('sync-templates')
+  .description("load the sandbox's templates into the clinic (the demo clinics have them)")
+  .requiredOption('--clinic <id>', 'the clinic')
+  .action(
+    withDb(async ({ em, out }, opts: { clinic: string }) => {
+      const id = clinicId(opts.clinic);
+      await writeTemplates(em, id, SANDBOX_TEMPLATES);
+      out(
+        { clinic_id: toId('Clinic', id), templates: SANDBOX_TEMPLATES.length },
+        `Loaded ${SANDBOX_TEMPLATES.length} templates.`,
+      );
     }),
   );
 

@@ -533,6 +533,38 @@ describe('reading', () => {
 });
 
 describe('GraphQL', () => {
+  it('sandbox mutations play the patient: a message (opening the window) and a reaction', async () => {
+    const phone = newPhone();
+    const r = await app.gql(
+      'mutation($from: String!) { sandboxInbound(from: $from, text: "From the sandbox", name: "Sam") { id conversation_id } }',
+      { from: local(phone) },
+      write,
+    );
+    const { id, conversation_id } = r.body.data.sandboxInbound;
+    expect(id).toMatch(/^in_/);
+    const conv = (await app.get(`/v1/chat/conversations/${conversation_id}`, read)).body.data;
+    expect(conv).toMatchObject({
+      display_name: 'Sam',
+      free_text_window_expires_at: '2026-11-02T10:00:00.000Z',
+    });
+    const out = await send({ to: phone, text: 'hello Sam' });
+    await network().settle();
+    const reply = await app.gql(
+      `mutation { sandboxInbound(from: "${phone}", text: "thanks", reply_to: "${out.body.data.id}") { id } }`,
+      {},
+      write,
+    );
+    expect((await getMessage(reply.body.data.sandboxInbound.id)).replied_to_id).toBe(out.body.data.id);
+    await app.gql(
+      `mutation { sandboxReact(message_id: "${out.body.data.id}", emoji: "🙏") { id } }`,
+      {},
+      write,
+    );
+    expect((await getMessage(out.body.data.id)).reactions.patient).toBe('🙏');
+    const bad = await app.gql('mutation { sandboxInbound(from: "abc", text: "x") { id } }', {}, write);
+    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'from' });
+  });
+
   it('sends, reacts and marks handled with the same rules and error codes', async () => {
     const phone = newPhone();
     const m = await inbound(phone);

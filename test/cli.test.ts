@@ -216,6 +216,116 @@ describe('cli: clinics and keys', () => {
   });
 });
 
+describe('cli: the sandbox network and clinic settings', () => {
+  let db: Db;
+  let clinicId: string;
+
+  beforeAll(async () => {
+    db = await emptyDatabase();
+    const c = await cliJson(
+      db,
+      'clinic',
+      'create',
+      '--name',
+      'Chat',
+      '--kind',
+      'dental',
+      '--country',
+      'IL',
+      '--phone',
+      '03-555-0101',
+    );
+    clinicId = c.id;
+  }, TIMEOUT);
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('network inbound records a patient message (one JSON object with id and conversation_id), react adds their reaction', {
+    timeout: TIMEOUT,
+  }, async () => {
+    const first = await cliJson(
+      db,
+      'network',
+      'inbound',
+      '--clinic',
+      clinicId,
+      '--from',
+      '050-700-0001',
+      '--text',
+      'Hi',
+      '--name',
+      'Dana',
+    );
+    expect(first).toMatchObject({
+      status: 'recorded',
+      id: expect.stringMatching(/^in_\d+$/),
+      conversation_id: expect.stringMatching(/^conv_\d+$/),
+    });
+    const second = await cliJson(
+      db,
+      'network',
+      'inbound',
+      '--clinic',
+      clinicId,
+      '--from',
+      '+972 50 700 0001',
+      '--text',
+      'Again',
+    );
+    expect(second.conversation_id).toBe(first.conversation_id);
+    const [conv] = await db.query(
+      'select display_name, last_inbound_at is not null as open from conversation',
+    );
+    expect(conv).toEqual({ display_name: 'Dana', open: true });
+    const reacted = await cliJson(
+      db,
+      'network',
+      'react',
+      '--clinic',
+      clinicId,
+      '--message',
+      first.id,
+      '--emoji',
+      '👍',
+    );
+    expect(reacted.id).toBe(first.id);
+    const [m] = await db.query('select reaction_patient from message where id = $1', [
+      Number(first.id.slice(3)),
+    ]);
+    expect(m.reaction_patient).toBe('👍');
+    const templates = await db.query('select count(*)::int as n from template');
+    expect(templates[0].n).toBeGreaterThan(5);
+  });
+
+  it('network inbound refuses a bad phone, media without its type, and an unknown reply-to', {
+    timeout: TIMEOUT,
+  }, async () => {
+    for (const args of [
+      ['--from', 'abc', '--text', 'x'],
+      ['--from', '050-700-0002', '--media-url', 'https://example.com/a.png'],
+      ['--from', '050-700-0002', '--text', 'x', '--reply-to', 'out_999'],
+    ]) {
+      const res = await cli(db, 'network', 'inbound', '--clinic', clinicId, ...args);
+      expect(res.code, args.join(' ')).not.toBe(0);
+      expect(res.stderr).toMatch(/error:/);
+    }
+  });
+
+  it('clinic update turns handled-marking on and off', { timeout: TIMEOUT }, async () => {
+    expect(await cliJson(db, 'clinic', 'update', '--id', clinicId, '--handled-marking', 'off')).toEqual({
+      id: clinicId,
+      handled_marking_enabled: false,
+    });
+    expect(
+      (await cliJson(db, 'clinic', 'update', '--id', clinicId, '--handled-marking', 'on'))
+        .handled_marking_enabled,
+    ).toBe(true);
+    const bad = await cli(db, 'clinic', 'update', '--id', clinicId, '--handled-marking', 'maybe');
+    expect(bad.code).not.toBe(0);
+  });
+});
+
 describe('cli: demo seed', () => {
   let db: Db;
 

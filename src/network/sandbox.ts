@@ -101,27 +101,8 @@ export class SandboxNetwork implements MessagingNetwork {
   }
 
   /** The patient writes to the clinic: the callback the real network would make. */
-  inbound(m: {
-    clinicPhone: string;
-    from: string;
-    text: string | null;
-    profileName?: string | null;
-    media?: { url: string; type: 'image' | 'document' | 'audio' | 'video' | 'sticker'; mime: string } | null;
-    replyToNetworkMessageId?: string | null;
-  }): Promise<unknown> {
-    return this.callback({
-      type: 'message.inbound',
-      network_message_id: `sbx_in_${randomBytes(12).toString('hex')}`,
-      clinic_phone: m.clinicPhone,
-      from: m.from,
-      profile_name: m.profileName ?? null,
-      message_type: m.media?.type ?? 'text',
-      text: m.text,
-      media: m.media ? { url: m.media.url, mime_type: m.media.mime } : null,
-      contacts: null,
-      reply_to_network_message_id: m.replyToNetworkMessageId ?? null,
-      at: this.#opts.clock.now().toISOString(),
-    });
+  inbound(m: PatientMessage): Promise<unknown> {
+    return this.callback(inboundEvent(m, this.#opts.clock.now()));
   }
 
   /** The patient reacts to a message (null withdraws the reaction). */
@@ -170,6 +151,42 @@ export class SandboxNetwork implements MessagingNetwork {
     timer.unref();
     this.#timers.add(timer);
   }
+}
+
+/** A message from the patient's side (the sandbox, the CLI's `network inbound`). */
+export interface PatientMessage {
+  clinicPhone: string;
+  from: string;
+  text: string | null;
+  profileName?: string | null;
+  media?: { url: string; type: 'image' | 'document' | 'audio' | 'video' | 'sticker'; mime: string } | null;
+  replyToNetworkMessageId?: string | null;
+}
+
+/** The type a network gives each kind of media when the file says nothing better. */
+export const MEDIA_MIMES = {
+  image: 'image/jpeg',
+  document: 'application/pdf',
+  audio: 'audio/ogg',
+  video: 'video/mp4',
+  sticker: 'image/webp',
+} as const;
+
+/** The inbound callback the network makes for a patient's message. */
+export function inboundEvent(m: PatientMessage, now: Date): NetworkCallback {
+  return {
+    type: 'message.inbound',
+    network_message_id: `sbx_in_${randomBytes(12).toString('hex')}`,
+    clinic_phone: m.clinicPhone,
+    from: m.from,
+    profile_name: m.profileName ?? null,
+    message_type: m.media?.type ?? 'text',
+    text: m.text,
+    media: m.media ? { url: m.media.url, mime_type: m.media.mime } : null,
+    contacts: null,
+    reply_to_network_message_id: m.replyToNetworkMessageId ?? null,
+    at: now.toISOString(),
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

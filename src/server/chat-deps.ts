@@ -1,4 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../lib/clock.ts';
 import type { Limits } from '../lib/limits.ts';
 import { downloadMedia } from '../media/download.ts';
@@ -18,6 +17,27 @@ export interface MediaOptions {
   allowLoopback: boolean;
 }
 
+/** Downloads a file within the media limits (src/media/download.ts). */
+const downloader =
+  (limits: Limits, allowLoopback: boolean) =>
+  (url: string, declared: 'image' | 'document' | 'any', fallbackMime?: string) =>
+    downloadMedia(url, {
+      declared,
+      maxBytes: limits.mediaMaxBytes,
+      timeoutMs: limits.mediaDownloadTimeoutMs,
+      allowLoopback,
+      ...(fallbackMime ? { fallbackMime } : {}),
+    });
+
+/** Copies a network's media into the store (the callback, and the CLI's simulated patient). */
+export function mediaCopier(store: MediaStore, limits: Limits, allowLoopback: boolean) {
+  const download = downloader(limits, allowLoopback);
+  return async (clinicId: number, url: string, mime: string) => {
+    const file = await download(url, 'any', mime);
+    return store.put(clinicId, file.bytes, file.mime);
+  };
+}
+
 /** The chat services' outside world: the network, and media through src/media. */
 export function chatDeps(
   network: MessagingNetwork,
@@ -25,14 +45,7 @@ export function chatDeps(
   limits: Limits,
   clock: Clock,
 ): ChatDeps {
-  const download = (url: string, declared: 'image' | 'document' | 'any', fallbackMime?: string) =>
-    downloadMedia(url, {
-      declared,
-      maxBytes: limits.mediaMaxBytes,
-      timeoutMs: limits.mediaDownloadTimeoutMs,
-      allowLoopback: media.allowLoopback,
-      ...(fallbackMime ? { fallbackMime } : {}),
-    });
+  const download = downloader(limits, media.allowLoopback);
   return {
     network,
     media: {
@@ -41,15 +54,10 @@ export function chatDeps(
         const filename = m.type === 'document' ? documentFilename(m.filename, file.filename) : null;
         return { key: await media.store.put(clinicId, file.bytes, file.mime), mime: file.mime, filename };
       },
-      async copy(clinicId, url, mime) {
-        const file = await download(url, 'any', mime);
-        return media.store.put(clinicId, file.bytes, file.mime);
-      },
+      copy: mediaCopier(media.store, limits, media.allowLoopback),
       put: (clinicId, bytes, mime) => media.store.put(clinicId, bytes, mime),
       link: (clinicId, key, filename, mime) =>
         signMediaLink(media.secret, media.baseUrl(), { clinicId, key, filename, mime }, clock.now()),
     },
   };
 }
-
-export type { EntityManager };

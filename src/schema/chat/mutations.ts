@@ -1,8 +1,10 @@
 import { allOf } from '../../auth/scopes.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { RequestContext } from '../../lib/request-context.ts';
+import { SandboxNetwork } from '../../network/sandbox.ts';
 import { markHandled } from '../../services/chat/handled.ts';
 import { checkIdempotencyKey, idempotent, requestHash } from '../../services/chat/idempotency.ts';
+import { patientMessage, patientReaction } from '../../services/chat/patient-side.ts';
 import { reactToMessage } from '../../services/chat/react.ts';
 import { type Sent, sendMessage } from '../../services/chat/send.ts';
 import { builder } from '../builder.ts';
@@ -80,6 +82,27 @@ const bodyOf = (args: Record<string, unknown>, omit: string[] = []) =>
 
 builder.mutationType({});
 
+const SandboxResult = builder.objectRef<{ id: string; conversation_id: string }>('SandboxResult').implement({
+  description: 'What the sandbox network reported, as the service recorded it.',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'The message: in_<n> (or the message reacted to).' }),
+    conversation_id: t.exposeString('conversation_id'),
+  }),
+});
+
+/** The sandbox network of this app, or a 404 for a real network (these mutations do not exist there). */
+function sandboxOf(ctx: RequestContext): SandboxNetwork {
+  const network = ctx.services.chat.network;
+  if (!(network instanceof SandboxNetwork))
+    throw new AppError('not_found', 'The sandbox mutations exist only with the sandbox network.');
+  return network;
+}
+
+const recordedIds = (r: unknown) => {
+  const { id, conversation_id } = r as { id: string; conversation_id: string };
+  return { id, conversation_id };
+};
+
 const SendMediaInput = builder.inputType('SendMediaInput', {
   fields: (t) => ({
     type: t.string({ required: true, description: 'image (JPEG or PNG) or document (PDF).' }),
@@ -130,6 +153,49 @@ builder.mutationFields((t) => ({
     authScopes: chatWrite,
     args: { id: t.arg.id({ required: true }), handled: t.arg.boolean({ required: true }) },
     resolve: (_root, args, ctx) => markHandled(ctx, String(args.id), { handled: args.handled }),
+  }),
+
+  sandboxInbound: t.field({
+    type: SandboxResult,
+    subGraphs: ['Public'],
+    authScopes: chatWrite,
+    description:
+      "Sandbox only: the patient writes to the clinic (the network's signed callback, as a real one makes it). Opens the 24-hour window.",
+    args: {
+      from: t.arg.string({ required: true, description: "The patient's phone." }),
+      text: t.arg.string({ required: false }),
+      name: t.arg.string({ required: false, description: "The patient's profile name." }),
+      media_url: t.arg.string({ required: false }),
+      media_type: t.arg.string({ required: false, description: 'image, document, audio, video or sticker.' }),
+      reply_to: t.arg.id({ required: false, description: 'The outbound message replied to (out_<n>).' }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const network = sandboxOf(ctx);
+      const message = await patientMessage(ctx.em, ctx.principal.clinicId, {
+        from: args.from,
+        text: args.text,
+        name: args.name,
+        mediaUrl: args.media_url,
+        mediaType: args.media_type,
+        replyTo: args.reply_to == null ? null : String(args.reply_to),
+      });
+      return recordedIds(await network.inbound(message));
+    },
+  }),
+  sandboxReact: t.field({
+    type: SandboxResult,
+    subGraphs: ['Public'],
+    authScopes: chatWrite,
+    description: "Sandbox only: the patient reacts to a message; null withdraws the patient's reaction.",
+    args: { message_id: t.arg.id({ required: true }), emoji: t.arg.string({ required: false }) },
+    resolve: async (_root, args, ctx) => {
+      const network = sandboxOf(ctx);
+      const r = await patientReaction(ctx.em, ctx.principal.clinicId, {
+        message: String(args.message_id),
+        emoji: args.emoji ?? null,
+      });
+      return recordedIds(await network.patientReaction(r));
+    },
   }),
 
   // ---------- Rest (consumed by SOFA under /v1) ----------

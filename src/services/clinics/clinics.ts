@@ -55,3 +55,16 @@ export async function listClinics(em: EntityManager) {
     phone: c.phone,
   }));
 }
+
+/** Changes a clinic's settings (the CLI's `clinic update`). */
+export async function updateClinic(
+  em: EntityManager,
+  id: number,
+  input: { handledMarkingEnabled?: boolean },
+): Promise<Clinic> {
+  const clinic = await em.findOne(Clinic, id);
+  if (!clinic) throw new AppError('not_found', `No clinic with id '${toId('Clinic', id)}'.`);
+  if (input.handledMarkingEnabled !== undefined) clinic.handledMarkingEnabled = input.handledMarkingEnabled;
+  await em.flush();
+  return clinic;
+}

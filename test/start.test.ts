@@ -140,6 +140,22 @@ describe('npm start', () => {
     expect(patients.body.data.length).toBeGreaterThan(0);
     expect((await get(`${s.url}/v1/patients`)).status).toBe(401);
 
+    // The printed send works end to end: the sandbox's receipts reach this server's callback.
+    expect(count(out, '/v1/chat/messages \\')).toBe(1);
+    const sent = await fetch(`${s.url}/v1/chat/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${chat}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ to: '050-000-0993', text: 'Hello from the API' }),
+    });
+    expect(sent.status).toBe(202);
+    const id = (await sent.json()).data.id;
+    let status = 'queued';
+    for (let i = 0; i < 50 && status !== 'delivered'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = (await get(`${s.url}/v1/chat/messages/${id}`, read)).body.data.status;
+    }
+    expect(status).toBe('delivered');
+
     const stopped = await terminate(s);
     expect(stopped).toMatchObject({ code: 0, signal: null });
   });

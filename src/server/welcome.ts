@@ -26,6 +26,14 @@ export function printWelcome(url: string, demo: DemoKeys | null): void {
       out.push(
         `  curl -s -H "Authorization: Bearer ${vet}" "${url}/v1/patients?include=owner,species&limit=2"`,
       );
+    out.push(`  curl -s -H "Authorization: Bearer ${read}" "${url}/v1/chat/conversations?limit=3"`);
+    out.push(
+      `  curl -s -H "Authorization: Bearer ${write}" -H "content-type: application/json" ${url}/v1/chat/messages \\`,
+      `    -d '{"to": "050-000-0993", "text": "Hello from the API"}'   # sandbox: delivered, read receipts off`,
+    );
+    out.push(
+      '  npm run cli -- network inbound --clinic cln_1 --from 050-000-0993 --text "Hi!" --json   # the patient answers',
+    );
     out.push(
       `  curl -s -H "Authorization: Bearer ${read}" -H "content-type: application/json" ${url}/graphql \\`,
       `    -d '{"query":"{ patients(first: 3) { edges { node { id first_name last_name appointments(first: 2) { edges { node { start status { name } } } } } } } }"}'`,

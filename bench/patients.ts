@@ -11,7 +11,7 @@
  *      gets a warm-up and a timed autocannon run with fixed concurrency, alternating app and raw.
  *      Each run also prints the CPU per request of the server process and of PostgreSQL.
  *
- * Options: --cases=list,search,phone,graphql  --rounds=3  --duration=5  --warmup=2  --connections=32
+ * Options: --cases=list,search,phone,graphql,chat-messages,chat-conversations,chat-sync  --rounds=3  --duration=5  --warmup=2  --connections=32
  *          --patients=100000  --cpu-prof (profile the app server; writes bench/.profiles/*.cpuprofile)
  *          --app-flags="--max-semi-space-size=64"  (node flags for the app server, replacing the ones
  *          of `npm start`, which it runs with by default)
@@ -31,13 +31,17 @@ import { ensureDatabase, migrate, openOrm } from '../src/lib/database.ts';
 import { toLocal } from '../src/lib/phone.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
 import { seedPatients } from '../src/services/demo/seed-patients.ts';
+import { prepareChat } from './chat-data.ts';
 import type { ChildMessage, MemoryReport } from './child.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 const { values: opts } = parseArgs({
   options: {
-    cases: { type: 'string', default: 'list,search,phone,graphql' },
+    cases: {
+      type: 'string',
+      default: 'list,search,phone,graphql,chat-messages,chat-conversations,chat-sync',
+    },
     /** Timed runs per case and server, alternating app and raw; the report takes medians. */
     rounds: { type: 'string', default: '3' },
     duration: { type: 'string', default: '5' },
@@ -59,7 +63,7 @@ const PATIENTS = Number(opts.patients);
 const CLINIC_NAME = 'Bench Veterinary';
 const DB_NAME = 'cg_bench';
 /** Everything after seeding must finish within this, or the run is aborted (children killed). */
-const RUN_BUDGET_MS = 290_000;
+const RUN_BUDGET_MS = 480_000;
 const RSS_TARGET_MB = 300;
 
 // ---------- children: always killed, whatever happens ----------
@@ -186,6 +190,9 @@ interface Dataset {
   phone: string;
   phoneMatches: number;
   seededNow: boolean;
+  messages: number;
+  conversations: number;
+  syncSince: string;
 }
 
 async function prepareDatabase(benchUrl: string, adminUrl: string): Promise<Dataset> {
@@ -238,6 +245,7 @@ async function prepareDatabase(benchUrl: string, adminUrl: string): Promise<Data
     // One fresh key per run; the previous runs' keys go.
     await em.execute("delete from api_key where clinic_id = ? and name = 'bench'", [clinicId], 'run');
     const key = await createApiKey(em.fork(), { clinicId, name: 'bench', scopes: [...readScopes] });
+    // The clinic's messaging number, for its chat inbox (bench/chat-data.ts).
 
     const client = new pg.Client({ connectionString: benchUrl });
     await client.connect();
@@ -268,9 +276,11 @@ async function prepareDatabase(benchUrl: string, adminUrl: string): Promise<Data
          group by phone order by (count(*) >= 2) desc, min(id) limit 1`,
         [clinicId],
       );
+      const chat = await prepareChat(client, clinicId);
       return {
         clinicId,
         key: key.key,
+        ...chat,
         ...totals,
         namePrefix: prefix.p,
         nameMatches: nameMatches.n,
@@ -328,6 +338,30 @@ function casesFor(d: Dataset): Case[] {
       method: 'GET',
       path: `/v1/patients?phone=${encodeURIComponent(d.phone)}`,
       target: 0.5,
+      count: restCount,
+    },
+    {
+      id: 'chat-messages',
+      label: 'REST chat messages',
+      method: 'GET',
+      path: '/v1/chat/messages?limit=25',
+      target: 0.7,
+      count: restCount,
+    },
+    {
+      id: 'chat-conversations',
+      label: 'REST chat conversations',
+      method: 'GET',
+      path: '/v1/chat/conversations?limit=25',
+      target: 0.7,
+      count: restCount,
+    },
+    {
+      id: 'chat-sync',
+      label: 'REST chat sync page (updated_since)',
+      method: 'GET',
+      path: `/v1/chat/messages?updated_since=${d.syncSince}&limit=25`,
+      target: 0.7,
       count: restCount,
     },
     {
@@ -520,7 +554,7 @@ async function main() {
   console.log(
     `dataset: clinic ${d.clinicId}, ${fmt(d.patients)} patients, ${fmt(d.owners)} owners, ${fmt(d.appointments)} appointments` +
       `${d.seededNow ? ' (seeded now)' : ' (reused)'}; name prefix "${d.namePrefix}" matches ${fmt(d.nameMatches)}, ` +
-      `phone ${d.phone} matches ${d.phoneMatches}`,
+      `phone ${d.phone} matches ${d.phoneMatches}; chat: ${fmt(d.messages)} messages in ${fmt(d.conversations)} conversations, sync from ${d.syncSince}`,
   );
 
   const deadline = setTimeout(() => {

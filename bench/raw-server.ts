@@ -1,5 +1,11 @@
 /**
- * The raw baseline: what the benchmarked endpoints cost with no framework at all. A hand-written
+ * The raw baseline: what the benchmarked endpoints cost with no framework at all.
+ *
+ * The chat pages (GET /v1/chat/messages, with or without updated_since, and
+ * GET /v1/chat/conversations) run exactly the app's statements (bench/chat-sql.ts, held to the
+ * app's by test/bench-sql.test.ts) as named prepared statements, with timestamps read as text
+ * as the app reads them; only the presenting is hand-written.
+ * A hand-written
  * `node:http` handler over a `pg` Pool (same size as the app's ORM pool) running the SQL the app
  * runs and answering with the same JSON (bench/patients.ts checks that before timing):
  *
@@ -15,14 +21,25 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { toE164, toLocal } from '../src/lib/phone.ts';
+import { numberPlaceholders } from '../src/db/named-statements.ts';
+import { toE164, toInternational, toLocal } from '../src/lib/phone.ts';
 import { escapeLike, foldForSearch } from '../src/lib/text.ts';
+import { pgTimestampToIso } from '../src/lib/timestamps.ts';
+import { chatSql } from './chat-sql.ts';
 import { serveUntilParentLeaves } from './child.ts';
 
 const url = process.env.BENCH_DATABASE_URL;
 if (!url) throw new Error('BENCH_DATABASE_URL is not set');
 
 const pool = new pg.Pool({ connectionString: url, max: Number(process.env.BENCH_POOL_MAX ?? 10) });
+// Timestamps as PostgreSQL's text, as the app's pool reads them (MikroORM's type overrides).
+const asText = (v: string) => v;
+const chatTypes = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === 1184 || oid === 1114
+      ? asText
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
 
 // ---------- auth: sha256 per request, verified keys cached per process ----------
 
@@ -270,6 +287,147 @@ async function graphqlPatients(p: Principal, first: number, appointmentsFirst: n
   };
 }
 
+// ---------- GET /v1/chat/messages and /v1/chat/conversations ----------
+
+const named = Object.fromEntries(
+  Object.entries(chatSql).map(([k, sql]) => [k, { name: `raw_chat_${k}`, text: numberPlaceholders(sql) }]),
+) as Record<keyof typeof chatSql, { name: string; text: string }>;
+
+function run(statement: { name: string; text: string }, values: unknown[]) {
+  return pool.query({ ...statement, values, types: chatTypes });
+}
+
+const isoText = (v: string | null) => (v == null ? null : pgTimestampToIso(v, (t) => new Date(t)));
+const DAY_MS = 24 * 3600_000;
+
+/** The patients of each row's phone, one statement for the page, as the app attaches them. */
+async function patientsOf(p: Principal, phones: string[]) {
+  const unique = [...new Set(phones)];
+  const by = new Map<
+    string,
+    { id: string; first_name: string | null; last_name: string | null; phone: string | null }[]
+  >();
+  if (!unique.length) return by;
+  const { rows } = await run(named.patientsByPhone, [
+    `{${unique.map((x) => `"${x}"`).join(',')}}`,
+    p.clinicId,
+  ]);
+  for (const r of rows) {
+    const list = by.get(r.phone) ?? [];
+    list.push({
+      id: `pat_${r.id}`,
+      first_name: r.first_name,
+      last_name: r.last_name,
+      phone: toLocal(r.phone, p.country),
+    });
+    by.set(r.phone, list);
+  }
+  return by;
+}
+
+const cursorOfValues = (values: unknown[]) => Buffer.from(JSON.stringify(values)).toString('base64url');
+
+async function listMessages(p: Principal, q: URLSearchParams) {
+  requireScope(p, 'chat:read');
+  const limit = parseLimit(q.get('limit'));
+  const since = q.get('updated_since');
+  const sinceIso = since ? new Date(since).toISOString() : null;
+  const { rows } = sinceIso
+    ? await run(named.messagesSync, [sinceIso, p.clinicId, sinceIso, p.clinicId, limit + 1])
+    : await run(named.messages, [p.clinicId, limit + 1]);
+  const items = rows.length > limit ? rows.slice(0, limit) : rows;
+  const patients = await patientsOf(
+    p,
+    items.map((r) => r.patient_phone),
+  );
+  const last = items[items.length - 1];
+  return {
+    data: items.map((r) => {
+      const outbound = r.direction === 'outbound';
+      const t = {
+        sent_at: isoText(r.sent_at),
+        delivered_at: isoText(r.delivered_at),
+        read_at: isoText(r.read_at),
+        failed_at: isoText(r.failed_at),
+      };
+      const status = !outbound
+        ? 'received'
+        : t.failed_at
+          ? 'failed'
+          : t.read_at
+            ? 'read'
+            : t.delivered_at
+              ? 'delivered'
+              : t.sent_at
+                ? 'sent'
+                : 'queued';
+      const phone = (v: string | null) => (outbound ? toInternational(v) : toLocal(v, p.country));
+      return {
+        id: `${outbound ? 'out' : 'in'}_${r.id}`,
+        conversation_id: `conv_${r.conversation_id}`,
+        direction: r.direction,
+        type: r.type,
+        status,
+        from_phone: phone(r.from_phone),
+        to_phone: phone(r.to_phone),
+        patient_phone: toLocal(r.patient_phone, p.country),
+        text: r.text,
+        media: { available: r.media_path != null, type: r.media_type ?? null },
+        patients: patients.get(r.patient_phone) ?? [],
+        template: r.template_name,
+        replied_to_id: r.replied_to_id == null ? null : `out_${r.replied_to_id}`,
+        reactions: { patient: r.reaction_patient ?? null, clinic: r.reaction_clinic ?? null },
+        failure_reason: r.failure_reason,
+        timestamps: outbound ? t : null,
+        created_at: isoText(r.created_at),
+        updated_at: isoText(r.updated_at),
+      };
+    }),
+    next_cursor:
+      rows.length > limit
+        ? sinceIso
+          ? cursorOfValues(['msgsync', Number(last.seq), last.id])
+          : cursorOfValues(['msg', isoText(last.created_at), last.id])
+        : null,
+  };
+}
+
+async function listConversations(p: Principal, q: URLSearchParams) {
+  requireScope(p, 'chat:read');
+  const limit = parseLimit(q.get('limit'));
+  const { rows } = await run(named.conversations, [p.clinicId, limit + 1]);
+  const items = rows.length > limit ? rows.slice(0, limit) : rows;
+  const patients = await patientsOf(
+    p,
+    items.map((r) => r.patient_phone),
+  );
+  const now = Date.now();
+  const last = items[items.length - 1];
+  return {
+    data: items.map((r) => {
+      const closes =
+        r.last_inbound_at == null ? null : new Date(isoText(r.last_inbound_at) as string).getTime() + DAY_MS;
+      return {
+        id: `conv_${r.id}`,
+        display_name: r.display_name,
+        patient_phone: toLocal(r.patient_phone, p.country),
+        clinic_phone: toInternational(r.clinic_phone),
+        last_message_preview: r.last_message_preview,
+        last_activity_at: isoText(r.last_activity_at),
+        last_inbound_at: isoText(r.last_inbound_at),
+        last_outbound_at: isoText(r.last_outbound_at),
+        is_handled: r.is_handled,
+        free_text_window_expires_at: closes != null && closes > now ? new Date(closes).toISOString() : null,
+        patients: patients.get(r.patient_phone) ?? [],
+        created_at: isoText(r.created_at),
+        updated_at: isoText(r.updated_at),
+      };
+    }),
+    next_cursor:
+      rows.length > limit ? cursorOfValues(['conv', isoText(last.last_activity_at), last.id]) : null,
+  };
+}
+
 // ---------- HTTP ----------
 
 function send(res: ServerResponse, status: number, body: unknown) {
@@ -292,6 +450,14 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   if (u.pathname === '/v1/patients' && req.method === 'GET') {
     const p = await authenticate(req.headers.authorization);
     return send(res, 200, await listPatients(p, u.searchParams));
+  }
+  if (u.pathname === '/v1/chat/messages' && req.method === 'GET') {
+    const p = await authenticate(req.headers.authorization);
+    return send(res, 200, await listMessages(p, u.searchParams));
+  }
+  if (u.pathname === '/v1/chat/conversations' && req.method === 'GET') {
+    const p = await authenticate(req.headers.authorization);
+    return send(res, 200, await listConversations(p, u.searchParams));
   }
   if (u.pathname === '/graphql' && req.method === 'POST') {
     const p = await authenticate(req.headers.authorization);

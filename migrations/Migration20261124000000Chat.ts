@@ -30,6 +30,13 @@ export class Migration20261124000000Chat extends Migration {
       'create index "conversation_clinic_id_last_activity_at_id_index" on "conversation" ("clinic_id", "last_activity_at" desc nulls last, "id" desc)',
     );
     this.addSql('create index "message_clinic_id_seq_index" on "message" ("clinic_id", "seq")');
+    // Where a sync's first page starts (services/chat/keysets.ts, syncStart).
+    this.addSql(
+      'create index "message_clinic_id_updated_at_seq_index" on "message" ("clinic_id", "updated_at", "seq")',
+    );
+    this.addSql(
+      'create index "conversation_clinic_id_updated_at_seq_index" on "conversation" ("clinic_id", "updated_at", "seq")',
+    );
     this.addSql(
       'create index "message_clinic_id_created_at_id_index" on "message" ("clinic_id", "created_at" desc, "id" desc)',
     );
@@ -50,6 +57,8 @@ export class Migration20261124000000Chat extends Migration {
     this.addSql('drop index "message_clinic_id_patient_phone_created_at_id_index"');
     this.addSql('drop index "message_clinic_id_created_at_id_index"');
     this.addSql('drop index "message_clinic_id_seq_index"');
+    this.addSql('drop index "message_clinic_id_updated_at_seq_index"');
+    this.addSql('drop index "conversation_clinic_id_updated_at_seq_index"');
     this.addSql('drop index "conversation_clinic_id_last_activity_at_id_index"');
     this.addSql('drop index "conversation_clinic_id_seq_index"');
     this.addSql(

@@ -48,6 +48,8 @@ export async function readPage(
   read: Read,
   where: readonly object[],
   args: PageArgs,
+  /** An extra SQL condition on the first page only (a start the cursor gives later pages). */
+  firstPageSql?: { sql: string; params: readonly (string | number)[] },
 ): Promise<ListPage<Row>> {
   const withKey = sortKeyRead(read, keyset);
   const page = await paginate(keyset, args, ({ after, orderBy, take }) => {
@@ -55,6 +57,7 @@ export async function readPage(
     return leanFind<Row>(em, entity, {
       ...withKey,
       where: and.length ? { $and: and } : undefined,
+      ...(firstPageSql && !after ? { whereSql: firstPageSql } : {}),
       orderBy,
       limit: take,
     });

@@ -11,6 +11,7 @@ import { currentRequest, newRequest, runRequest } from '../lib/request-context.t
 import { serveMedia } from '../media/links.ts';
 import type { MessagingNetwork } from '../network/adapter.ts';
 import { CALLBACK_PATH, handleNetworkCallback } from '../network/callback.ts';
+import { createDirectRest } from '../rest/direct.ts';
 import { serveDocs } from '../rest/docs.ts';
 import { errorBody, errorHeaders } from '../rest/errors.ts';
 import { openApiDocument } from '../rest/openapi.ts';
@@ -76,6 +77,7 @@ export function createApp(opts: AppOptions) {
     (request) => authenticateRequest(deps, request.headers.get('authorization'), true),
     opts.limits,
   );
+  const direct = createDirectRest(restSchema, opts.limits);
   const openapi = JSON.stringify(openApiDocument(rest));
   const cors = corsPolicy(opts.corsOrigins);
 
@@ -124,9 +126,12 @@ export function createApp(opts: AppOptions) {
       const { route } = m;
       return authenticateThen(req, res, requestId, async () => {
         // After authentication (a 401 comes first), before SOFA reads anything.
-        checkQueryParams(restSchema, route, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)));
-        if (route.method !== 'POST') return rest(req, res);
-        return sendResponse(res, await rest.fetch(await restPost(req, url)));
+        const search = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+        checkQueryParams(restSchema, route, search);
+        if (route.method === 'POST') return sendResponse(res, await rest.fetch(await restPost(req, url)));
+        const ctx = await authenticateRequest(deps, req.headers.authorization ?? null, true);
+        const body = await direct(route, path.slice(3), search, ctx);
+        if (!res.headersSent) sendJson(res, route.status, body);
       });
     }
     const err = new AppError(

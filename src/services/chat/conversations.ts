@@ -5,7 +5,7 @@ import { tryParseId } from '../../lib/ids.ts';
 import type { ServiceContext } from '../../lib/request-context.ts';
 import type { Row, View } from '../resource.ts';
 import { type ConversationFilterArgs, conversationFilters } from './filters.ts';
-import { conversationsByActivity, conversationsBySeq } from './keysets.ts';
+import { conversationsByActivity, conversationsBySeq, syncStart } from './keysets.ts';
 import { MatchedPatients } from './matched-patients.ts';
 
 /** GET /v1/chat/conversations and the `conversations` connection. */
@@ -19,7 +19,10 @@ export async function listConversations(
   if (f.isHandled !== undefined) where.push({ isHandled: f.isHandled });
   if (f.updatedSince) where.push({ updatedAt: { $gte: f.updatedSince } });
   const keyset = f.updatedSince ? conversationsBySeq : conversationsByActivity;
-  const page = await readPage(ctx.em, ConversationEntity, keyset, args.view.read, where, args);
+  const start = f.updatedSince
+    ? syncStart('conversation', ctx.principal.clinicId, f.updatedSince)
+    : undefined;
+  const page = await readPage(ctx.em, ConversationEntity, keyset, args.view.read, where, args, start);
   return presentPage(ctx, page, args.view);
 }
 

@@ -29,3 +29,18 @@ const bySeq = (tag: string): KeysetSpec<Row> => ({
 
 export const conversationsBySeq = bySeq('convsync');
 export const messagesBySeq = bySeq('msgsync');
+
+/**
+ * The first page of a sync starts at the first change at or after `updated_since`: found through
+ * the (clinic, updated_at, seq) index, so the page does not scan every older change in `seq`
+ * order to skip it. Later pages start at their cursor. (`updated_at` is not strictly monotone in
+ * `seq` across instances' clocks; the filter `updated_at >= since` stays, so this start only
+ * skips rows the filter would drop, except a change stamped earlier than one numbered before it,
+ * which a client's overlap on its next sync catches: docs/chat.md.)
+ */
+export function syncStart(table: 'message' | 'conversation', clinicId: number, since: Date) {
+  return {
+    sql: `e.seq >= coalesce((select s.seq from "${table}" s where s.clinic_id = ? and s.updated_at >= ? order by s.updated_at, s.seq limit 1), 0)`,
+    params: [clinicId, since.toISOString()],
+  };
+}

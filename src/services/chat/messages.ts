@@ -8,7 +8,7 @@ import { getPatientRow } from '../patients/patients.ts';
 import type { Row, View } from '../resource.ts';
 import { getConversationRow } from './conversations.ts';
 import { type MessageFilterArgs, messageFilters } from './filters.ts';
-import { messagesBySeq, messagesNewestFirst } from './keysets.ts';
+import { messagesBySeq, messagesNewestFirst, syncStart } from './keysets.ts';
 import { MatchedPatients } from './matched-patients.ts';
 
 export type MessageListArgs = MessageFilterArgs & PageArgs & { view: View };
@@ -23,12 +23,21 @@ function messageWhere(ctx: ServiceContext, args: MessageFilterArgs) {
   if (f.from) where.push({ createdAt: { $gte: f.from } });
   if (f.to) where.push({ createdAt: { $lt: f.to } });
   if (f.updatedSince) where.push({ updatedAt: { $gte: f.updatedSince } });
-  return { where, keyset: f.updatedSince ? messagesBySeq : messagesNewestFirst };
+  const start = f.updatedSince ? syncStart('message', ctx.principal.clinicId, f.updatedSince) : undefined;
+  return { where, start, keyset: f.updatedSince ? messagesBySeq : messagesNewestFirst };
 }
 
 async function pageOf(ctx: ServiceContext, args: MessageListArgs, extra: object[]): Promise<ListPage<Row>> {
-  const { where, keyset } = messageWhere(ctx, args);
-  const page = await readPage(ctx.em, MessageEntity, keyset, args.view.read, [...extra, ...where], args);
+  const { where, keyset, start } = messageWhere(ctx, args);
+  const page = await readPage(
+    ctx.em,
+    MessageEntity,
+    keyset,
+    args.view.read,
+    [...extra, ...where],
+    args,
+    start,
+  );
   await MatchedPatients.attach(ctx, page.items, 'patientPhone');
   const pc = ctx.principal;
   return mapPage(page, (row) => args.view.present(row, pc));

@@ -1,0 +1,107 @@
+import { buildOperationNodeForField } from '@graphql-tools/utils';
+import {
+  type DocumentNode,
+  type GraphQLField,
+  type GraphQLSchema,
+  getNamedType,
+  Kind,
+  OperationTypeNode,
+} from 'graphql';
+import { type Scope, scopesIn } from '../auth/scopes.ts';
+import { AppError } from '../lib/errors.ts';
+import type { Limits } from '../lib/limits.ts';
+import type { RequestContext } from '../lib/request-context.ts';
+import { checkCost } from '../schema/cost.ts';
+import { pruneRestResult } from './prune.ts';
+import type { RestRoute } from './routes.ts';
+
+/**
+ * GET routes under /v1 without SOFA's request cycle. Each route is still its Rest field: the
+ * same resolver (the function the schema was built with), the same arguments, the cost of the
+ * same operation SOFA documents for it (built the way SOFA builds it), the scopes its field
+ * names, and the same pruning; only the conversions around it are gone (a fetch Request from
+ * the node request, a query-string parse per argument, the GraphQL execution that copies the
+ * presented resources field by field into a new object, a fetch Response back). The chat pages'
+ * CPU per request halves (docs/performance.md). SOFA keeps the POST routes and generates the
+ * OpenAPI document; test/resource-parity.test.ts and test/openapi.test.ts hold what GET returns
+ * to the Rest schema.
+ */
+interface Prepared {
+  document: DocumentNode;
+  operationName: string | undefined;
+  resolve: (root: unknown, args: Record<string, unknown>, ctx: RequestContext, info: unknown) => unknown;
+  required: Scope[];
+  inPath: string[];
+  query: { name: string; list: boolean }[];
+  pattern: RegExp;
+}
+
+function prepare(schema: GraphQLSchema, route: RestRoute): Prepared {
+  const field = schema.getQueryType()?.getFields()[route.field] as GraphQLField<unknown, unknown> | undefined;
+  const options = field?.extensions?.pothosOptions as { resolve?: Prepared['resolve']; authScopes?: unknown };
+  if (!field || typeof options?.resolve !== 'function')
+    throw new Error(`rest: no Rest query field ${route.field} with a resolver.`);
+  const operation = buildOperationNodeForField({
+    kind: OperationTypeNode.QUERY,
+    schema,
+    field: route.field,
+    circularReferenceDepth: 3,
+  });
+  const inPath = [...route.path.matchAll(/:([a-z_]+)/g)].map((m) => m[1]);
+  return {
+    document: { kind: Kind.DOCUMENT, definitions: [operation] },
+    operationName: operation.name?.value,
+    resolve: options.resolve,
+    required: scopesIn(options.authScopes) as Scope[],
+    inPath,
+    query: field.args
+      .filter((a) => !inPath.includes(a.name))
+      .map((a) => ({ name: a.name, list: getNamedType(a.type).name === 'CommaList' })),
+    pattern: new RegExp(`^${route.path.replace(/:[a-z_]+/g, '([^/]+)')}/?$`),
+  };
+}
+
+/** A path segment decoded; one that does not decode stays as it came (an unknown id: a 404). */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+export function createDirectRest(schema: GraphQLSchema, limits: Limits) {
+  const prepared = new Map<RestRoute, Prepared>();
+  return async function run(
+    route: RestRoute,
+    path: string,
+    search: URLSearchParams,
+    ctx: RequestContext,
+  ): Promise<unknown> {
+    let p = prepared.get(route);
+    if (!p) {
+      p = prepare(schema, route);
+      prepared.set(route, p);
+    }
+    const args: Record<string, unknown> = {};
+    const values = p.pattern.exec(path)?.slice(1) ?? [];
+    p.inPath.forEach((name, i) => {
+      args[name] = decoded(values[i] ?? '');
+    });
+    for (const { name, list } of p.query) {
+      // Repeated and empty values were refused already (rest/params.ts); lists join like SOFA's.
+      const v = list ? search.getAll(name).join(',') : search.get(name);
+      if (v !== null && v !== '') args[name] = v;
+    }
+    // As SOFA's execution does: the cost is spent first, then the field's scopes are checked.
+    await ctx.spend(checkCost(schema, p.document, args, p.operationName, limits.graphqlMaxCost));
+    const lacking = p.required.filter((s) => !ctx.principal.scopes.has(s));
+    if (lacking.length)
+      throw new AppError('forbidden', `This API key lacks the scope required here: ${lacking.join(', ')}.`, {
+        details: { required_scopes: lacking },
+      });
+    const body = await p.resolve(null, args, ctx, undefined);
+    pruneRestResult(schema, route.field, args, body);
+    return body;
+  };
+}

@@ -504,6 +504,20 @@ describe('reading', () => {
       data: [],
       next_cursor: null,
     });
+    await send({ to: phone, text: 'reply' });
+    const g = await app.gql(
+      `{ patient(id: "pat_${withPhone.id}") { all: chat_messages { edges { node { id } } } inbound: chat_messages(direction: "inbound") { edges { node { direction } } } } }`,
+      {},
+      read,
+    );
+    expect(g.body.data.patient.all.edges).toHaveLength(2);
+    expect(g.body.data.patient.inbound.edges.map((e: any) => e.node.direction)).toEqual(['inbound']);
+    const bad = await app.gql(
+      `{ patient(id: "pat_${without.id}") { chat_messages(type: "gif") { edges { node { id } } } } }`,
+      {},
+      read,
+    );
+    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'type' });
     const patientsOnly = await app.key(clinicId, ['patients:read']);
     const r = await app.get(`/v1/patients/pat_${withPhone.id}/chat/messages`, patientsOnly);
     expect(r.status).toBe(403);

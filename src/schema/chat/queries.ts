@@ -191,11 +191,13 @@ builder.objectFields(PatientType, (t) => ({
     subGraphs: ['Public'],
     nullable: true,
     authScopes: patientChat,
-    description: "Messages of the patient's phone, newest first; empty when the patient has no phone.",
+    description:
+      "Messages of the patient's phone, newest first (the same filters as messages); empty when the patient has no phone.",
+    args: messageArgs(t),
     resolve: async (p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
       forwardOnly(args);
       const view = selection(Message, info);
-      return toConnection(await listPatientMessages(ctx, p.id, { ...relayPageArgs(args), view }));
+      return toConnection(await listPatientMessages(ctx, p.id, { ...args, ...relayPageArgs(args), view }));
     },
   }),
 }));

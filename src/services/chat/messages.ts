@@ -63,11 +63,12 @@ export async function listConversationMessages(
 export async function listPatientMessages(
   ctx: ServiceContext,
   patientId: string,
-  args: PageArgs & { view: View },
+  args: MessageListArgs,
 ): Promise<ListPage<Row>> {
   const patient = await getPatientRow(ctx, patientId, phoneOnly);
   if (!patient.phone) {
-    // Still checks limit and cursor, so a bad one is a 422 whatever the patient's phone.
+    // Still checks the filters, limit and cursor, so a bad one is a 422 whatever the phone.
+    messageWhere(ctx, args);
     parseLimit(args.limit, args.limitParam);
     decodeCursor(messagesNewestFirst, args.cursor, args.cursorParam);
     return { items: [], nextCursor: null, cursorAt: () => '' };

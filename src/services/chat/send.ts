@@ -1,7 +1,7 @@
-import { Clinic, Conversation, Message, Template } from '../../entities/index.ts';
+import { Clinic, type Conversation, Message, Template } from '../../entities/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { messageId } from '../../lib/ids.ts';
-import { clockNow, type ServiceContext } from '../../lib/request-context.ts';
+import type { ServiceContext } from '../../lib/request-context.ts';
 import type { OutboundMessage } from '../../network/adapter.ts';
 import { CORE, type Row, viewFor } from '../resource.ts';
 import { chatChange, clinicRef, noteMessage } from './changes.ts';
@@ -136,24 +136,23 @@ async function sendText(
   text: string,
   fallback: Template | undefined,
 ): Promise<{ data: Row; mode: DeliveryMode }> {
-  const conversation = await ctx.em.findOne(
-    Conversation,
-    { clinic: ctx.principal.clinicId, patientPhone: to },
-    { filters: false },
-  );
-  const open = windowOpen(conversation?.lastInboundAt, clockNow());
-  if (!open && !fallback)
-    throw new AppError(
-      'validation_failed',
-      "The patient's 24-hour window is closed and the clinic has no approved marketing template to send free text in.",
-      { param: 'text' },
-    );
-  const mode: DeliveryMode = open ? 'free_text' : 'template_fallback';
-  const id = await record(ctx, to, from, {
-    type: 'text',
-    text,
-    template: open ? null : (fallback as Template).name,
-    params: open ? null : [text],
+  // The window is judged in the change that records the message, so a patient's message being
+  // recorded at the same moment is either before it (window open) or after it, never half-seen.
+  let open = false;
+  const id = await record(ctx, to, from, (conversation, now) => {
+    open = windowOpen(conversation.lastInboundAt, now);
+    if (!open && !fallback)
+      throw new AppError(
+        'validation_failed',
+        "The patient's 24-hour window is closed and the clinic has no approved marketing template to send free text in.",
+        { param: 'text' },
+      );
+    return {
+      type: 'text',
+      text,
+      template: open ? null : (fallback as Template).name,
+      params: open ? null : [text],
+    };
   });
   await dispatch(
     ctx,
@@ -170,7 +169,18 @@ async function sendText(
           params: [text],
         },
   );
-  return { data: await getMessage(ctx, messageId('outbound', id), view), mode };
+  return {
+    data: await getMessage(ctx, messageId('outbound', id), view),
+    mode: open ? 'free_text' : 'template_fallback',
+  };
+}
+
+interface Recorded {
+  type: 'text' | 'image' | 'document';
+  text: string | null;
+  template: string | null;
+  params: string[] | null;
+  media?: { key: string; mime: string; filename: string | null };
 }
 
 /** Records the outbound message as queued; returns its row id. */
@@ -178,16 +188,11 @@ async function record(
   ctx: ServiceContext,
   to: string,
   from: string,
-  m: {
-    type: 'text' | 'image' | 'document';
-    text: string | null;
-    template: string | null;
-    params: string[] | null;
-    media?: { key: string; mime: string; filename: string | null };
-  },
+  what: Recorded | ((conversation: Conversation, now: Date) => Recorded),
 ): Promise<number> {
   return chatChange(ctx.em, ctx.principal.clinicId, async (change) => {
     const conversation = await conversationOf(change, to, from);
+    const m = typeof what === 'function' ? what(conversation, change.now) : what;
     const message = change.em.create(Message, {
       clinic: clinicRef(change),
       conversation,

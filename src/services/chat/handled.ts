@@ -6,6 +6,7 @@ import { CORE, type Row, viewFor } from '../resource.ts';
 import { chatChange } from './changes.ts';
 import { Conversation as ConversationResource } from './conversation.resource.ts';
 import { getConversation } from './conversations.ts';
+import { jsonObject } from './json-body.ts';
 
 const view = viewFor(ConversationResource, CORE);
 
@@ -18,14 +19,7 @@ export async function markHandled(ctx: ServiceContext, id: string, body: unknown
   const n = tryParseId('Conversation', id);
   const found = n == null ? null : await ctx.em.findOne(Conversation, n);
   if (!found) throw notFound('conversation', id);
-  if (!body || typeof body !== 'object' || Array.isArray(body))
-    throw new AppError('validation_failed', 'The body must be a JSON object {handled}.', { param: 'body' });
-  const extra = Object.keys(body).filter((k) => k !== 'handled');
-  if (extra.length)
-    throw new AppError('validation_failed', `Unknown field ${extra[0]}. Allowed: handled.`, {
-      param: extra[0],
-    });
-  const handled = (body as { handled?: unknown }).handled;
+  const { handled } = jsonObject(body, ['handled']);
   if (typeof handled !== 'boolean')
     throw new AppError('validation_failed', 'handled must be a JSON boolean: true or false.', {
       param: 'handled',

@@ -6,6 +6,7 @@ import { CORE, type Row, viewFor } from '../resource.ts';
 import { chatChange } from './changes.ts';
 import type { ChatDeps } from './deps.ts';
 import { isSingleEmoji } from './emoji.ts';
+import { jsonObject } from './json-body.ts';
 import { Message as MessageResource } from './message.resource.ts';
 import { getMessage } from './messages.ts';
 import { windowOpen } from './window.ts';
@@ -32,14 +33,8 @@ export async function reactToMessage(
     ? await ctx.em.findOne(Message, { id: parsed.n, direction: parsed.direction })
     : null;
   if (!message) throw notFound('message', id);
-  if (!body || typeof body !== 'object' || Array.isArray(body))
-    throw new AppError('validation_failed', 'The body must be a JSON object {emoji}.', { param: 'body' });
-  const extra = Object.keys(body).filter((k) => k !== 'emoji');
-  if (extra.length)
-    throw new AppError('validation_failed', `Unknown field ${extra[0]}. Allowed: emoji.`, {
-      param: extra[0],
-    });
-  if (!('emoji' in body))
+  const fields = jsonObject(body, ['emoji']);
+  if (!('emoji' in fields))
     throw new AppError(
       'validation_failed',
       'emoji is required: one emoji, or null to withdraw the reaction.',
@@ -47,7 +42,7 @@ export async function reactToMessage(
         param: 'emoji',
       },
     );
-  const emoji = (body as { emoji: unknown }).emoji;
+  const emoji = fields.emoji;
   if (emoji !== null && (typeof emoji !== 'string' || !isSingleEmoji(emoji)))
     throw new AppError(
       'validation_failed',

@@ -1,5 +1,6 @@
 import { AppError } from '../../lib/errors.ts';
 import { toE164 } from '../../lib/phone.ts';
+import { jsonObject } from './json-body.ts';
 
 /**
  * The body of POST /v1/chat/messages (and the GraphQL send mutation's input), checked from raw
@@ -19,18 +20,7 @@ export type SendInput =
     };
 
 const invalid = (param: string, message: string) => new AppError('validation_failed', message, { param });
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  !!v && typeof v === 'object' && !Array.isArray(v);
 const present = (v: unknown) => v !== undefined && v !== null;
-
-function onlyKeys(o: Record<string, unknown>, allowed: readonly string[], prefix = '') {
-  const extra = Object.keys(o).filter((k) => !allowed.includes(k));
-  if (extra.length)
-    throw invalid(
-      `${prefix}${extra[0]}`,
-      `Unknown field ${prefix}${extra[0]}. Allowed: ${allowed.map((a) => prefix + a).join(', ')}.`,
-    );
-}
 
 function text(v: unknown, param: string, max: number): string {
   if (typeof v !== 'string') throw invalid(param, `${param} must be a string.`);
@@ -40,9 +30,8 @@ function text(v: unknown, param: string, max: number): string {
   return v;
 }
 
-export function parseSendInput(body: unknown, country: string): SendInput {
-  if (!isObject(body)) throw invalid('body', 'The body must be a JSON object.');
-  onlyKeys(body, ['to', 'text', 'template', 'params', 'media']);
+export function parseSendInput(raw: unknown, country: string): SendInput {
+  const body = jsonObject(raw, ['to', 'text', 'template', 'params', 'media']);
   if (!present(body.to)) throw invalid('to', 'to is required: the patient phone number.');
   if (typeof body.to !== 'string') throw invalid('to', 'to must be a string.');
   const to = toE164(body.to, country);
@@ -70,9 +59,7 @@ export function parseSendInput(body: unknown, country: string): SendInput {
     });
     return { kind: 'template', to, template, params };
   }
-  const m = body.media;
-  if (!isObject(m)) throw invalid('media', 'media must be an object {type, url, filename?, caption?}.');
-  onlyKeys(m, ['type', 'url', 'filename', 'caption'], 'media.');
+  const m = jsonObject(body.media, ['type', 'url', 'filename', 'caption'], 'media', 'media.');
   if (m.type !== 'image' && m.type !== 'document')
     throw invalid('media.type', 'media.type must be image or document.');
   if (typeof m.url !== 'string' || m.url.length > 4096)

@@ -12,19 +12,18 @@ import { AppError } from '../lib/errors.ts';
 import type { Limits } from '../lib/limits.ts';
 import type { RequestContext } from '../lib/request-context.ts';
 import { checkCost } from '../schema/cost.ts';
-import { pruneRestResult } from './prune.ts';
 import type { RestRoute } from './routes.ts';
 
 /**
  * GET routes under /v1 without SOFA's request cycle. Each route is still its Rest field: the
  * same resolver (the function the schema was built with), the same arguments, the cost of the
- * same operation SOFA documents for it (built the way SOFA builds it), the scopes its field
- * names, and the same pruning; only the conversions around it are gone (a fetch Request from
- * the node request, a query-string parse per argument, the GraphQL execution that copies the
- * presented resources field by field into a new object, a fetch Response back). The chat pages'
- * CPU per request halves (docs/performance.md). SOFA keeps the POST routes and generates the
- * OpenAPI document; test/resource-parity.test.ts and test/openapi.test.ts hold what GET returns
- * to the Rest schema.
+ * same operation SOFA documents for it (built the way SOFA builds it) and the scopes its field
+ * names. Only the conversions around it are gone (a fetch Request from the node request, a
+ * query-string parse per argument, the GraphQL execution that copies the presented resources
+ * field by field into new objects, a fetch Response back), and with the execution the pruning it
+ * needed (rest/prune.ts): presenters give the requested groups' fields only. SOFA keeps the POST
+ * routes and generates the OpenAPI document; test/resource-parity.test.ts and
+ * test/openapi.test.ts hold what GET returns to the Rest schema.
  */
 interface Prepared {
   document: DocumentNode;
@@ -100,8 +99,8 @@ export function createDirectRest(schema: GraphQLSchema, limits: Limits) {
       throw new AppError('forbidden', `This API key lacks the scope required here: ${lacking.join(', ')}.`, {
         details: { required_scopes: lacking },
       });
-    const body = await p.resolve(null, args, ctx, undefined);
-    pruneRestResult(schema, route.field, args, body);
-    return body;
+    // Presenters output the active groups' fields only: nothing to prune (rest/prune.ts is for
+    // GraphQL's answers, where every field of the type is selected).
+    return p.resolve(null, args, ctx, undefined);
   };
 }

@@ -32,7 +32,9 @@ export function toE164(input: string, country: string): string | null {
   return null;
 }
 
-const localCache = new Map<string, string>();
+/** By country, then number: no key string is built per call (several calls per chat message). */
+const localCache = new Map<string, Map<string, string>>();
+let cached = 0;
 
 /**
  * Local form with the national prefix and no separators, e.g. 0501234567 at an Israeli clinic.
@@ -40,8 +42,12 @@ const localCache = new Map<string, string>();
  */
 export function toLocal(e164: string | null | undefined, country: string): string | null {
   if (!e164) return null;
-  const key = `${country}${e164}`;
-  let local = localCache.get(key);
+  let byNumber = localCache.get(country);
+  if (!byNumber) {
+    byNumber = new Map();
+    localCache.set(country, byNumber);
+  }
+  let local = byNumber.get(e164);
   if (local === undefined) {
     const parsed = parsePhoneNumberFromString(e164);
     local = !parsed
@@ -49,8 +55,13 @@ export function toLocal(e164: string | null | undefined, country: string): strin
       : parsed.country && parsed.country !== country
         ? parsed.number
         : parsed.formatNational().replace(/[^\d]/g, '');
-    if (localCache.size >= 100_000) localCache.clear();
-    localCache.set(key, local);
+    if (++cached > 100_000) {
+      localCache.clear();
+      cached = 0;
+      byNumber = new Map();
+      localCache.set(country, byNumber);
+    }
+    byNumber.set(e164, local);
   }
   return local;
 }

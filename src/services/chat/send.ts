@@ -67,6 +67,7 @@ export async function sendMessage(ctx: ServiceContext, deps: ChatDeps, body: unk
       template: t.name,
       params: input.params,
     });
+    const data = await queued(ctx, id);
     await dispatch(ctx, deps, id, {
       kind: 'template',
       from,
@@ -75,10 +76,7 @@ export async function sendMessage(ctx: ServiceContext, deps: ChatDeps, body: unk
       language: t.language ?? null,
       params: input.params,
     });
-    return {
-      data: await getMessage(ctx, messageId('outbound', id), view),
-      meta: { delivery_mode: 'template' },
-    };
+    return { data, meta: { delivery_mode: 'template' } };
   }
 
   if (input.kind === 'text') {
@@ -106,6 +104,7 @@ export async function sendMessage(ctx: ServiceContext, deps: ChatDeps, body: unk
     params: [],
     media: kept,
   });
+  const data = await queued(ctx, id);
   await dispatch(ctx, deps, id, {
     kind: 'media',
     from,
@@ -115,7 +114,6 @@ export async function sendMessage(ctx: ServiceContext, deps: ChatDeps, body: unk
     mediaUrl: deps.media.link(clinic.id, kept.key, kept.filename, kept.mime).url,
     filename: kept.filename,
   });
-  const data = await getMessage(ctx, messageId('outbound', id), view);
   if (input.media.caption === null) return { data, meta: { delivery_mode: 'template' } };
   const caption = await sendText(ctx, deps, input.to, from, input.media.caption, byRole('fallback'));
   return {
@@ -154,6 +152,7 @@ async function sendText(
       params: open ? null : [text],
     };
   });
+  const data = await queued(ctx, id);
   await dispatch(
     ctx,
     deps,
@@ -169,11 +168,14 @@ async function sendText(
           params: [text],
         },
   );
-  return {
-    data: await getMessage(ctx, messageId('outbound', id), view),
-    mode: open ? 'free_text' : 'template_fallback',
-  };
+  return { data, mode: open ? 'free_text' : 'template_fallback' };
 }
+
+/**
+ * The message as recorded, read before it is handed to the network: the response is the queued
+ * message (spec: 202 with status queued) whatever a fast receipt or a refusal does next.
+ */
+const queued = (ctx: ServiceContext, id: number) => getMessage(ctx, messageId('outbound', id), view);
 
 interface Recorded {
   type: 'text' | 'image' | 'document';

@@ -547,6 +547,36 @@ describe('reading', () => {
 });
 
 describe('GraphQL', () => {
+  it('a page of conversations with their messages costs a fixed number of statements (no N+1)', async () => {
+    for (let i = 0; i < 6; i++) {
+      const phone = newPhone();
+      await inbound(phone, `hello ${i}`);
+      await inbound(phone, `again ${i}`);
+    }
+    const statements = async (n: number) => {
+      const q = `{ conversations(first: ${n}) { edges { node { id messages(first: 2) { pageInfo { hasNextPage } edges { node { id text patients { id } } } } } } } }`;
+      const before = app.queries.length;
+      const r = await app.gql(q, {}, read);
+      expect(r.body.errors).toBeUndefined();
+      const pages = r.body.data.conversations.edges.map((e: any) => e.node.messages.edges.length);
+      expect(pages.every((k: number) => k >= 1 && k <= 2)).toBe(true);
+      return app.queries.slice(before).filter((x) => /\bselect\b/i.test(x)).length;
+    };
+    expect(await statements(6)).toBe(await statements(2));
+    // The same page through the filtered path reads per conversation, and answers the same.
+    const plain = await app.gql(
+      '{ conversations(first: 3) { edges { node { messages(first: 2) { edges { node { id } } } } } } }',
+      {},
+      read,
+    );
+    const filtered = await app.gql(
+      '{ conversations(first: 3) { edges { node { messages(first: 2, from: "2000-01-01") { edges { node { id } } } } } } }',
+      {},
+      read,
+    );
+    expect(filtered.body.data).toEqual(plain.body.data);
+  });
+
   it('sandbox mutations play the patient: a message (opening the window) and a reaction', async () => {
     const phone = newPhone();
     const r = await app.gql(

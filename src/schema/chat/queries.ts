@@ -12,6 +12,7 @@ import {
   listConversationMessages,
   listMessages,
   listPatientMessages,
+  messagesOfConversation,
 } from '../../services/chat/messages.ts';
 import { Template } from '../../services/chat/template.resource.ts';
 import { listTemplates } from '../../services/chat/templates.ts';
@@ -159,9 +160,7 @@ builder.objectFields(ConversationType, (t) => ({
     resolve: async (c: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
       forwardOnly(args);
       const view = selection(Message, info);
-      return toConnection(
-        await listConversationMessages(ctx, c.id, { ...args, ...relayPageArgs(args), view }),
-      );
+      return toConnection(await messagesOfConversation(ctx, c.id, { ...args, ...relayPageArgs(args), view }));
     },
   }),
 }));

@@ -1,9 +1,9 @@
-import { type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../../db/list.ts';
-import { decodeCursor, parseLimit } from '../../db/pagination.ts';
+import { firstOfParents, type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../../db/list.ts';
+import { decodeCursor, encodeCursor, parseLimit } from '../../db/pagination.ts';
 import { Message as MessageEntity } from '../../entities/index.ts';
 import { notFound } from '../../lib/errors.ts';
-import { parseMessageId } from '../../lib/ids.ts';
-import type { ServiceContext } from '../../lib/request-context.ts';
+import { parseMessageId, tryParseId } from '../../lib/ids.ts';
+import { loader, type RequestContext, type ServiceContext } from '../../lib/request-context.ts';
 import { getPatientRow } from '../patients/patients.ts';
 import type { Row, View } from '../resource.ts';
 import { getConversationRow } from './conversations.ts';
@@ -54,6 +54,44 @@ export async function listConversationMessages(
 ) {
   const conversation = await getConversationRow(ctx, conversationId, idOnly);
   return pageOf(ctx, args, [{ conversation: conversation.id }]);
+}
+
+/**
+ * GraphQL: a conversation's messages. The first page without filters is batched for every
+ * conversation of the request (one statement for the messages of a page of conversations, one
+ * for their matched patients); any other page reads on its own.
+ */
+export async function messagesOfConversation(
+  ctx: ServiceContext & Pick<RequestContext, 'loaders'>,
+  conversationId: string,
+  args: MessageListArgs & { first?: number | null; after?: string | null },
+): Promise<ListPage<Row>> {
+  const filtered = Object.values(messageFilters(args, ctx.principal.country)).some((v) => v !== undefined);
+  const n = tryParseId('Conversation', conversationId);
+  if (filtered || args.after != null || n == null) return listConversationMessages(ctx, conversationId, args);
+  const limit = parseLimit(args.first ?? undefined, 'first');
+  const view = args.view;
+  const rows = await loader<number, Row[]>(ctx, `conversation-messages:${limit}:${view.key}`, async (ids) => {
+    const lists = await firstOfParents(
+      ctx.em,
+      MessageEntity,
+      messagesNewestFirst,
+      'conversation',
+      view.read,
+      ids,
+      limit + 1,
+    );
+    await MatchedPatients.attach(ctx, lists.flat(), 'patientPhone');
+    return lists;
+  }).load(n);
+  const page = rows.slice(0, limit);
+  const cursorAt = (i: number) => encodeCursor(messagesNewestFirst, page[i]);
+  const pc = ctx.principal;
+  return {
+    items: page.map((row) => view.present(row, pc)),
+    nextCursor: rows.length > limit ? cursorAt(page.length - 1) : null,
+    cursorAt,
+  };
 }
 
 /**

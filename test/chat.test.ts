@@ -563,6 +563,31 @@ describe('GraphQL', () => {
       return app.queries.slice(before).filter((x) => /\bselect\b/i.test(x)).length;
     };
     expect(await statements(6)).toBe(await statements(2));
+
+    // A page of patients with their messages, likewise.
+    const fx = fixtures(app.orm, clinicId);
+    for (let i = 0; i < 4; i++) {
+      const phone = newPhone();
+      await fx.patient({ first: `P${i}`, last: 'Batch', phone: local(phone) });
+      await inbound(phone, `from P${i}`);
+    }
+    const patientStatements = async (n: number) => {
+      const before = app.queries.length;
+      const r = await app.gql(
+        `{ patients(first: ${n}, query: "Batch") { edges { node { id chat_messages(first: 2) { edges { node { id text } } } } } } }`,
+        {},
+        read,
+      );
+      expect(r.body.errors).toBeUndefined();
+      const edges = r.body.data.patients.edges;
+      expect(edges.length).toBe(n);
+      for (const e of edges)
+        expect(e.node.chat_messages.edges.map((m: any) => m.node.text)).toEqual([
+          expect.stringMatching(/^from P\d$/),
+        ]);
+      return app.queries.slice(before).filter((x) => /\bselect\b/i.test(x)).length;
+    };
+    expect(await patientStatements(4)).toBe(await patientStatements(1));
     // The same page through the filtered path reads per conversation, and answers the same.
     const plain = await app.gql(
       '{ conversations(first: 3) { edges { node { messages(first: 2) { edges { node { id } } } } } } }',

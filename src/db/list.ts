@@ -93,6 +93,10 @@ export function readAll(
   return leanFind<Row>(em, entity, { ...read, where, orderBy });
 }
 
+/** A PostgreSQL text[] literal: one parameter, so any number of values is the same statement. */
+export const textArray = (values: readonly string[]): string =>
+  `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+
 /** One array parameter, so a batch of any size is the same statement (`in (?, ?, …)` is one per size). */
 const idsIn = (ids: readonly number[]) => ({ sql: 'e.id = any(?::int[])', params: [`{${ids.join(',')}}`] });
 
@@ -120,7 +124,8 @@ export async function firstOfParents(
   keyset: KeysetSpec<Row>,
   parent: string,
   read: Read,
-  parentIds: readonly number[],
+  /** The parents' ids (a to-one relation), or the values of a text column the rows share with them. */
+  parentIds: readonly number[] | readonly string[],
   n: number,
   /** Equalities on columns of the rows (e.g. a filter argument), applied before the window. */
   filters: Record<string, number> = {},
@@ -130,6 +135,7 @@ export async function firstOfParents(
     properties: Record<string, { fieldNames: string[] }>;
   };
   const col = (prop: string) => `"${meta.properties[prop].fieldNames[0]}"`;
+  const byText = typeof parentIds[0] === 'string';
   const window = windowOrder(keyset, col);
   const extra = Object.keys(filters)
     .map((prop) => ` and ${col(prop)} = ?`)
@@ -142,15 +148,20 @@ export async function firstOfParents(
     whereSql: {
       sql: `e.id in (select id from (
               select id, row_number() over (partition by ${col(parent)} order by ${window}) as rn
-              from "${meta.tableName}" where "clinic_id" = ? and ${col(parent)} = any(?::int[])${extra}
+              from "${meta.tableName}" where "clinic_id" = ? and ${col(parent)} = any(?::${byText ? 'text' : 'int'}[])${extra}
             ) ranked where rn <= ?)`,
-      params: [tenant, `{${parentIds.join(',')}}`, ...Object.values(filters), n],
+      params: [
+        tenant,
+        byText ? textArray(parentIds as string[]) : `{${parentIds.join(',')}}`,
+        ...Object.values(filters),
+        n,
+      ],
     },
     orderBy: orderBy(keyset),
   });
-  const byParent = new Map<number, Row[]>();
+  const byParent = new Map<number | string, Row[]>();
   for (const r of rows) {
-    const id = r[parent].id as number;
+    const id = byText ? (r[parent] as string) : (r[parent].id as number);
     const list = byParent.get(id);
     if (list) list.push(r);
     else byParent.set(id, [r]);

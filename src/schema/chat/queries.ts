@@ -13,6 +13,7 @@ import {
   listMessages,
   listPatientMessages,
   messagesOfConversation,
+  messagesOfPatient,
 } from '../../services/chat/messages.ts';
 import { Template } from '../../services/chat/template.resource.ts';
 import { listTemplates } from '../../services/chat/templates.ts';
@@ -196,7 +197,7 @@ builder.objectFields(PatientType, (t) => ({
     resolve: async (p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
       forwardOnly(args);
       const view = selection(Message, info);
-      return toConnection(await listPatientMessages(ctx, p.id, { ...args, ...relayPageArgs(args), view }));
+      return toConnection(await messagesOfPatient(ctx, p.id, { ...args, ...relayPageArgs(args), view }));
     },
   }),
 }));

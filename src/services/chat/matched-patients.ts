@@ -1,4 +1,5 @@
 import { leanFind } from '../../db/lean.ts';
+import { textArray } from '../../db/list.ts';
 import { Patient as PatientEntity } from '../../entities/index.ts';
 import { toLocal } from '../../lib/phone.ts';
 import type { ServiceContext } from '../../lib/request-context.ts';
@@ -68,7 +69,3 @@ export const MatchedPatients = {
     for (const r of rows) r[ATTACHED] = (r[phoneProp] && byPhone.get(r[phoneProp])) || [];
   },
 };
-
-/** A PostgreSQL text[] literal: one parameter, so any number of phones is the same statement. */
-export const textArray = (values: readonly string[]): string =>
-  `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;

@@ -1,6 +1,6 @@
 import { firstOfParents, type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../../db/list.ts';
 import { decodeCursor, encodeCursor, parseLimit } from '../../db/pagination.ts';
-import { Message as MessageEntity } from '../../entities/index.ts';
+import { Message as MessageEntity, Patient as PatientEntity } from '../../entities/index.ts';
 import { notFound } from '../../lib/errors.ts';
 import { parseMessageId, tryParseId } from '../../lib/ids.ts';
 import { loader, type RequestContext, type ServiceContext } from '../../lib/request-context.ts';
@@ -84,9 +84,49 @@ export async function messagesOfConversation(
     await MatchedPatients.attach(ctx, lists.flat(), 'patientPhone');
     return lists;
   }).load(n);
+  return firstPage(rows, limit, view, ctx.principal);
+}
+
+/**
+ * GraphQL: a patient's messages (those of the patient's phone). The first page without filters
+ * is batched for every patient of the request: their phones, the messages of those phones and
+ * the messages' matched patients in three statements; any other page reads on its own.
+ */
+export async function messagesOfPatient(
+  ctx: ServiceContext & Pick<RequestContext, 'loaders'>,
+  patientId: string,
+  args: MessageListArgs & { first?: number | null; after?: string | null },
+): Promise<ListPage<Row>> {
+  const filtered = Object.values(messageFilters(args, ctx.principal.country)).some((v) => v !== undefined);
+  const n = tryParseId('Patient', patientId);
+  if (filtered || args.after != null || n == null) return listPatientMessages(ctx, patientId, args);
+  const limit = parseLimit(args.first ?? undefined, 'first');
+  const view = args.view;
+  const rows = await loader<number, Row[]>(ctx, `patient-messages:${limit}:${view.key}`, async (ids) => {
+    const patients = await readByIds(ctx.em, PatientEntity, { fields: ['phone'], joins: {} }, ids);
+    const phones = [...new Set(patients.map((p) => p?.phone).filter((p): p is string => !!p))];
+    const lists = phones.length
+      ? await firstOfParents(
+          ctx.em,
+          MessageEntity,
+          messagesNewestFirst,
+          'patientPhone',
+          view.read,
+          phones,
+          limit + 1,
+        )
+      : [];
+    await MatchedPatients.attach(ctx, lists.flat(), 'patientPhone');
+    const byPhone = new Map(phones.map((phone, i) => [phone, lists[i]]));
+    return patients.map((p) => (p?.phone ? (byPhone.get(p.phone) ?? []) : []));
+  }).load(n);
+  return firstPage(rows, limit, view, ctx.principal);
+}
+
+/** A batched first page: `limit` of the rows read (one more tells whether another page exists). */
+function firstPage(rows: Row[], limit: number, view: View, pc: ServiceContext['principal']): ListPage<Row> {
   const page = rows.slice(0, limit);
   const cursorAt = (i: number) => encodeCursor(messagesNewestFirst, page[i]);
-  const pc = ctx.principal;
   return {
     items: page.map((row) => view.present(row, pc)),
     nextCursor: rows.length > limit ? cursorAt(page.length - 1) : null,

@@ -305,9 +305,17 @@ describe('Idempotency-Key', () => {
     const other = await send({ to, text: 'twice' }, key);
     expect(other.status).toBe(409);
     expect(other.body.error.code).toBe('conflict');
-    // After 24 hours the key is free again.
+    // After 24 hours the key is free again, and other expired keys are cleared as new ones come.
+    await send({ to, text: 'another' }, { 'idempotency-key': `other-${to}` });
     app.clock.set('2026-11-02T10:00:01Z');
     expect((await send({ to, text: 'twice' }, key)).status).toBe(202);
+    const [{ n }] = await app.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ n: number }[]>(
+        `select count(*)::int as n from idempotency_key where created_at < '2026-11-01T10:00:01Z'`,
+      );
+    expect(n).toBe(0);
   });
 
   it('two concurrent requests with one key send once', async () => {

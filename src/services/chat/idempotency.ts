@@ -52,9 +52,11 @@ export async function idempotent<T>(
   if (scope.key === undefined) return { ...(await run()), replayed: false };
   const conn = em.getConnection();
   const expired = new Date(scope.now.getTime() - IDEMPOTENCY_WINDOW_MS);
+  // This key if it expired, and a few other expired ones: the table holds about a day of keys.
   await conn.execute(
-    'delete from "idempotency_key" where "api_key_id" = ? and "key" = ? and "created_at" < ?',
-    [scope.keyId, scope.key, expired],
+    `delete from "idempotency_key" where ("api_key_id" = ? and "key" = ? and "created_at" < ?)
+       or "id" in (select "id" from "idempotency_key" where "created_at" < ? limit 20)`,
+    [scope.keyId, scope.key, expired, expired],
   );
   const claimed = await conn.execute<{ id: number }[]>(
     `insert into "idempotency_key" ("clinic_id", "api_key_id", "key", "request_hash", "created_at")

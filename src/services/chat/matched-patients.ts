@@ -8,7 +8,7 @@ import { CORE, defineResource, type Field, f, type Row, viewFor } from '../resou
 /**
  * Conversations and messages carry no patient key: their `patients` are the patients whose phone
  * is the thread's, matched when read (spec: several on a shared number, or none). A list attaches
- * them for its whole page with one statement; the field presents what was attached.
+ * them, presented, for its whole page with one statement; the field gives what was attached.
  */
 const ATTACHED = '$patients';
 
@@ -38,10 +38,10 @@ export const MatchedPatients = {
     f.derived(
       [phoneProp],
       [ChatPatient],
-      (row, pc) => {
+      (row) => {
         const list = row[ATTACHED] as Row[] | undefined;
         if (list === undefined) throw new Error(`patients were not attached to this ${phoneProp} row.`);
-        return list.map((p) => summary.present(p, pc));
+        return list;
       },
       {
         description:
@@ -60,10 +60,13 @@ export const MatchedPatients = {
         whereSql: { sql: 'e.phone = any(?::text[])', params: [textArray(phones)] },
         orderBy: [{ id: 'asc' }],
       });
-      for (const p of found) {
-        const list = byPhone.get(p.phone);
+      // Presented once each: the rows of a page that share a phone share its patients' objects.
+      const pc = ctx.principal;
+      for (const row of found) {
+        const p = summary.present(row, pc);
+        const list = byPhone.get(row.phone);
         if (list) list.push(p);
-        else byPhone.set(p.phone, [p]);
+        else byPhone.set(row.phone, [p]);
       }
     }
     for (const r of rows) r[ATTACHED] = (r[phoneProp] && byPhone.get(r[phoneProp])) || [];

@@ -12,12 +12,28 @@ export interface MessageTimestamps {
 
 export type OutboundStatus = 'queued' | 'sent' | 'delivered' | 'read' | 'failed';
 
-export function outboundStatus(t: MessageTimestamps): OutboundStatus {
+export function outboundStatus(t: MessageTimestamps | MessageTimes): OutboundStatus {
+  if ('failedAt' in t) {
+    // A message row (entity property names): no timestamps object is made for it.
+    if (t.failedAt) return 'failed';
+    if (t.readAt) return 'read';
+    if (t.deliveredAt) return 'delivered';
+    if (t.sentAt) return 'sent';
+    return 'queued';
+  }
   if (t.failed_at) return 'failed';
   if (t.read_at) return 'read';
   if (t.delivered_at) return 'delivered';
   if (t.sent_at) return 'sent';
   return 'queued';
+}
+
+/** The same times as a message row holds them. */
+export interface MessageTimes {
+  sentAt: unknown;
+  deliveredAt: unknown;
+  readAt: unknown;
+  failedAt: unknown;
 }
 
 /**

@@ -3,7 +3,7 @@ import { toInternational, toLocal } from '../../lib/phone.ts';
 import { isoOf } from '../../lib/timestamps.ts';
 import { defineResource, defineShape, f, type PresentContext, type Row } from '../resource.ts';
 import { MatchedPatients } from './matched-patients.ts';
-import { outboundStatus } from './message-status.ts';
+import { type MessageTimes, outboundStatus } from './message-status.ts';
 
 const time = (v: unknown) => (v == null ? null : isoOf(v as string));
 
@@ -87,7 +87,7 @@ export const Message = defineResource({
     status: f.derived(
       ['direction', 'sentAt', 'deliveredAt', 'readAt', 'failedAt'],
       'String',
-      (row) => (row.direction === 'inbound' ? 'received' : outboundStatus(timestampsOf(row))),
+      (row) => (row.direction === 'inbound' ? 'received' : outboundStatus(row as MessageTimes)),
       { description: 'inbound: received. outbound: queued, sent, delivered, read or failed.' },
     ),
     from_phone: phoneAs('fromPhone'),

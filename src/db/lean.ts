@@ -228,45 +228,28 @@ function mapPlan(em: EntityManager, meta: Meta, q: LeanQuery): (row: Row) => Row
   const parse = (text: string) => em.getPlatform().parseDate(text) as Date;
   const toIso = (v: unknown) =>
     v == null ? null : v instanceof Date ? v.toISOString() : pgTimestampToIso(v as string, parse);
+  const key = JSON.stringify;
+  // Each property's expression over the result row `r`.
   const readers = (m: Meta, fields: readonly string[], prefix: string) =>
     fields.map((f) => {
       const prop = (m.properties as Record<string, Prop>)[f];
-      const col = prefix + prop.fieldNames[0];
-      if (prop.kind === ReferenceKind.MANY_TO_ONE) {
-        return (row: Row, out: Row) => {
-          out[f] = row[col] == null ? null : { id: row[col] };
-        };
-      }
-      if (prop.runtimeType === 'Date') {
-        // As ISO text, not a Date (see lib/timestamps.ts).
-        return (row: Row, out: Row) => {
-          out[f] = toIso(row[col]);
-        };
-      }
-      return (row: Row, out: Row) => {
-        out[f] = row[col];
-      };
+      const col = `r[${key(prefix + prop.fieldNames[0])}]`;
+      if (prop.kind === ReferenceKind.MANY_TO_ONE) return `${key(f)}: ${col} == null ? null : { id: ${col} }`;
+      // Points in time as ISO text, not a Date (see lib/timestamps.ts).
+      if (prop.runtimeType === 'Date') return `${key(f)}: toIso(${col})`;
+      return `${key(f)}: ${col}`;
     });
-  const root = readers(meta, rootFields(q), '');
-  const joined = Object.entries(joins).map(([rel, fields]) => {
+  const parts = readers(meta, rootFields(q), '');
+  for (const [rel, fields] of Object.entries(joins)) {
     const target = (meta.properties as Record<string, Prop>)[rel].targetMeta as Meta;
     const prefix = `j_${rel}__`;
-    return { rel, idCol: `${prefix}id`, read: readers(target, ['id', ...fields], prefix) };
-  });
-  return (row: Row) => {
-    const out: Row = {};
-    for (const r of root) r(row, out);
-    for (const j of joined) {
-      if (row[j.idCol] == null) {
-        out[j.rel] = null;
-        continue;
-      }
-      const sub: Row = {};
-      for (const r of j.read) r(row, sub);
-      out[j.rel] = sub;
-    }
-    return out;
-  };
+    const sub = readers(target, ['id', ...fields], prefix).join(', ');
+    parts.push(`${key(rel)}: r[${key(`${prefix}id`)}] == null ? null : { ${sub} }`);
+  }
+  // One object literal per row: its shape is known at once, instead of growing a property at a
+  // time (the growing copies were a third of what reading a page allocated, measured). The
+  // source holds only property and column names from the entity metadata.
+  return new Function('toIso', `return (r) => ({ ${parts.join(', ')} });`)(toIso) as (row: Row) => Row;
 }
 
 /** For tests: whether the shape of this call runs as a prepared statement. */

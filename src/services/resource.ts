@@ -278,8 +278,15 @@ function compile(
     if (!field) throw new Error(`resource ${shape.name}: no field ${name}.`);
     return step(shape, kind, name, field, active);
   });
+  // Every output starts as a literal with all its keys, so the steps fill in-object slots instead
+  // of growing each object a property at a time (measured: a fifth of what a page allocated). A
+  // join not read stays undefined: JSON leaves it out, GraphQL loads it. Only field names of the
+  // definitions are in the source.
+  const blank = new Function(
+    `return () => ({ ${names.map((n) => `${JSON.stringify(n)}: undefined`).join(', ')} });`,
+  )() as () => Row;
   return (row, pc) => {
-    const out: Row = {};
+    const out = blank();
     for (const s of steps) s(row, pc, out);
     return out;
   };

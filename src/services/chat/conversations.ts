@@ -27,8 +27,7 @@ export async function listConversations(
 }
 
 export async function presentPage(ctx: ServiceContext, page: ListPage<Row>, view: View) {
-  await MatchedPatients.attach(ctx, page.items, 'patientPhone');
-  const pc = ctx.principal;
+  const pc = await MatchedPatients.context(ctx, page.items, 'patientPhone');
   return mapPage(page, (row) => view.present(row, pc));
 }
 
@@ -42,6 +41,5 @@ export async function getConversationRow(ctx: ServiceContext, id: string, view: 
 /** GET /v1/chat/conversations/{id}; 404 for an unknown id or another clinic's. */
 export async function getConversation(ctx: ServiceContext, id: string, view: View): Promise<Row> {
   const row = await getConversationRow(ctx, id, view);
-  await MatchedPatients.attach(ctx, [row], 'patientPhone');
-  return view.present(row, ctx.principal);
+  return view.present(row, await MatchedPatients.context(ctx, [row], 'patientPhone'));
 }

@@ -3,14 +3,18 @@ import { textArray } from '../../db/list.ts';
 import { Patient as PatientEntity } from '../../entities/index.ts';
 import { toLocal } from '../../lib/phone.ts';
 import type { ServiceContext } from '../../lib/request-context.ts';
-import { CORE, defineResource, type Field, f, type Row, viewFor } from '../resource.ts';
+import { CORE, defineResource, type Field, f, type PresentContext, type Row, viewFor } from '../resource.ts';
 
 /**
  * Conversations and messages carry no patient key: their `patients` are the patients whose phone
- * is the thread's, matched when read (spec: several on a shared number, or none). A list attaches
- * them, presented, for its whole page with one statement; the field gives what was attached.
+ * is the thread's, matched when read (spec: several on a shared number, or none). A list reads
+ * them for its whole page with one statement, presented once each, and presents its rows with a
+ * context that holds them by phone (the rows themselves are left as read: a property added to
+ * each row cost more allocation than the rest of the page's reading, measured).
  */
-const ATTACHED = '$patients';
+export interface MatchedContext extends PresentContext {
+  matched: ReadonlyMap<string, Row[]>;
+}
 
 /** A patient as a thread shows it: who they are; their records are a patients:read matter. */
 export const ChatPatient = defineResource({
@@ -32,16 +36,17 @@ export const ChatPatient = defineResource({
 });
 
 const summary = viewFor(ChatPatient, CORE);
+const NONE: Row[] = [];
 
 export const MatchedPatients = {
   field: (phoneProp: string): Field =>
     f.derived(
       [phoneProp],
       [ChatPatient],
-      (row) => {
-        const list = row[ATTACHED] as Row[] | undefined;
-        if (list === undefined) throw new Error(`patients were not attached to this ${phoneProp} row.`);
-        return list;
+      (row, pc) => {
+        const matched = (pc as Partial<MatchedContext>).matched;
+        if (!matched) throw new Error(`${phoneProp} rows are presented with MatchedPatients.context.`);
+        return matched.get(row[phoneProp]) ?? NONE;
       },
       {
         description:
@@ -49,8 +54,8 @@ export const MatchedPatients = {
       },
     ),
 
-  /** Attaches each row's matched patients (oldest first), reading them in one statement. */
-  async attach(ctx: ServiceContext, rows: Row[], phoneProp: string): Promise<void> {
+  /** The context to present `rows` with: their matched patients (oldest first), read in one statement. */
+  async context(ctx: ServiceContext, rows: readonly Row[], phoneProp: string): Promise<MatchedContext> {
     const phones = [...new Set(rows.map((r) => r[phoneProp]).filter((p): p is string => !!p))];
     const byPhone = new Map<string, Row[]>();
     if (phones.length) {
@@ -69,6 +74,6 @@ export const MatchedPatients = {
         else byPhone.set(row.phone, [p]);
       }
     }
-    for (const r of rows) r[ATTACHED] = (r[phoneProp] && byPhone.get(r[phoneProp])) || [];
+    return { ...ctx.principal, matched: byPhone };
   },
 };

@@ -9,7 +9,7 @@ import type { Row, View } from '../resource.ts';
 import { getConversationRow } from './conversations.ts';
 import { type MessageFilterArgs, messageFilters } from './filters.ts';
 import { messagesBySeq, messagesNewestFirst, syncStart } from './keysets.ts';
-import { MatchedPatients } from './matched-patients.ts';
+import { type MatchedContext, MatchedPatients } from './matched-patients.ts';
 
 export type MessageListArgs = MessageFilterArgs & PageArgs & { view: View };
 
@@ -38,8 +38,7 @@ async function pageOf(ctx: ServiceContext, args: MessageListArgs, extra: object[
     args,
     start,
   );
-  await MatchedPatients.attach(ctx, page.items, 'patientPhone');
-  const pc = ctx.principal;
+  const pc = await MatchedPatients.context(ctx, page.items, 'patientPhone');
   return mapPage(page, (row) => args.view.present(row, pc));
 }
 
@@ -71,20 +70,24 @@ export async function messagesOfConversation(
   if (filtered || args.after != null || n == null) return listConversationMessages(ctx, conversationId, args);
   const limit = parseLimit(args.first ?? undefined, 'first');
   const view = args.view;
-  const rows = await loader<number, Row[]>(ctx, `conversation-messages:${limit}:${view.key}`, async (ids) => {
-    const lists = await firstOfParents(
-      ctx.em,
-      MessageEntity,
-      messagesNewestFirst,
-      'conversation',
-      view.read,
-      ids,
-      limit + 1,
-    );
-    await MatchedPatients.attach(ctx, lists.flat(), 'patientPhone');
-    return lists;
-  }).load(n);
-  return firstPage(rows, limit, view, ctx.principal);
+  const batch = await loader<number, Batched>(
+    ctx,
+    `conversation-messages:${limit}:${view.key}`,
+    async (ids) => {
+      const lists = await firstOfParents(
+        ctx.em,
+        MessageEntity,
+        messagesNewestFirst,
+        'conversation',
+        view.read,
+        ids,
+        limit + 1,
+      );
+      const pc = await MatchedPatients.context(ctx, lists.flat(), 'patientPhone');
+      return lists.map((rows) => ({ rows, pc }));
+    },
+  ).load(n);
+  return firstPage(batch, limit, view);
 }
 
 /**
@@ -102,7 +105,7 @@ export async function messagesOfPatient(
   if (filtered || args.after != null || n == null) return listPatientMessages(ctx, patientId, args);
   const limit = parseLimit(args.first ?? undefined, 'first');
   const view = args.view;
-  const rows = await loader<number, Row[]>(ctx, `patient-messages:${limit}:${view.key}`, async (ids) => {
+  const batch = await loader<number, Batched>(ctx, `patient-messages:${limit}:${view.key}`, async (ids) => {
     const patients = await readByIds(ctx.em, PatientEntity, { fields: ['phone'], joins: {} }, ids);
     const phones = [...new Set(patients.map((p) => p?.phone).filter((p): p is string => !!p))];
     const lists = phones.length
@@ -116,15 +119,21 @@ export async function messagesOfPatient(
           limit + 1,
         )
       : [];
-    await MatchedPatients.attach(ctx, lists.flat(), 'patientPhone');
+    const pc = await MatchedPatients.context(ctx, lists.flat(), 'patientPhone');
     const byPhone = new Map(phones.map((phone, i) => [phone, lists[i]]));
-    return patients.map((p) => (p?.phone ? (byPhone.get(p.phone) ?? []) : []));
+    return patients.map((p) => ({ rows: (p?.phone && byPhone.get(p.phone)) || [], pc }));
   }).load(n);
-  return firstPage(rows, limit, view, ctx.principal);
+  return firstPage(batch, limit, view);
+}
+
+/** One parent's rows of a batch, and the context that presents the whole batch. */
+interface Batched {
+  rows: Row[];
+  pc: MatchedContext;
 }
 
 /** A batched first page: `limit` of the rows read (one more tells whether another page exists). */
-function firstPage(rows: Row[], limit: number, view: View, pc: ServiceContext['principal']): ListPage<Row> {
+function firstPage({ rows, pc }: Batched, limit: number, view: View): ListPage<Row> {
   const page = rows.slice(0, limit);
   const cursorAt = (i: number) => encodeCursor(messagesNewestFirst, page[i]);
   return {
@@ -172,6 +181,5 @@ export async function getMessageRow(ctx: ServiceContext, id: string, view: View)
 /** GET /v1/chat/messages/{id}: prefixed ids only (a bare number is a 404). */
 export async function getMessage(ctx: ServiceContext, id: string, view: View): Promise<Row> {
   const row = await getMessageRow(ctx, id, view);
-  await MatchedPatients.attach(ctx, [row], 'patientPhone');
-  return view.present(row, ctx.principal);
+  return view.present(row, await MatchedPatients.context(ctx, [row], 'patientPhone'));
 }

@@ -9,7 +9,10 @@ export const FREE_TEXT_WINDOW_MS = 24 * 3600_000;
 /** When the window closes, or null when it is closed (or never opened). */
 export function windowExpiresAt(lastInboundAt: Timestamp | null | undefined, now: Date): string | null {
   if (lastInboundAt == null) return null;
-  const closes = new Date(lastInboundAt).getTime() + FREE_TEXT_WINDOW_MS;
+  // Date.parse: no Date object for the (usual) closed window, read for every conversation listed.
+  const closes =
+    (typeof lastInboundAt === 'string' ? Date.parse(lastInboundAt) : lastInboundAt.getTime()) +
+    FREE_TEXT_WINDOW_MS;
   // Open up to, not at, its closing instant.
   return closes > now.getTime() ? new Date(closes).toISOString() : null;
 }

@@ -65,10 +65,9 @@ export async function messagesOfConversation(
   conversationId: string,
   args: MessageListArgs & { first?: number | null; after?: string | null },
 ): Promise<ListPage<Row>> {
-  const filtered = Object.values(messageFilters(args, ctx.principal.country)).some((v) => v !== undefined);
   const n = tryParseId('Conversation', conversationId);
-  if (filtered || args.after != null || n == null) return listConversationMessages(ctx, conversationId, args);
-  const limit = parseLimit(args.first ?? undefined, 'first');
+  const limit = batchable(ctx, args);
+  if (n == null || limit == null) return listConversationMessages(ctx, conversationId, args);
   const view = args.view;
   const batch = await loader<number, Batched>(
     ctx,
@@ -100,10 +99,9 @@ export async function messagesOfPatient(
   patientId: string,
   args: MessageListArgs & { first?: number | null; after?: string | null },
 ): Promise<ListPage<Row>> {
-  const filtered = Object.values(messageFilters(args, ctx.principal.country)).some((v) => v !== undefined);
   const n = tryParseId('Patient', patientId);
-  if (filtered || args.after != null || n == null) return listPatientMessages(ctx, patientId, args);
-  const limit = parseLimit(args.first ?? undefined, 'first');
+  const limit = batchable(ctx, args);
+  if (n == null || limit == null) return listPatientMessages(ctx, patientId, args);
   const view = args.view;
   const batch = await loader<number, Batched>(ctx, `patient-messages:${limit}:${view.key}`, async (ids) => {
     const patients = await readByIds(ctx.em, PatientEntity, { fields: ['phone'], joins: {} }, ids);
@@ -124,6 +122,15 @@ export async function messagesOfPatient(
     return patients.map((p) => ({ rows: (p?.phone && byPhone.get(p.phone)) || [], pc }));
   }).load(n);
   return firstPage(batch, limit, view);
+}
+
+/** The page size of a first page without filters (which batches), or null for any other page. */
+function batchable(
+  ctx: ServiceContext,
+  args: MessageListArgs & { first?: number | null; after?: string | null },
+): number | null {
+  const filtered = Object.values(messageFilters(args, ctx.principal.country)).some((v) => v !== undefined);
+  return filtered || args.after != null ? null : parseLimit(args.first ?? undefined, 'first');
 }
 
 /** One parent's rows of a batch, and the context that presents the whole batch. */

@@ -119,6 +119,17 @@ export const currentRequest = (): RequestInfo | undefined => storage.getStore();
 /** The current request's time (its injected clock), or the system's outside a request. */
 export const clockNow = (): Date => storage.getStore()?.clock.now() ?? new Date();
 
+/**
+ * The current request's time in ms, read from its clock once per request: presenting a page asks
+ * for it for every row, and a request happens at one instant.
+ */
+export function requestTimeMs(): number {
+  const info = storage.getStore() as (RequestInfo & { timeMs?: number }) | undefined;
+  if (!info) return Date.now();
+  info.timeMs ??= info.clock.now().getTime();
+  return info.timeMs;
+}
+
 export const currentRequestId = (): string => storage.getStore()?.requestId ?? 'req_unknown';
 
 /** The current request's logger, or the process's outside a request. */

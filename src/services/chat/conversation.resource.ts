@@ -1,5 +1,5 @@
 import { toInternational, toLocal } from '../../lib/phone.ts';
-import { clockNow } from '../../lib/request-context.ts';
+import { requestTimeMs } from '../../lib/request-context.ts';
 import { defineResource, f } from '../resource.ts';
 import { MatchedPatients } from './matched-patients.ts';
 import { windowExpiresAt } from './window.ts';
@@ -45,7 +45,7 @@ export const Conversation = defineResource({
     free_text_window_expires_at: f.derived(
       ['lastInboundAt'],
       'String',
-      (row) => windowExpiresAt(row.lastInboundAt, clockNow()),
+      (row) => windowExpiresAt(row.lastInboundAt, requestTimeMs()),
       {
         nullable: true,
         description: 'When the 24-hour free-text window closes; null means it is closed.',

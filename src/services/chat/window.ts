@@ -7,14 +7,17 @@ import type { Timestamp } from '../../lib/timestamps.ts';
 export const FREE_TEXT_WINDOW_MS = 24 * 3600_000;
 
 /** When the window closes, or null when it is closed (or never opened). */
-export function windowExpiresAt(lastInboundAt: Timestamp | null | undefined, now: Date): string | null {
+export function windowExpiresAt(
+  lastInboundAt: Timestamp | null | undefined,
+  now: Date | number,
+): string | null {
   if (lastInboundAt == null) return null;
   // Date.parse: no Date object for the (usual) closed window, read for every conversation listed.
   const closes =
     (typeof lastInboundAt === 'string' ? Date.parse(lastInboundAt) : lastInboundAt.getTime()) +
     FREE_TEXT_WINDOW_MS;
   // Open up to, not at, its closing instant.
-  return closes > now.getTime() ? new Date(closes).toISOString() : null;
+  return closes > (typeof now === 'number' ? now : now.getTime()) ? new Date(closes).toISOString() : null;
 }
 
 export const windowOpen = (lastInboundAt: Timestamp | null | undefined, now: Date): boolean =>

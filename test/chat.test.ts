@@ -526,6 +526,22 @@ describe('reading', () => {
       read,
     );
     expect(bad.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'type' });
+    // The patient's phone is read for them, whether or not the query selects it.
+    // (patients() reads only what the query selects of a patient: here not its phone.)
+    const noPhoneSelected = await app.gql(
+      '{ patients(first: 1, query: "Has") { edges { node { id chat_conversations { edges { node { patient_phone } } } } } } }',
+      {},
+      read,
+    );
+    expect(noPhoneSelected.body.data.patients.edges[0].node.chat_conversations.edges).toEqual([
+      { node: { patient_phone: local(phone) } },
+    ]);
+    const none = await app.gql(
+      `{ patient(id: "pat_${without.id}") { chat_conversations { edges { node { id } } } } }`,
+      {},
+      read,
+    );
+    expect(none.body.data.patient.chat_conversations.edges).toEqual([]);
     const patientsOnly = await app.key(clinicId, ['patients:read']);
     const r = await app.get(`/v1/patients/pat_${withPhone.id}/chat/messages`, patientsOnly);
     expect(r.status).toBe(403);

@@ -4,7 +4,11 @@ import { relayPageArgs } from '../../db/list.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { RequestContext } from '../../lib/request-context.ts';
 import { Conversation } from '../../services/chat/conversation.resource.ts';
-import { getConversation, listConversations } from '../../services/chat/conversations.ts';
+import {
+  conversationsOfPatient,
+  getConversation,
+  listConversations,
+} from '../../services/chat/conversations.ts';
 import { getMessageMedia, MediaLink } from '../../services/chat/media.ts';
 import { Message } from '../../services/chat/message.resource.ts';
 import {
@@ -180,10 +184,7 @@ builder.objectFields(PatientType, (t) => ({
     resolve: async (p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
       forwardOnly(args);
       const view = selection(Conversation, info);
-      if (!p.phone) return toConnection({ items: [], nextCursor: null, cursorAt: () => '' });
-      return toConnection(
-        await listConversations(ctx, { ...args, phone: p.phone, ...relayPageArgs(args), view }),
-      );
+      return toConnection(await conversationsOfPatient(ctx, p.id, { ...args, ...relayPageArgs(args), view }));
     },
   }),
   chat_messages: t.connection({

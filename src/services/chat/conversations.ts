@@ -1,12 +1,14 @@
 import { type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../../db/list.ts';
+import { decodeCursor, parseLimit } from '../../db/pagination.ts';
 import { Conversation as ConversationEntity } from '../../entities/index.ts';
 import { notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
-import type { ServiceContext } from '../../lib/request-context.ts';
+import type { RequestContext, ServiceContext } from '../../lib/request-context.ts';
 import type { Row, View } from '../resource.ts';
 import { type ConversationFilterArgs, conversationFilters } from './filters.ts';
 import { conversationsByActivity, conversationsBySeq, syncStart } from './keysets.ts';
 import { MatchedPatients } from './matched-patients.ts';
+import { phoneOfPatient } from './patient-phone.ts';
 
 /** GET /v1/chat/conversations and the `conversations` connection. */
 export async function listConversations(
@@ -24,6 +26,24 @@ export async function listConversations(
     : undefined;
   const page = await readPage(ctx.em, ConversationEntity, keyset, args.view.read, where, args, start);
   return presentPage(ctx, page, args.view);
+}
+
+/**
+ * GraphQL: the conversation of a patient's phone (at most one), with the same filters; none when
+ * the patient has no phone.
+ */
+export async function conversationsOfPatient(
+  ctx: ServiceContext & Partial<Pick<RequestContext, 'loaders'>>,
+  patientId: string,
+  args: ConversationFilterArgs & PageArgs & { view: View },
+): Promise<ListPage<Row>> {
+  const phone = await phoneOfPatient(ctx, patientId);
+  if (phone) return listConversations(ctx, { ...args, phone });
+  // Still checks the other filters, limit and cursor: a bad one is a 422 whatever the phone.
+  conversationFilters({ ...args, phone: undefined }, ctx.principal.country);
+  parseLimit(args.limit, args.limitParam);
+  decodeCursor(conversationsByActivity, args.cursor, args.cursorParam);
+  return { items: [], nextCursor: null, cursorAt: () => '' };
 }
 
 export async function presentPage(ctx: ServiceContext, page: ListPage<Row>, view: View) {

@@ -4,12 +4,12 @@ import { Message as MessageEntity, Patient as PatientEntity } from '../../entiti
 import { notFound } from '../../lib/errors.ts';
 import { parseMessageId, tryParseId } from '../../lib/ids.ts';
 import { loader, type RequestContext, type ServiceContext } from '../../lib/request-context.ts';
-import { getPatientRow } from '../patients/patients.ts';
 import type { Row, View } from '../resource.ts';
 import { getConversationRow } from './conversations.ts';
 import { type MessageFilterArgs, messageFilters } from './filters.ts';
 import { messagesBySeq, messagesNewestFirst, syncStart } from './keysets.ts';
 import { type MatchedContext, MatchedPatients } from './matched-patients.ts';
+import { phoneOfPatient } from './patient-phone.ts';
 
 export type MessageListArgs = MessageFilterArgs & PageArgs & { view: View };
 
@@ -159,22 +159,17 @@ export async function listPatientMessages(
   patientId: string,
   args: MessageListArgs,
 ): Promise<ListPage<Row>> {
-  const patient = await getPatientRow(ctx, patientId, phoneOnly);
-  if (!patient.phone) {
+  const phone = await phoneOfPatient(ctx, patientId);
+  if (!phone) {
     // Still checks the filters, limit and cursor, so a bad one is a 422 whatever the phone.
     messageWhere(ctx, args);
     parseLimit(args.limit, args.limitParam);
     decodeCursor(messagesNewestFirst, args.cursor, args.cursorParam);
     return { items: [], nextCursor: null, cursorAt: () => '' };
   }
-  return pageOf(ctx, args, [{ patientPhone: patient.phone }]);
+  return pageOf(ctx, args, [{ patientPhone: phone }]);
 }
 
-const phoneOnly = {
-  read: { fields: ['phone'], joins: {} },
-  present: (r: Row) => r,
-  key: 'phone-only',
-} as View;
 const idOnly = { read: { fields: [], joins: {} }, present: (r: Row) => r, key: 'id-only' } as View;
 
 export async function getMessageRow(ctx: ServiceContext, id: string, view: View): Promise<Row> {

@@ -249,7 +249,7 @@ describe('GET /v1/openapi.json', () => {
 
   it('follows GraphQL nullability; every key is required except the ones REST may leave out', () => {
     const s = doc.components.schemas;
-    // Keys pruned unless asked for (src/rest/prune.ts, docs/decisions.md): the only optional ones.
+    // Keys pruned unless asked for (groups a request may leave out, docs/decisions.md): the only optional ones.
     const conditional: Record<string, string[]> = Object.fromEntries(
       allShapes().map((shape) => [
         shape.name,

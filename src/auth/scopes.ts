@@ -59,3 +59,22 @@ export const allOf = (scopes: readonly string[]) =>
   scopes.length === 1
     ? ({ [scopes[0]]: true } as Record<Scope, boolean>)
     : ({ $all: Object.fromEntries(scopes.map((s) => [s, true])) } as any);
+
+/**
+ * The scopes of a field's `authScopes` (the one declaration of what a field needs) that a key
+ * lacks. Pothos' scope-auth checks GraphQL fields with it; GET routes (src/rest/direct.ts) the
+ * Rest field of the route, without an execution.
+ */
+export const lackingScopes = (authScopes: unknown, granted: ReadonlySet<string>): string[] =>
+  scopesIn(authScopes).filter((s) => !granted.has(s));
+
+/** The 403 of a key without the scopes a field needs, naming them. */
+export function forbidden(scopes: readonly string[]): AppError {
+  return new AppError(
+    'forbidden',
+    scopes.length
+      ? `This API key lacks the scope required here: ${scopes.join(', ')}.`
+      : 'This API key is not allowed to do this.',
+    { details: { required_scopes: [...scopes] } },
+  );
+}

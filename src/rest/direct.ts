@@ -7,8 +7,7 @@ import {
   Kind,
   OperationTypeNode,
 } from 'graphql';
-import { type Scope, scopesIn } from '../auth/scopes.ts';
-import { AppError } from '../lib/errors.ts';
+import { forbidden, lackingScopes } from '../auth/scopes.ts';
 import type { Limits } from '../lib/limits.ts';
 import type { RequestContext } from '../lib/request-context.ts';
 import { checkCost } from '../schema/cost.ts';
@@ -20,8 +19,8 @@ import type { RestRoute } from './routes.ts';
  * same operation SOFA documents for it (built the way SOFA builds it) and the scopes its field
  * names. Only the conversions around it are gone (a fetch Request from the node request, a
  * query-string parse per argument, the GraphQL execution that copies the presented resources
- * field by field into new objects, a fetch Response back), and with the execution the pruning it
- * needed (rest/prune.ts): presenters give the requested groups' fields only. SOFA keeps the POST
+ * field by field into new objects, a fetch Response back): presenters give the requested groups' fields
+ * only, so nothing is removed afterwards. SOFA keeps the POST
  * routes and generates the OpenAPI document; test/resource-parity.test.ts and
  * test/openapi.test.ts hold what GET returns to the Rest schema.
  */
@@ -29,7 +28,7 @@ interface Prepared {
   document: DocumentNode;
   operationName: string | undefined;
   resolve: (root: unknown, args: Record<string, unknown>, ctx: RequestContext, info: unknown) => unknown;
-  required: Scope[];
+  authScopes: unknown;
   inPath: string[];
   query: { name: string; list: boolean }[];
   pattern: RegExp;
@@ -51,7 +50,7 @@ function prepare(schema: GraphQLSchema, route: RestRoute): Prepared {
     document: { kind: Kind.DOCUMENT, definitions: [operation] },
     operationName: operation.name?.value,
     resolve: options.resolve,
-    required: scopesIn(options.authScopes) as Scope[],
+    authScopes: options.authScopes,
     inPath,
     query: field.args
       .filter((a) => !inPath.includes(a.name))
@@ -94,13 +93,8 @@ export function createDirectRest(schema: GraphQLSchema, limits: Limits) {
     }
     // As SOFA's execution does: the cost is spent first, then the field's scopes are checked.
     await ctx.spend(checkCost(schema, p.document, args, p.operationName, limits.graphqlMaxCost));
-    const lacking = p.required.filter((s) => !ctx.principal.scopes.has(s));
-    if (lacking.length)
-      throw new AppError('forbidden', `This API key lacks the scope required here: ${lacking.join(', ')}.`, {
-        details: { required_scopes: lacking },
-      });
-    // Presenters output the active groups' fields only: nothing to prune (rest/prune.ts is for
-    // GraphQL's answers, where every field of the type is selected).
+    const lacking = lackingScopes(p.authScopes, ctx.principal.scopes);
+    if (lacking.length) throw forbidden(lacking);
     return p.resolve(null, args, ctx, undefined);
   };
 }

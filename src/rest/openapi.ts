@@ -6,7 +6,7 @@ import {
   isNonNullType,
   isObjectType,
 } from 'graphql';
-import { scopesIn } from '../auth/scopes.ts';
+import { forbidden, scopesIn } from '../auth/scopes.ts';
 import { errorStatuses, RETRY_AFTER_UNAVAILABLE } from '../lib/errors.ts';
 import { idPattern } from '../lib/ids.ts';
 import { defaultLimits } from '../lib/limits.ts';
@@ -27,8 +27,9 @@ import { type RestRoute, restRoutes } from './routes.ts';
  *
  * - OpenAPI 3.1: nullable fields are `type: [T, "null"]`, nullable objects `anyOf: [$ref, null]`.
  *   SOFA selects every field of a route's type, so every key is always in the body (null when
- *   empty) and `required` lists them all, nullable or not. Only the keys src/rest/prune.ts removes
- *   unless asked for (the detailed patient fields, owner, species) are optional.
+ *   empty) and `required` lists them all, nullable or not. Only the keys of groups a request may
+ *   leave out (the detailed patient fields, owner, species: presenters give the requested groups'
+ *   fields only) are optional.
  * - Full paths (`/v1/patients/{id}`), no server prefix, only the routes of the table (no SOFA
  *   /webhook), one parameter per name, path parameters in the path, the rest in the query, with
  *   the schema of what the services accept.
@@ -467,9 +468,7 @@ function operation(
     '`forbidden`: the key lacks a scope this operation needs; `required_scopes` names them.',
     {
       code: 'forbidden',
-      message: scopes.length
-        ? `This API key lacks the scope required here: ${scopes.join(', ')}.`
-        : 'This API key is not allowed to do this.',
+      message: forbidden(scopes).message,
       ...(scopes.length ? { required_scopes: scopes } : {}),
     },
   );
@@ -562,7 +561,7 @@ const errorSchema = {
   },
 };
 
-/** When REST carries a field of a non-core group (src/rest/prune.ts leaves it out otherwise). */
+/** When REST carries a field of a non-core group (its presenter leaves it out otherwise). */
 function groupNote(field: Field): string | undefined {
   if (field.group === 'detailed') return 'Only with `response_format=detailed`; absent otherwise.';
   if (field.group.startsWith('include:')) {
@@ -604,7 +603,7 @@ function objectSchema(
     const note = optional[name]?.[prop];
     if (note) converted.description = note;
     properties[prop] = converted;
-    // SOFA selects every field, so the key is always there (null when empty) unless pruned.
+    // SOFA selects every field, so the key is always there (null when empty) unless its group is left out.
     if (field && !note) required.push(prop);
   }
   return {

@@ -1,23 +1,17 @@
-import { type ExecutionArgs, GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { type ExecutionArgs, GraphQLError, type GraphQLSchema } from 'graphql';
 import { useSofa } from 'sofa-api';
 import { compiledExecute } from '../lib/compiled-execute.ts';
 import type { Limits } from '../lib/limits.ts';
 import { currentRequestId, type RequestContext } from '../lib/request-context.ts';
 import { checkCost } from '../schema/cost.ts';
 import { errorBody, errorHeaders, restError } from './errors.ts';
-import { pruneRestResult } from './prune.ts';
 import { restRoutes } from './routes.ts';
 
-function rootFieldOf(args: ExecutionArgs): string {
-  const op = args.document.definitions[0] as OperationDefinitionNode;
-  return (op.selectionSet.selections[0] as any).name.value;
-}
-
 /**
- * Spends the operation's cost (the one cost model, src/schema/cost.ts), runs it and removes the
- * fields the request did not ask for (see prune.ts).
+ * Spends the operation's cost (the one cost model, src/schema/cost.ts), then runs it. SOFA serves
+ * the POST routes only (GET routes: rest/direct.ts), whose results are whole.
  */
-async function executeAndPrune(args: ExecutionArgs, limits: Limits) {
+async function execute(args: ExecutionArgs, limits: Limits) {
   const vars = (args.variableValues ?? {}) as Record<string, unknown>;
   try {
     const cost = checkCost(args.schema, args.document, vars, args.operationName, limits.graphqlMaxCost);
@@ -29,12 +23,7 @@ async function executeAndPrune(args: ExecutionArgs, limits: Limits) {
       ],
     };
   }
-  const result = await compiledExecute(args);
-  if (!result.errors && result.data) {
-    const field = rootFieldOf(args);
-    pruneRestResult(args.schema, field, vars, (result.data as any)[field]);
-  }
-  return result;
+  return compiledExecute(args);
 }
 
 export function errorResponse(errors: readonly unknown[]): Response {
@@ -55,7 +44,7 @@ export function createRestRouter(
     basePath: '/v1',
     schema: restSchema,
     depthLimit: 3,
-    execute: ((args: ExecutionArgs) => executeAndPrune(args, limits)) as any,
+    execute: ((args: ExecutionArgs) => execute(args, limits)) as any,
     routes: Object.fromEntries(
       restRoutes.map((r) => [
         `${r.method === 'GET' ? 'Query' : 'Mutation'}.${r.field}`,

@@ -3,7 +3,7 @@ import ComplexityPlugin from '@pothos/plugin-complexity';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import SubGraphPlugin from '@pothos/plugin-sub-graph';
-import { allScopes, type Scope, scopesIn } from '../auth/scopes.ts';
+import { allScopes, forbidden, lackingScopes, type Scope } from '../auth/scopes.ts';
 import { AppError } from '../lib/errors.ts';
 import { kindOfId } from '../lib/ids.ts';
 import type { RequestContext } from '../lib/request-context.ts';
@@ -63,16 +63,11 @@ export const builder = new SchemaBuilder<{
     unauthorizedError: (_parent, ctx, info, result) => {
       // Name every scope the key lacks for this field, not just the first one checked.
       const field = info.parentType.getFields()[info.fieldName];
-      const required = scopesIn((field?.extensions?.pothosOptions as any)?.authScopes);
-      const lacking = required.filter((s) => !ctx.principal.scopes.has(s as Scope));
-      const scopes = lacking.length ? lacking : [...failedScopes((result as any).failure)];
-      return new AppError(
-        'forbidden',
-        scopes.length
-          ? `This API key lacks the scope required here: ${scopes.join(', ')}.`
-          : 'This API key is not allowed to do this.',
-        { details: { required_scopes: scopes } },
+      const lacking = lackingScopes(
+        (field?.extensions?.pothosOptions as any)?.authScopes,
+        ctx.principal.scopes,
       );
+      return forbidden(lacking.length ? lacking : [...failedScopes((result as any).failure)]);
     },
   },
   relay: {

@@ -55,7 +55,6 @@ export function chatDeps(
         return { key: await media.store.put(clinicId, file.bytes, file.mime), mime: file.mime, filename };
       },
       copy: mediaCopier(media.store, limits, media.allowLoopback),
-      put: (clinicId, bytes, mime) => media.store.put(clinicId, bytes, mime),
       link: (clinicId, key, filename, mime) =>
         signMediaLink(media.secret, media.baseUrl(), { clinicId, key, filename, mime }, clock.now()),
     },

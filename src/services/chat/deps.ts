@@ -15,8 +15,6 @@ export interface ChatMedia {
   ): Promise<{ key: string; mime: string; filename: string | null }>;
   /** Copies the network's media of an inbound message into the store; the stored key. */
   copy(clinicId: number, url: string, mime: string): Promise<string>;
-  /** Keeps bytes the service has already (demo data). */
-  put(clinicId: number, bytes: Buffer, mime: string): Promise<string>;
   /** A signed link to a stored object, valid about 10 hours. */
   link(
     clinicId: number,

@@ -61,21 +61,21 @@ export async function sendMessage(ctx: ServiceContext, deps: ChatDeps, body: unk
         { param: 'params' },
       );
     const rendered = render(t.body, input.params);
-    const id = await record(ctx, input.to, from, {
-      type: 'text',
-      text: rendered,
-      template: t.name,
-      params: input.params,
-    });
-    const data = await queued(ctx, id);
-    await dispatch(ctx, deps, id, {
-      kind: 'template',
+    const data = await recordAndSend(
+      ctx,
+      deps,
+      input.to,
       from,
-      to: input.to,
-      template: t.name,
-      language: t.language ?? null,
-      params: input.params,
-    });
+      { type: 'text', text: rendered, template: t.name, params: input.params },
+      () => ({
+        kind: 'template',
+        from,
+        to: input.to,
+        template: t.name,
+        language: t.language ?? null,
+        params: input.params,
+      }),
+    );
     return { data, meta: { delivery_mode: 'template' } };
   }
 
@@ -96,24 +96,24 @@ export async function sendMessage(ctx: ServiceContext, deps: ChatDeps, body: unk
     );
   if (!deps.media)
     throw new AppError('validation_failed', 'Sending media is not available.', { param: 'media' });
-  const kept = await deps.media.keep(clinic.id, input.media);
-  const id = await record(ctx, input.to, from, {
-    type: input.media.type,
-    text: null,
-    template: template.name,
-    params: [],
-    media: kept,
-  });
-  const data = await queued(ctx, id);
-  await dispatch(ctx, deps, id, {
-    kind: 'media',
+  const media = deps.media;
+  const kept = await media.keep(clinic.id, input.media);
+  const data = await recordAndSend(
+    ctx,
+    deps,
+    input.to,
     from,
-    to: input.to,
-    template: template.name,
-    mediaType: input.media.type,
-    mediaUrl: deps.media.link(clinic.id, kept.key, kept.filename, kept.mime).url,
-    filename: kept.filename,
-  });
+    { type: input.media.type, text: null, template: template.name, params: [], media: kept },
+    () => ({
+      kind: 'media',
+      from,
+      to: input.to,
+      template: template.name,
+      mediaType: input.media.type,
+      mediaUrl: media.link(clinic.id, kept.key, kept.filename, kept.mime).url,
+      filename: kept.filename,
+    }),
+  );
   if (input.media.caption === null) return { data, meta: { delivery_mode: 'template' } };
   const caption = await sendText(ctx, deps, input.to, from, input.media.caption, byRole('fallback'));
   return {
@@ -137,7 +137,7 @@ async function sendText(
   // The window is judged in the change that records the message, so a patient's message being
   // recorded at the same moment is either before it (window open) or after it, never half-seen.
   let open = false;
-  const id = await record(ctx, to, from, (conversation, now) => {
+  const decide = (conversation: Conversation, now: Date): Recorded => {
     open = windowOpen(conversation.lastInboundAt, now);
     if (!open && !fallback)
       throw new AppError(
@@ -151,12 +151,8 @@ async function sendText(
       template: open ? null : (fallback as Template).name,
       params: open ? null : [text],
     };
-  });
-  const data = await queued(ctx, id);
-  await dispatch(
-    ctx,
-    deps,
-    id,
+  };
+  const data = await recordAndSend(ctx, deps, to, from, decide, () =>
     open
       ? { kind: 'text', from, to, text }
       : {
@@ -169,6 +165,24 @@ async function sendText(
         },
   );
   return { data, mode: open ? 'free_text' : 'template_fallback' };
+}
+
+/**
+ * Records the message (queued), reads it as the response, then hands it to the network: what it
+ * sends (`outbound`) is asked for once the change has decided what was recorded.
+ */
+async function recordAndSend(
+  ctx: ServiceContext,
+  deps: ChatDeps,
+  to: string,
+  from: string,
+  what: Recorded | ((conversation: Conversation, now: Date) => Recorded),
+  outbound: () => OutboundMessage,
+): Promise<Row> {
+  const id = await record(ctx, to, from, what);
+  const data = await queued(ctx, id);
+  await dispatch(ctx, deps, id, outbound());
+  return data;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Clinic } from '../src/entities/index.ts';
+import { Clinic, Template } from '../src/entities/index.ts';
 import { syncTemplates } from '../src/services/chat/template-sync.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { jpeg, pdf, png, serve, type TestServer } from './media-files.ts';
@@ -152,6 +152,33 @@ describe('sending media', () => {
     ).toBe('media.caption');
     expect(app.server.network.sent.length).toBe(before);
     expect((await app.get(`/v1/chat/messages?phone=${to}`, read)).body.data).toEqual([]);
+  });
+});
+
+describe('a caption that could not go out', () => {
+  it('refuses the send before the media goes (window closed, no marketing template)', async () => {
+    const c = await app.clinicWithKey('dental', ['chat:write'], 'no fallback template');
+    await syncTemplates(app.orm.em.fork(), c.clinicId, app.server.network);
+    await app.orm.em
+      .fork()
+      .nativeDelete(Template, { clinic: c.clinicId, role: 'fallback' }, { filters: false });
+    const before = app.server.network.sent.length;
+    const body = {
+      to: newPhone(),
+      media: { type: 'image', url: `${files.url}/photo.jpg`, caption: 'Your x-ray' },
+    };
+    const r = await app.post('/v1/chat/messages', body, c.key);
+    expect(r.status).toBe(422);
+    expect(r.body.error.param).toBe('media.caption');
+    expect(app.server.network.sent.length).toBe(before);
+    const [{ n }] = await app.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ n: number }[]>('select count(*)::int as n from message where clinic_id = ?', [c.clinicId]);
+    expect(n).toBe(0);
+    // Without the caption it goes.
+    const { caption: _, ...media } = body.media;
+    expect((await app.post('/v1/chat/messages', { ...body, media }, c.key)).status).toBe(202);
   });
 });
 

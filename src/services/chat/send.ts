@@ -1,4 +1,4 @@
-import { Clinic, type Conversation, Message, Template } from '../../entities/index.ts';
+import { Clinic, Conversation, Message, Template } from '../../entities/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { messageId } from '../../lib/ids.ts';
 import type { ServiceContext } from '../../lib/request-context.ts';
@@ -97,6 +97,16 @@ export async function sendMessage(ctx: ServiceContext, deps: ChatDeps, body: unk
   if (!deps.media)
     throw new AppError('validation_failed', 'Sending media is not available.', { param: 'media' });
   const media = deps.media;
+  // A caption that could not go out must refuse the send before the media goes: never a 422
+  // for a request whose image the patient already has.
+  if (input.media.caption !== null && !byRole('fallback')) {
+    const conversation = await ctx.em.findOne(
+      Conversation,
+      { clinic: clinic.id, patientPhone: input.to },
+      { filters: false },
+    );
+    if (!windowOpen(conversation?.lastInboundAt, ctx.clock.now())) throw noFallback('media.caption');
+  }
   const kept = await media.keep(clinic.id, input.media);
   const data = await recordAndSend(
     ctx,
@@ -115,7 +125,15 @@ export async function sendMessage(ctx: ServiceContext, deps: ChatDeps, body: unk
     }),
   );
   if (input.media.caption === null) return { data, meta: { delivery_mode: 'template' } };
-  const caption = await sendText(ctx, deps, input.to, from, input.media.caption, byRole('fallback'));
+  const caption = await sendText(
+    ctx,
+    deps,
+    input.to,
+    from,
+    input.media.caption,
+    byRole('fallback'),
+    'media.caption',
+  );
   return {
     data,
     meta: {
@@ -133,18 +151,14 @@ async function sendText(
   from: string,
   text: string,
   fallback: Template | undefined,
+  param = 'text',
 ): Promise<{ data: Row; mode: DeliveryMode }> {
   // The window is judged in the change that records the message, so a patient's message being
   // recorded at the same moment is either before it (window open) or after it, never half-seen.
   let open = false;
   const decide = (conversation: Conversation, now: Date): Recorded => {
     open = windowOpen(conversation.lastInboundAt, now);
-    if (!open && !fallback)
-      throw new AppError(
-        'validation_failed',
-        "The patient's 24-hour window is closed and the clinic has no approved marketing template to send free text in.",
-        { param: 'text' },
-      );
+    if (!open && !fallback) throw noFallback(param);
     return {
       type: 'text',
       text,
@@ -166,6 +180,13 @@ async function sendText(
   );
   return { data, mode: open ? 'free_text' : 'template_fallback' };
 }
+
+const noFallback = (param: string) =>
+  new AppError(
+    'validation_failed',
+    "The patient's 24-hour window is closed and the clinic has no approved marketing template to send free text in.",
+    { param },
+  );
 
 /**
  * Records the message (queued), reads it as the response, then hands it to the network: what it

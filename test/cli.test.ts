@@ -301,15 +301,27 @@ describe('cli: the sandbox network and clinic settings', () => {
   it('network inbound refuses a bad phone, media without its type, and an unknown reply-to', {
     timeout: TIMEOUT,
   }, async () => {
-    for (const args of [
-      ['--from', 'abc', '--text', 'x'],
-      ['--from', '050-700-0002', '--media-url', 'https://example.com/a.png'],
-      ['--from', '050-700-0002', '--text', 'x', '--reply-to', 'out_999'],
-    ]) {
+    const cases: [string[], RegExp][] = [
+      [['--from', 'abc', '--text', 'x'], /from 'abc' is not a phone number/],
+      [
+        ['--from', '050-700-0002', '--media-url', 'https://example.com/a.png'],
+        /media-url and media-type go together/,
+      ],
+      [
+        ['--from', '050-700-0002', '--text', 'x', '--reply-to', 'out_999'],
+        /reply-to 'out_999' is not an outbound message/,
+      ],
+    ];
+    for (const [args, message] of cases) {
       const res = await cli(db, 'network', 'inbound', '--clinic', clinicId, ...args);
       expect(res.code, args.join(' ')).not.toBe(0);
-      expect(res.stderr).toMatch(/error:/);
+      expect(res.stderr).toMatch(message);
+      expect(res.stdout).toBe('');
     }
+    const [{ n }] = await db.query(
+      "select count(*)::int as n from message where patient_phone = '+972507000002'",
+    );
+    expect(n).toBe(0);
   });
 
   it('clinic update turns handled-marking on and off', { timeout: TIMEOUT }, async () => {

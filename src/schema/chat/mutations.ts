@@ -3,10 +3,9 @@ import { AppError } from '../../lib/errors.ts';
 import type { RequestContext } from '../../lib/request-context.ts';
 import { SandboxNetwork } from '../../network/sandbox.ts';
 import { markHandled } from '../../services/chat/handled.ts';
-import { checkIdempotencyKey, idempotent, requestHash } from '../../services/chat/idempotency.ts';
 import { patientMessage, patientReaction } from '../../services/chat/patient-side.ts';
 import { reactToMessage } from '../../services/chat/react.ts';
-import { type Sent, sendMessage } from '../../services/chat/send.ts';
+import { type Sent, sendIdempotently } from '../../services/chat/send.ts';
 import { builder } from '../builder.ts';
 import { restOne } from '../shared.ts';
 import { ConversationType, MessageType } from './types.ts';
@@ -52,22 +51,8 @@ const SendResult = builder.objectRef<Sent>('SendResult').implement({
 const MessageBody = restOne('ReactionResult', MessageType);
 const ConversationBody = restOne('HandledResult', ConversationType);
 
-/** Sends with the Idempotency-Key (if any): a retry answers the first response, never a second send. */
-async function send(ctx: RequestContext, body: unknown, key: unknown): Promise<Sent> {
-  const stored = await idempotent(
-    ctx.em,
-    {
-      keyId: ctx.principal.keyId,
-      clinicId: ctx.principal.clinicId,
-      key: checkIdempotencyKey(key),
-      hash: requestHash(body),
-      now: ctx.clock.now(),
-    },
-    async () => ({ status: 202, body: await sendMessage(ctx, ctx.services.chat, body) }),
-  );
-  if (stored.replayed) ctx.setHeader('idempotent-replayed', 'true');
-  return stored.body;
-}
+const send = (ctx: RequestContext, body: unknown, key: unknown) =>
+  sendIdempotently(ctx, ctx.services.chat, body, key);
 
 /** The REST body, as app.ts read it. */
 function restBody(ctx: RequestContext): unknown {

@@ -1,11 +1,12 @@
 import { Clinic, Conversation, Message, Template } from '../../entities/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { messageId } from '../../lib/ids.ts';
-import type { ServiceContext } from '../../lib/request-context.ts';
+import type { RequestContext, ServiceContext } from '../../lib/request-context.ts';
 import type { OutboundMessage } from '../../network/adapter.ts';
 import { CORE, type Row, viewFor } from '../resource.ts';
 import { chatChange, clinicRef, noteMessage } from './changes.ts';
 import type { ChatDeps } from './deps.ts';
+import { checkIdempotencyKey, idempotent, requestHash } from './idempotency.ts';
 import { Message as MessageResource } from './message.resource.ts';
 import { getMessage } from './messages.ts';
 import { conversationOf } from './network-events.ts';
@@ -28,6 +29,31 @@ export interface Sent {
 }
 
 const view = viewFor(MessageResource, CORE);
+
+/**
+ * A send with its Idempotency-Key (if any; docs/chat.md): a retry with the same key and body
+ * answers the first response (and says so in `Idempotent-Replayed`), never a second send.
+ */
+export async function sendIdempotently(
+  ctx: ServiceContext & Pick<RequestContext, 'setHeader'>,
+  deps: ChatDeps,
+  body: unknown,
+  key: unknown,
+): Promise<Sent> {
+  const stored = await idempotent(
+    ctx.em,
+    {
+      keyId: ctx.principal.keyId,
+      clinicId: ctx.principal.clinicId,
+      key: checkIdempotencyKey(key),
+      hash: requestHash(body),
+      now: ctx.clock.now(),
+    },
+    async () => ({ status: 202, body: await sendMessage(ctx, deps, body) }),
+  );
+  if (stored.replayed) ctx.setHeader('idempotent-replayed', 'true');
+  return stored.body;
+}
 
 export async function sendMessage(ctx: ServiceContext, deps: ChatDeps, body: unknown): Promise<Sent> {
   const input = parseSendInput(body, ctx.principal.country);

@@ -48,14 +48,20 @@ export async function leanFind<R>(em: EntityManager, entity: EntityName<object>,
     };
     shapes.set(key, shape);
   }
-  let rows: Row[];
   if (shape.statement) {
     const { statement, slots } = shape.statement;
     const params = slots.map((s) => (s === TENANT ? tenant : typeof s === 'number' ? values[s] : s.value));
-    rows = await runNamed(em, statement, params);
-  } else {
-    rows = await runBuilt(em, entity, q);
+    const res = await runNamed(em, statement, params);
+    if (res.columns) {
+      // A statement's columns come back in the same order every time: mapped by position.
+      shape.fromArray ??= mapPlan(em, meta, q, res.columns);
+      chargeRows(res.rows, res.columns);
+      return res.rows.map(shape.fromArray) as R[];
+    }
+    chargeRows(res.rows);
+    return res.rows.map(shape.map) as R[];
   }
+  const rows = await runBuilt(em, entity, q);
   chargeRows(rows);
   return rows.map(shape.map) as R[];
 }
@@ -75,7 +81,10 @@ type Slot = typeof TENANT | number | { value: unknown };
 const TENANT = 'tenant' as const;
 
 interface Shape {
+  /** Maps a row the QueryBuilder or a transaction returns (an object by column name). */
   map: (row: Row) => Row;
+  /** Maps a prepared statement's row (an array in the statement's column order), made on its first result. */
+  fromArray?: (row: unknown[]) => Row;
   /** null: this shape is built by the QueryBuilder on every call. */
   statement: { statement: NamedStatement; slots: Slot[] } | null;
 }
@@ -115,42 +124,55 @@ const rootFields = (q: LeanQuery) => ['id', ...q.fields.filter((f) => !(q.joins 
  */
 function shapeKey(entity: string, q: LeanQuery, tenant: boolean, values: unknown[]): string | null {
   const where = skeleton(q.where, values);
-  if (where === UNPREPARABLE) return null;
+  if (where === null) return null;
   for (const p of q.whereSql?.params ?? []) values.push(p);
-  return JSON.stringify([
-    entity,
-    tenant,
-    q.fields,
-    q.joins ?? null,
-    q.orderBy ?? null,
-    q.limit ?? null,
-    where,
-    q.whereSql?.sql ?? null,
-  ]);
+  return `${entity}|${tenant}|${partText(q.fields)}|${partText(q.joins)}|${partText(q.orderBy)}|${q.limit ?? ''}|${where}|${q.whereSql?.sql ?? ''}`;
 }
 
-const UNPREPARABLE = Symbol('unpreparable');
+const partTexts = new WeakMap<object, string>();
 
-function skeleton(v: unknown, values: unknown[]): unknown {
+/**
+ * The JSON of a part of a query's shape. Frozen parts (read plans, keyset orders) cannot change,
+ * so theirs is made once (JSON of the columns on every call was most of the shape key's cost).
+ */
+function partText(v: unknown): string {
+  if (v == null) return 'null';
+  if (typeof v !== 'object' || !Object.isFrozen(v)) return JSON.stringify(v);
+  let text = partTexts.get(v);
+  if (text === undefined) {
+    text = JSON.stringify(v);
+    partTexts.set(v, text);
+  }
+  return text;
+}
+
+/** The condition's structure as text, values replaced by their type (collected in `values`); null: unpreparable. */
+function skeleton(v: unknown, values: unknown[]): string | null {
   if (typeof v === 'string' || typeof v === 'number' || v instanceof Date) {
     values.push(v);
     return typeof v === 'number' ? '#n' : typeof v === 'string' ? '#s' : '#d';
   }
   if (Array.isArray(v)) {
-    const out = v.map((x) => skeleton(x, values));
-    return out.includes(UNPREPARABLE) ? UNPREPARABLE : out;
+    let out = '[';
+    for (const x of v) {
+      const part = skeleton(x, values);
+      if (part === null) return null;
+      out += `${part},`;
+    }
+    return `${out}]`;
   }
   if (v !== null && typeof v === 'object') {
     const proto = Object.getPrototypeOf(v);
-    if (proto !== Object.prototype && proto !== null) return UNPREPARABLE;
-    const out: Record<string, unknown> = {};
+    if (proto !== Object.prototype && proto !== null) return null;
+    let out = '{';
     for (const k of Object.keys(v)) {
-      out[k] = skeleton((v as Row)[k], values);
-      if (out[k] === UNPREPARABLE) return UNPREPARABLE;
+      const part = skeleton((v as Row)[k], values);
+      if (part === null) return null;
+      out += `${JSON.stringify(k)}:${part},`;
     }
-    return out;
+    return `${out}}`;
   }
-  return v ?? null;
+  return v === undefined ? 'null' : JSON.stringify(v);
 }
 
 /** The same structure with each value replaced by the next sentinel. */
@@ -223,8 +245,25 @@ function isTenantScoped(em: EntityManager, entity: EntityName<object>): boolean 
   return isTenantEntity((em.getMetadata(entity) as unknown as Meta).className);
 }
 
-function mapPlan(em: EntityManager, meta: Meta, q: LeanQuery): (row: Row) => Row {
+/**
+ * The row mapper of a shape: reads the result row `r` by column name, or by position when the
+ * statement's `columns` are given (its rows are arrays).
+ */
+function mapPlan(em: EntityManager, meta: Meta, q: LeanQuery): (row: Row) => Row;
+function mapPlan(
+  em: EntityManager,
+  meta: Meta,
+  q: LeanQuery,
+  columns: readonly string[],
+): (row: unknown[]) => Row;
+function mapPlan(em: EntityManager, meta: Meta, q: LeanQuery, columns?: readonly string[]) {
   const joins = q.joins ?? {};
+  const column = (name: string) => {
+    if (!columns) return `r[${JSON.stringify(name)}]`;
+    const i = columns.indexOf(name);
+    if (i < 0) throw new Error(`lean: the statement returns no column ${name}.`);
+    return `r[${i}]`;
+  };
   const parse = (text: string) => em.getPlatform().parseDate(text) as Date;
   const toIso = (v: unknown) =>
     v == null ? null : v instanceof Date ? v.toISOString() : pgTimestampToIso(v as string, parse);
@@ -233,7 +272,7 @@ function mapPlan(em: EntityManager, meta: Meta, q: LeanQuery): (row: Row) => Row
   const readers = (m: Meta, fields: readonly string[], prefix: string) =>
     fields.map((f) => {
       const prop = (m.properties as Record<string, Prop>)[f];
-      const col = `r[${key(prefix + prop.fieldNames[0])}]`;
+      const col = column(prefix + prop.fieldNames[0]);
       if (prop.kind === ReferenceKind.MANY_TO_ONE) return `${key(f)}: ${col} == null ? null : { id: ${col} }`;
       // Points in time as ISO text, not a Date (see lib/timestamps.ts).
       if (prop.runtimeType === 'Date') return `${key(f)}: toIso(${col})`;
@@ -244,12 +283,12 @@ function mapPlan(em: EntityManager, meta: Meta, q: LeanQuery): (row: Row) => Row
     const target = (meta.properties as Record<string, Prop>)[rel].targetMeta as Meta;
     const prefix = `j_${rel}__`;
     const sub = readers(target, ['id', ...fields], prefix).join(', ');
-    parts.push(`${key(rel)}: r[${key(`${prefix}id`)}] == null ? null : { ${sub} }`);
+    parts.push(`${key(rel)}: ${column(`${prefix}id`)} == null ? null : { ${sub} }`);
   }
   // One object literal per row: its shape is known at once, instead of growing a property at a
   // time (the growing copies were a third of what reading a page allocated, measured). The
   // source holds only property and column names from the entity metadata.
-  return new Function('toIso', `return (r) => ({ ${parts.join(', ')} });`)(toIso) as (row: Row) => Row;
+  return new Function('toIso', `return (r) => ({ ${parts.join(', ')} });`)(toIso);
 }
 
 /** For tests: whether the shape of this call runs as a prepared statement. */

@@ -74,7 +74,9 @@ const withSortKey = new WeakMap<Read, Read>();
 function sortKeyRead(read: Read, keyset: KeysetSpec<Row>): Read {
   const prop = keyset.sortBy?.prop;
   if (!prop || read.fields.includes(prop)) return read;
-  return cached(withSortKey, read, () => ({ ...read, fields: [...read.fields, prop] }));
+  return cached(withSortKey, read, () =>
+    Object.freeze({ ...read, fields: Object.freeze([...read.fields, prop]) }),
+  );
 }
 
 /** Presents a page's rows, keeping the cursors (which come from the rows' sort values). */
@@ -95,7 +97,9 @@ export function readAll(
 
 /** A PostgreSQL text[] literal: one parameter, so any number of values is the same statement. */
 export const textArray = (values: readonly string[]): string =>
-  `{${values.map((v) => `"${v.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+  `{${values.map((v) => `"${NEEDS_ESCAPE.test(v) ? v.replace(/["\\]/g, '\\$&') : v}"`).join(',')}}`;
+
+const NEEDS_ESCAPE = /["\\]/;
 
 /** One array parameter, so a batch of any size is the same statement (`in (?, ?, …)` is one per size). */
 const idsIn = (ids: readonly number[]) => ({ sql: 'e.id = any(?::int[])', params: [`{${ids.join(',')}}`] });

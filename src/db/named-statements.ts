@@ -15,15 +15,23 @@ export async function runNamed(
   em: EntityManager,
   statement: NamedStatement,
   params: unknown[],
-): Promise<Record<string, unknown>[]> {
+): Promise<NamedResult> {
   const trx = em.getTransactionContext();
-  if (trx) return em.getConnection().execute(statement.sql, params, 'all', trx, { id: em.id } as object);
-  const pool = await poolOf(em);
+  if (trx) {
+    const rows = await em.getConnection().execute(statement.sql, params, 'all', trx, { id: em.id } as object);
+    return { rows, columns: null };
+  }
+  const pool = pools.get(em.getConnection()) ?? (await poolOf(em));
   const started = Date.now();
   const values = params.map(toPg);
-  const res = statement.name
-    ? await pool.query({ name: statement.name, text: statement.text, values })
-    : await pool.query(statement.text, values);
+  // Rows as arrays: the driver then builds no object per row (a copy of a prebuilt object with
+  // every column), which the lean row would replace anyway (src/db/lean.ts maps by position).
+  const res = await pool.query<unknown[]>({
+    ...(statement.name ? { name: statement.name } : {}),
+    text: statement.text,
+    values,
+    rowMode: 'array',
+  });
   // Only when queries are logged (tests count them): the call itself showed on busy pages.
   const log = em.config.getLogger();
   if (log.isEnabled('query'))
@@ -33,8 +41,13 @@ export async function runNamed(
       results: res.rows.length,
       level: 'info',
     });
-  return res.rows;
+  return { rows: res.rows, columns: res.fields.map((f) => f.name) };
 }
+
+/** Rows as arrays in the order of `columns` (the pool), or as objects by column name (a transaction). */
+export type NamedResult =
+  | { rows: unknown[][]; columns: string[] }
+  | { rows: Record<string, unknown>[]; columns: null };
 
 export interface NamedStatement {
   /** Absent: run unnamed (see runNamed). */

@@ -1,4 +1,5 @@
 import { AppError } from '../lib/errors.ts';
+import { cached } from '../lib/memo.ts';
 
 /**
  * Keyset pagination, the one helper behind every list: `{data, next_cursor}` pages in REST and
@@ -133,11 +134,19 @@ export function afterCondition<T>(spec: KeysetSpec<T>, after: unknown[]): Record
   return { $or: or };
 }
 
-export function orderBy<T>(spec: KeysetSpec<T>): Record<string, OrderDir>[] {
-  if (!spec.sortBy) return [{ id: spec.idDir }];
-  const { prop, dir, nullable } = spec.sortBy;
-  return [{ [prop]: nullable ? `${dir} nulls last` : dir }, { id: spec.idDir }];
+/** The order of a keyset's list: one frozen value per keyset (src/db/lean.ts memoises frozen parts of a query). */
+export function orderBy<T>(spec: KeysetSpec<T>): readonly Record<string, OrderDir>[] {
+  return cached(orders, spec, () => {
+    if (!spec.sortBy) return Object.freeze([Object.freeze({ id: spec.idDir })]);
+    const { prop, dir, nullable } = spec.sortBy;
+    return Object.freeze([
+      Object.freeze({ [prop]: nullable ? (`${dir} nulls last` as OrderDir) : dir }),
+      Object.freeze({ id: spec.idDir }),
+    ]);
+  });
 }
+
+const orders = new WeakMap<object, readonly Record<string, OrderDir>[]>();
 
 /**
  * Runs one page: `fetch` receives the extra condition, order and row count (limit + 1, the extra
@@ -148,7 +157,7 @@ export async function paginate<T>(
   args: { limit?: unknown; cursor?: unknown; limitParam?: string; cursorParam?: string },
   fetch: (q: {
     after: Record<string, unknown> | null;
-    orderBy: Record<string, OrderDir>[];
+    orderBy: readonly Record<string, OrderDir>[];
     take: number;
   }) => Promise<T[]>,
 ): Promise<Page<T>> {

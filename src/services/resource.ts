@@ -260,12 +260,17 @@ export function includesOf(shape: Shape, seen = new Set<Shape>()): string[] {
 
 export type Presenter = (row: Row, pc: PresentContext) => Row;
 
-type Step = (row: Row, pc: PresentContext, out: Row) => void;
-
 /**
  * Row → resource JSON for the given field names; nested shapes carry their fields of `active`.
  * A join that the row does not carry (not read) is left out, for a GraphQL resolver to load; any
  * other field the row lacks means the read and the definition disagree, and fails loudly.
+ *
+ * Generated, one function per presenter: every property is read and written by its name in code
+ * of its own, and the output is one object literal with all its keys. A shared step function
+ * per kind of field read and wrote through variable keys (`row[prop]`, `out[name]`), which V8
+ * could only serve through its megamorphic caches, and a loop over the steps was one megamorphic
+ * call site. The source holds only property and field names of the definitions (as JSON string
+ * literals) and the indexes of the functions it calls.
  */
 function compile(
   shape: Shape,
@@ -273,84 +278,75 @@ function compile(
   names: readonly string[],
   active: Groups,
 ): Presenter {
-  const steps: Step[] = names.map((name) => {
+  const fns: unknown[] = [];
+  const fn = (f: unknown) => `f${fns.push(f) - 1}`;
+  const body = names.map((name, i) => {
     const field = shape.fields[name];
     if (!field) throw new Error(`resource ${shape.name}: no field ${name}.`);
-    return step(shape, kind, name, field, active);
+    return valueCode(shape, kind, name, field, active, `v${i}`, fn);
   });
-  // Generated, so that each step has a call site of its own (one loop over the steps made a
-  // single megamorphic call site that V8 could not inline), and every output starts as a literal
-  // with all its keys, so the steps fill in-object slots instead of growing each object a
-  // property at a time (a fifth of what a page allocated, measured). A join not read stays
-  // undefined: JSON leaves it out, GraphQL loads it. The source holds only field names of the
-  // definitions and step indexes.
-  const keys = names.map((n) => `${JSON.stringify(n)}: undefined`).join(', ');
-  const locals = steps.map((_, i) => `s${i}`);
-  const calls = locals.map((l) => `${l}(row, pc, out);`).join(' ');
+  const out = names.map((name, i) => `${JSON.stringify(name)}: v${i}`).join(', ');
+  const locals = fns.map((_, i) => `f${i}`).join(', ');
   return new Function(
-    's',
-    `const [${locals.join(', ')}] = s; return (row, pc) => { const out = { ${keys} }; ${calls} return out; };`,
-  )(steps) as Presenter;
+    'fns',
+    `const [${locals}] = fns; return (row, pc) => {\n${body.join('\n')}\nreturn { ${out} };\n};`,
+  )(fns) as Presenter;
 }
 
-function unread(shape: Shape, name: string): never {
-  throw new Error(`resource ${shape.name}.${name}: the row was read without this field's source.`);
+function unread(shape: Shape, name: string): () => never {
+  return () => {
+    throw new Error(`resource ${shape.name}.${name}: the row was read without this field's source.`);
+  };
 }
 
-function step(shape: Shape, kind: IdKind | undefined, name: string, field: Field, active: Groups): Step {
+/** Statements that leave field `name`'s output value in the variable `v`; `fn` names a function for them to call. */
+function valueCode(
+  shape: Shape,
+  kind: IdKind | undefined,
+  name: string,
+  field: Field,
+  active: Groups,
+  v: string,
+  fn: (f: unknown) => string,
+): string {
   const { source, convert } = field;
   const nestedShape = shapeOf(field.type);
   const number = field.type === 'Float' || (Array.isArray(field.type) && field.type[0] === 'Float');
+  const at = (prop: string) => `row[${JSON.stringify(prop)}]`;
   switch (source.kind) {
     case 'id': {
-      const format = source.format;
-      if (format)
-        return (row, _pc, out) => {
-          out[name] = format(row);
-        };
+      if (source.format) return `const ${v} = ${fn(source.format)}(row);`;
       if (!kind) throw new Error(`resource ${shape.name}.${name}: an id field needs the kind of its rows.`);
-      return (row, _pc, out) => {
-        out[name] = toId(kind, row.id);
-      };
+      return `const ${v} = ${fn(toId)}(${JSON.stringify(kind)}, row.id);`;
     }
     case 'ref':
-      return (row, _pc, out) => {
-        const v = row[source.prop];
-        if (v === undefined) unread(shape, name);
-        out[name] = toIdOrNull(source.target, v?.id);
-      };
+      return `const ${v}r = ${at(source.prop)}; if (${v}r === undefined) ${fn(unread(shape, name))}();
+const ${v} = ${fn(toIdOrNull)}(${JSON.stringify(source.target)}, ${v}r == null ? undefined : ${v}r.id);`;
     case 'join': {
-      const nested = presenterFor(nestedShape as Shape, active, source.target);
-      // A relation read only as its id (`{id}`) lacks the nested shape's first column.
+      const nested = fn(presenterFor(nestedShape as Shape, active, source.target));
+      // A relation read only as its id (`{id}`) lacks the nested shape's first column: then, as
+      // when it was not read with this row at all, it is left out, for GraphQL to load
+      // (src/schema/resource-types.ts).
       const probe = firstColumn(nestedShape as Shape);
-      return (row, pc, out) => {
-        const v = row[source.prop];
-        // Not read with this row: left out, so GraphQL loads it (src/schema/resource-types.ts).
-        if (v === undefined || (v !== null && probe !== undefined && v[probe] === undefined)) return;
-        out[name] = v === null ? null : nested(v, pc);
-      };
+      const lacking = probe === undefined ? 'false' : `${v}r[${JSON.stringify(probe)}] === undefined`;
+      return `const ${v}r = ${at(source.prop)};
+const ${v} = ${v}r === undefined ? undefined : ${v}r === null ? null : ${lacking} ? undefined : ${nested}(${v}r, pc);`;
     }
     case 'derived':
-      return (row, pc, out) => {
-        out[name] = (convert as NonNullable<Field['convert']>)(undefined, pc, row);
-      };
+      return `const ${v} = ${fn(convert)}(undefined, pc, row);`;
     case 'column':
     case 'key': {
       const prop = source.kind === 'column' ? source.prop : source.key;
-      const nested = nestedShape ? presenterFor(nestedShape, active) : undefined;
-      const whenNull = field.whenNull;
-      return (row, pc, out) => {
-        let v = row[prop];
-        if (v === undefined) {
-          if (source.kind === 'column') unread(shape, name);
-          v = null;
-        }
-        if (convert) v = convert(v, pc, row);
-        else if (v === null) v = whenNull ? whenNull() : null;
-        else if (nested) v = Array.isArray(v) ? v.map((x) => nested(x, pc)) : nested(v, pc);
-        else if (number) v = Array.isArray(v) ? v.map(Number) : Number(v);
-        out[name] = v;
-      };
+      const missing = source.kind === 'column' ? `${fn(unread(shape, name))}()` : 'null';
+      const read = `let ${v} = ${at(prop)}; if (${v} === undefined) ${v} = ${missing};`;
+      if (convert) return `${read} ${v} = ${fn(convert)}(${v}, pc, row);`;
+      const whenNull = field.whenNull ? `${fn(field.whenNull)}()` : 'null';
+      let present = '';
+      if (nestedShape) {
+        const nested = fn(presenterFor(nestedShape, active));
+        present = ` else ${v} = Array.isArray(${v}) ? ${v}.map((x) => ${nested}(x, pc)) : ${nested}(${v}, pc);`;
+      } else if (number) present = ` else ${v} = Array.isArray(${v}) ? ${v}.map(Number) : Number(${v});`;
+      return `${read} if (${v} === null) ${v} = ${whenNull};${present}`;
     }
   }
 }
@@ -447,7 +443,9 @@ export function readPlan(resource: Resource, names: Iterable<string>): ReadPlan 
           joins[s.prop] = columnsOf(shapeOf(resource.fields[name].type) as Shape, `${resource.name}.${name}`);
       }
     }
-    return { fields: [...fields], joins };
+    // Frozen: lean reads memoise a frozen plan's part of their query shapes (src/db/lean.ts).
+    for (const columns of Object.values(joins)) Object.freeze(columns);
+    return Object.freeze({ fields: Object.freeze([...fields]), joins: Object.freeze(joins) }) as ReadPlan;
   });
 }
 

@@ -1,5 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Clinic } from '../src/entities/index.ts';
+import { clinicReaders } from '../src/lib/request-context.ts';
 import { signBody } from '../src/lib/signing.ts';
 import { REJECTION_REASON } from '../src/network/sandbox.ts';
 import { syncTemplates } from '../src/services/chat/template-sync.ts';
@@ -700,5 +701,13 @@ describe('GraphQL', () => {
       read,
     );
     expect(q.body.data.conversations.edges[0].node.messages.edges).toHaveLength(2);
+  });
+});
+
+describe("the clinics' shared read handles", () => {
+  it('hold no entities after every route above has read and written (lean reads only)', async () => {
+    const handles = clinicReaders(app.orm.em);
+    expect(handles.length).toBeGreaterThan(0);
+    for (const em of handles) expect(em.getUnitOfWork().getIdentityMap().values()).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { readByIds } from '../db/list.ts';
 import { entityNamed } from '../entities/index.ts';
 import { tryParseId } from '../lib/ids.ts';
 import { cached2 } from '../lib/memo.ts';
-import { loader, type RequestContext } from '../lib/request-context.ts';
+import { loader, type RequestContext, readsOf } from '../lib/request-context.ts';
 import {
   type Field,
   type FieldType,
@@ -109,7 +109,7 @@ async function loadField(ctx: RequestContext, resource: Resource, name: string, 
   if (id == null) return null;
   const view = viewOfSelection(resource, selectionOf(resource, name));
   const row = await loader<number, Row | null>(ctx, `field:${view.key}`, (ids) =>
-    readByIds(ctx.em, entityNamed(resource.kind), view.read, ids),
+    readByIds(readsOf(ctx), entityNamed(resource.kind), view.read, ids),
   ).load(id);
   return row ? (view.present(row, ctx.principal)[name] ?? null) : null;
 }

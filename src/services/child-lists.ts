@@ -1,7 +1,7 @@
 import { firstOfParents, type ListPage, mapPage, type PageArgs, readPage } from '../db/list.ts';
 import { encodeCursor, type KeysetSpec } from '../db/pagination.ts';
 import { entityNamed } from '../entities/index.ts';
-import { loader, type RequestContext, type ServiceContext } from '../lib/request-context.ts';
+import { loader, type RequestContext, readsOf, type ServiceContext } from '../lib/request-context.ts';
 import type { Resource, Row, View } from './resource.ts';
 
 /**
@@ -43,7 +43,14 @@ export async function pageOfParent(
   args: PageArgs,
 ): Promise<ListPage<Row>> {
   const where = [{ [list.parent]: parentId, ...filters }];
-  const page = await readPage(ctx.em, entityNamed(list.resource.kind), list.keyset, view.read, where, args);
+  const page = await readPage(
+    readsOf(ctx),
+    entityNamed(list.resource.kind),
+    list.keyset,
+    view.read,
+    where,
+    args,
+  );
   return mapPage(page, (row) => withParent(view.present(row, ctx.principal), list, parent));
 }
 
@@ -70,7 +77,7 @@ export async function firstPageOfParent(
   const name = `first:${list.keyset.tag}:${n}:${view.key}:${filterKey}`;
   const rows = await loader<number, Row[]>(ctx, name, (ids) =>
     firstOfParents(
-      ctx.em,
+      readsOf(ctx),
       entityNamed(list.resource.kind),
       list.keyset,
       list.parent,

@@ -3,6 +3,7 @@ import { entityNamed } from '../../entities/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import type { ServiceContext } from '../../lib/request-context.ts';
+import { readsOf } from '../../lib/request-context.ts';
 import { type Resource, type Row, viewFor } from '../resource.ts';
 import { AppointmentStatusItem } from './resources/appointment-status.ts';
 import { AppointmentTypeItem } from './resources/appointment-type.ts';
@@ -140,7 +141,7 @@ export async function listCatalog(
   if (list.veterinaryOnly && ctx.principal.clinicKind !== 'veterinary') return [];
   const view = viewFor(list.resource);
   const rows = await readAll(
-    ctx.em,
+    readsOf(ctx),
     entityNamed(list.resource.kind),
     view.read,
     where.length ? { $and: where } : undefined,

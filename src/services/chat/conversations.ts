@@ -4,6 +4,7 @@ import { Conversation as ConversationEntity } from '../../entities/index.ts';
 import { notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import type { RequestContext, ServiceContext } from '../../lib/request-context.ts';
+import { readsOf } from '../../lib/request-context.ts';
 import type { Row, View } from '../resource.ts';
 import { type ConversationFilterArgs, conversationFilters } from './filters.ts';
 import { conversationsByActivity, conversationsBySeq, syncStart } from './keysets.ts';
@@ -24,7 +25,7 @@ export async function listConversations(
   const start = f.updatedSince
     ? syncStart('conversation', ctx.principal.clinicId, f.updatedSince)
     : undefined;
-  const page = await readPage(ctx.em, ConversationEntity, keyset, args.view.read, where, args, start);
+  const page = await readPage(readsOf(ctx), ConversationEntity, keyset, args.view.read, where, args, start);
   return presentPage(ctx, page, args.view);
 }
 
@@ -53,7 +54,7 @@ export async function presentPage(ctx: ServiceContext, page: ListPage<Row>, view
 
 export async function getConversationRow(ctx: ServiceContext, id: string, view: View): Promise<Row> {
   const n = tryParseId('Conversation', id);
-  const [row] = n == null ? [null] : await readByIds(ctx.em, ConversationEntity, view.read, [n]);
+  const [row] = n == null ? [null] : await readByIds(readsOf(ctx), ConversationEntity, view.read, [n]);
   if (!row) throw notFound('conversation', id);
   return row;
 }

@@ -3,6 +3,7 @@ import { textArray } from '../../db/list.ts';
 import { Patient as PatientEntity } from '../../entities/index.ts';
 import { toLocal } from '../../lib/phone.ts';
 import type { ServiceContext } from '../../lib/request-context.ts';
+import { readsOf } from '../../lib/request-context.ts';
 import { CORE, defineResource, type Field, f, type PresentContext, type Row, viewFor } from '../resource.ts';
 
 /**
@@ -59,7 +60,7 @@ export const MatchedPatients = {
     const phones = [...new Set(rows.map((r) => r[phoneProp]).filter((p): p is string => !!p))];
     const byPhone = new Map<string, Row[]>();
     if (phones.length) {
-      const found = await leanFind<Row>(ctx.em, PatientEntity, {
+      const found = await leanFind<Row>(readsOf(ctx), PatientEntity, {
         fields: summary.read.fields,
         joins: summary.read.joins,
         whereSql: { sql: 'e.phone = any(?::text[])', params: [textArray(phones)] },

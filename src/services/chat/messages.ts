@@ -3,7 +3,7 @@ import { decodeCursor, encodeCursor, parseLimit } from '../../db/pagination.ts';
 import { Message as MessageEntity, Patient as PatientEntity } from '../../entities/index.ts';
 import { notFound } from '../../lib/errors.ts';
 import { parseMessageId, tryParseId } from '../../lib/ids.ts';
-import { loader, type RequestContext, type ServiceContext } from '../../lib/request-context.ts';
+import { loader, type RequestContext, readsOf, type ServiceContext } from '../../lib/request-context.ts';
 import type { Row, View } from '../resource.ts';
 import { getConversationRow } from './conversations.ts';
 import { type MessageFilterArgs, messageFilters } from './filters.ts';
@@ -30,7 +30,7 @@ function messageWhere(ctx: ServiceContext, args: MessageFilterArgs) {
 async function pageOf(ctx: ServiceContext, args: MessageListArgs, extra: object[]): Promise<ListPage<Row>> {
   const { where, keyset, start } = messageWhere(ctx, args);
   const page = await readPage(
-    ctx.em,
+    readsOf(ctx),
     MessageEntity,
     keyset,
     args.view.read,
@@ -74,7 +74,7 @@ export async function messagesOfConversation(
     `conversation-messages:${limit}:${view.key}`,
     async (ids) => {
       const lists = await firstOfParents(
-        ctx.em,
+        readsOf(ctx),
         MessageEntity,
         messagesNewestFirst,
         'conversation',
@@ -104,11 +104,11 @@ export async function messagesOfPatient(
   if (n == null || limit == null) return listPatientMessages(ctx, patientId, args);
   const view = args.view;
   const batch = await loader<number, Batched>(ctx, `patient-messages:${limit}:${view.key}`, async (ids) => {
-    const patients = await readByIds(ctx.em, PatientEntity, { fields: ['phone'], joins: {} }, ids);
+    const patients = await readByIds(readsOf(ctx), PatientEntity, { fields: ['phone'], joins: {} }, ids);
     const phones = [...new Set(patients.map((p) => p?.phone).filter((p): p is string => !!p))];
     const lists = phones.length
       ? await firstOfParents(
-          ctx.em,
+          readsOf(ctx),
           MessageEntity,
           messagesNewestFirst,
           'patientPhone',
@@ -174,7 +174,7 @@ const idOnly = { read: { fields: [], joins: {} }, present: (r: Row) => r, key: '
 
 export async function getMessageRow(ctx: ServiceContext, id: string, view: View): Promise<Row> {
   const parsed = parseMessageId(id);
-  const [row] = parsed == null ? [null] : await readByIds(ctx.em, MessageEntity, view.read, [parsed.n]);
+  const [row] = parsed == null ? [null] : await readByIds(readsOf(ctx), MessageEntity, view.read, [parsed.n]);
   // in_5 names an inbound message: an outbound one with that number is another id.
   if (!row || row.direction !== parsed?.direction) throw notFound('message', id);
   return row;

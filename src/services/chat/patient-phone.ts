@@ -2,7 +2,7 @@ import { readByIds } from '../../db/list.ts';
 import { Patient as PatientEntity } from '../../entities/index.ts';
 import { notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
-import { loader, type RequestContext, type ServiceContext } from '../../lib/request-context.ts';
+import { loader, type RequestContext, readsOf, type ServiceContext } from '../../lib/request-context.ts';
 
 const phoneRead = { fields: ['phone'], joins: {} };
 
@@ -24,9 +24,9 @@ export async function phoneOfPatient(
         ? await loader<number, Record<string, unknown> | null>(
             ctx as RequestContext,
             'patient-phone',
-            (ids) => readByIds(ctx.em, PatientEntity, phoneRead, ids),
+            (ids) => readByIds(readsOf(ctx), PatientEntity, phoneRead, ids),
           ).load(n)
-        : (await readByIds(ctx.em, PatientEntity, phoneRead, [n]))[0];
+        : (await readByIds(readsOf(ctx), PatientEntity, phoneRead, [n]))[0];
   if (!row) throw notFound('patient', patientId);
   return (row.phone as string | null) ?? null;
 }

@@ -1,6 +1,7 @@
 import { readAll } from '../../db/list.ts';
 import { Template as TemplateEntity } from '../../entities/index.ts';
 import type { ServiceContext } from '../../lib/request-context.ts';
+import { readsOf } from '../../lib/request-context.ts';
 import type { Row, View } from '../resource.ts';
 import { booleanParam } from './filters.ts';
 import { notSendableReason } from './template.resource.ts';
@@ -18,7 +19,7 @@ export async function listTemplates(
     ...args.view.read,
     fields: [...new Set([...args.view.read.fields, 'status', 'hasActiveVersion', 'modelType'])],
   };
-  const rows = await readAll(ctx.em, TemplateEntity, read, undefined, [{ name: 'asc' }, { id: 'asc' }]);
+  const rows = await readAll(readsOf(ctx), TemplateEntity, read, undefined, [{ name: 'asc' }, { id: 'asc' }]);
   const pc = ctx.principal;
   return rows
     .filter((r) => sendable === undefined || (notSendableReason(r) === null) === sendable)

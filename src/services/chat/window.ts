@@ -12,12 +12,26 @@ export function windowExpiresAt(
   now: Date | number,
 ): string | null {
   if (lastInboundAt == null) return null;
-  // Date.parse: no Date object for the (usual) closed window, read for every conversation listed.
+  const nowMs = typeof now === 'number' ? now : now.getTime();
+  // Listed conversations carry ISO text (Date#toISOString's form), which orders as the instants
+  // do: one string comparison settles the usual closed window without parsing a date for it.
+  if (typeof lastInboundAt === 'string' && ISO.test(lastInboundAt) && lastInboundAt <= openedAfter(nowMs))
+    return null;
   const closes =
     (typeof lastInboundAt === 'string' ? Date.parse(lastInboundAt) : lastInboundAt.getTime()) +
     FREE_TEXT_WINDOW_MS;
   // Open up to, not at, its closing instant.
-  return closes > (typeof now === 'number' ? now : now.getTime()) ? new Date(closes).toISOString() : null;
+  return closes > nowMs ? new Date(closes).toISOString() : null;
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+let cutoff = { nowMs: Number.NaN, iso: '' };
+
+/** The ISO text of `nowMs` less the window: a window opened at or before it is closed (one per request's instant). */
+function openedAfter(nowMs: number): string {
+  if (cutoff.nowMs !== nowMs) cutoff = { nowMs, iso: new Date(nowMs - FREE_TEXT_WINDOW_MS).toISOString() };
+  return cutoff.iso;
 }
 
 export const windowOpen = (lastInboundAt: Timestamp | null | undefined, now: Date): boolean =>

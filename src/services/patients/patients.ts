@@ -6,6 +6,7 @@ import { AppError, notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { toE164 } from '../../lib/phone.ts';
 import type { ServiceContext } from '../../lib/request-context.ts';
+import { readsOf } from '../../lib/request-context.ts';
 import { escapeLike, foldForSearch } from '../../lib/text.ts';
 import type { Row, View } from '../resource.ts';
 
@@ -48,7 +49,7 @@ export async function listPatients(
   args: PatientFilters & PageArgs & { view: View },
 ): Promise<ListPage<Row>> {
   const page = await readPage(
-    ctx.em,
+    readsOf(ctx),
     PatientEntity,
     patientKeyset,
     args.view.read,
@@ -62,7 +63,7 @@ export async function listPatients(
 /** The patient's row as `view` reads it, or 404 when the id is malformed, unknown, or another clinic's. */
 export async function getPatientRow(ctx: ServiceContext, id: string, view: View): Promise<Row> {
   const n = tryParseId('Patient', id);
-  const [row] = n == null ? [null] : await readByIds(ctx.em, PatientEntity, view.read, [n]);
+  const [row] = n == null ? [null] : await readByIds(readsOf(ctx), PatientEntity, view.read, [n]);
   if (!row) throw notFound('patient', id);
   return row;
 }

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { ormConfig } from '../../mikro-orm.config.ts';
 import { PASSWORD, shareEmbedded, USER } from './embedded-postgres.ts';
 import { defaultLimits, type Limits } from './limits.ts';
+import { watchStuckQueries } from './stuck-queries.ts';
 
 export interface DatabaseHandle {
   url: string;
@@ -64,7 +65,7 @@ export async function ensureDatabase(adminUrl: string, name: string, template?: 
  * The server's MikroORM. Its pool never waits without end: a connection (new, or free in the
  * pool) comes within `dbConnectTimeoutMs`, every statement stops after the request deadline
  * (PostgreSQL's statement_timeout), and a database that stops answering altogether fails the
- * query a second later on the client side (query_timeout). Those failures become a 503
+ * query a second later on the client side (stuck-queries.ts). Those failures become a 503
  * (src/lib/errors.ts), and the pool reconnects by itself once the database is back.
  */
 export async function openOrm(
@@ -79,14 +80,12 @@ export async function openOrm(
 ): Promise<MikroORM> {
   const limits = opts.limits ?? defaultLimits;
   const timeouts = opts.requestTimeouts !== false;
-  return MikroORM.init(
+  const orm = await MikroORM.init(
     ormConfig(url, {
       ...(opts.poolMax ? { pool: { min: 0, max: opts.poolMax } } : {}),
       driverOptions: {
         connectionTimeoutMillis: limits.dbConnectTimeoutMs,
-        ...(timeouts
-          ? { statement_timeout: limits.requestDeadlineMs, query_timeout: limits.requestDeadlineMs + 1000 }
-          : {}),
+        ...(timeouts ? { statement_timeout: limits.requestDeadlineMs } : {}),
         keepAlive: true,
       },
       // Tests count statements through this hook (the N+1 guard).
@@ -95,6 +94,13 @@ export async function openOrm(
         : { debug: false }),
     }),
   );
+  // Not pg's query_timeout: see stuck-queries.ts for what its timer per query cost.
+  if (timeouts)
+    watchStuckQueries(
+      (await orm.em.getConnection().getNativeClient()) as pg.Pool,
+      limits.requestDeadlineMs + 1000,
+    );
+  return orm;
 }
 
 /** Held while migrating, so processes starting together on a fresh database take turns. */

@@ -13,6 +13,7 @@
  *
  * Options: --cases=list,search,phone,graphql,chat-messages,chat-conversations,chat-sync  --rounds=3  --duration=5  --warmup=2  --connections=32
  *          --patients=100000  --cpu-prof (profile the app server; writes bench/.profiles/*.cpuprofile)
+ *          --cpu-prof-raw (with --cpu-prof: the raw server as well)
  *          --app-flags="--max-semi-space-size=64"  (node flags for the app server, replacing the ones
  *          of `npm start`, which it runs with by default)
  *          --live-heap (report the live heap under load: one forced full GC half-way through each run)
@@ -49,6 +50,8 @@ const { values: opts } = parseArgs({
     connections: { type: 'string', default: '32' },
     patients: { type: 'string', default: '100000' },
     'cpu-prof': { type: 'boolean', default: false },
+    /** With --cpu-prof: profile the raw server too (compare where each spends a request). */
+    'cpu-prof-raw': { type: 'boolean', default: false },
     /** Node flags for the app server instead of those of `npm start`, e.g. "--max-semi-space-size=64". */
     'app-flags': { type: 'string' },
     /** Force one full GC half-way through each run to report the live heap (perturbs V8's heap sizing). */
@@ -576,7 +579,7 @@ async function main() {
   const appFlags = (opts['app-flags'] ?? startFlags()).split(/\s+/).filter(Boolean);
   const [app, raw] = await Promise.all([
     startServer('app', bench, { cpuProfDir: profDir, flags: appFlags }),
-    startServer('raw', bench),
+    startServer('raw', bench, { cpuProfDir: opts['cpu-prof-raw'] ? profDir : undefined }),
   ]);
   console.log(
     `app ${app.url} (pid ${app.child.pid}${appFlags.length ? `, ${appFlags.join(' ')}` : ''}), raw ${raw.url} (pid ${raw.child.pid})`,
@@ -680,7 +683,7 @@ async function main() {
   }
   if (profDir)
     console.log(
-      `\nCPU profile of the app server in ${profDir} (summarise: node bench/profile-summary.ts <file>)`,
+      `\nCPU profile of the app server${opts['cpu-prof-raw'] ? ` (pid ${app.child.pid}) and of the raw server (pid ${raw.child.pid})` : ''} in ${profDir} (summarise: node bench/profile-summary.ts <file>)`,
     );
 }
 

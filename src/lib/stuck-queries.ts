@@ -7,11 +7,12 @@ import type pg from 'pg';
  * statements in PostgreSQL; this is for a database (or network) that answers nothing at all.
  *
  * One sweep a fraction of `limitMs` apart, instead of pg's `query_timeout`: that arms a timer
- * for every query whose callback holds the query and, through it, its rows. V8 allocates those
- * timers in the old generation, where a cleared one keeps what it points to alive through every
- * young-generation collection until the next full one: each page's rows were copied and
- * promoted, and garbage collection took more of a chat page's CPU than any code of ours
- * (measured: 4.4 MB survived each scavenge with it, 0.4 MB without; docs/performance.md).
+ * for every query whose callback holds the query and, through it, its rows. With it, each
+ * page's rows survived the young-generation collections and were promoted, and garbage
+ * collection took more of a chat page's CPU than any code of ours (measured: 4.4 MB survived
+ * each scavenge with it, 0.4 MB without; docs/performance.md). Our reading: timers that reach
+ * the old generation keep what they point to alive after they are cleared, until the next
+ * full collection.
  *
  * A statement is timed from the first sweep that sees it running, so it is failed between
  * `limitMs` and `limitMs` plus two sweep intervals after it started. The running statement is

@@ -37,8 +37,9 @@ describe('a statement the database does not answer', () => {
     }
     const ms = performance.now() - started;
     expect(ms).toBeGreaterThanOrEqual(LIMIT);
-    // At most two sweeps (a quarter of the limit each) after the limit, plus scheduling slack.
-    expect(ms).toBeLessThan(LIMIT * 1.5 + 300);
+    // At most two sweeps (a quarter of the limit each) after the limit, plus slack for a busy
+    // machine; without the sweep it would wait for ever.
+    expect(ms).toBeLessThan(LIMIT * 1.5 + 1500);
     expect((await pool.query('select 3 as three')).rows[0].three).toBe(3);
   });
 

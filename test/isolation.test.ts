@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readScopes } from '../src/auth/scopes.ts';
+import { clinicReaders } from '../src/lib/request-context.ts';
 import { restRoutes } from '../src/rest/routes.ts';
 import { fixtures } from './fixtures.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
@@ -148,5 +149,15 @@ describe('clinic isolation', () => {
       keyB,
     );
     expect(own.body.data.node).toEqual({ id: b.patient, first_name: 'Bella' });
+  });
+});
+
+describe("the clinics' shared read handles (clinicReader)", () => {
+  it('are one per clinic, bound to it, and hold no entities after every route above', () => {
+    const handles = clinicReaders(app.orm.em);
+    const clinics = handles.map((em) => em.getFilterParams<{ clinicId: number }>('tenant')?.clinicId);
+    expect(clinics).toContain(clinicA);
+    expect(new Set(clinics).size).toBe(handles.length);
+    for (const em of handles) expect(em.getUnitOfWork().getIdentityMap().values()).toEqual([]);
   });
 });

@@ -160,7 +160,7 @@ const MAX_READERS = 1000;
  * mechanism's lean reads only (src/db/lean.ts), which return plain rows and never put an entity
  * in its identity map. A fork per request cost each read-only request a unit of work it never
  * used (about 2% of a chat page's CPU). Anything that loads entities uses the request's own
- * `em`; test/chat.test.ts checks that the shared handles stay empty.
+ * `em`; test/chat.test.ts and test/isolation.test.ts check that the shared handles stay empty.
  */
 export function clinicReader(root: EntityManager, clinicId: number): EntityManager {
   let byClinic = readers.get(root);

@@ -329,6 +329,26 @@ describe('Idempotency-Key', () => {
     expect(network().sent.length).toBe(before + 1);
   });
 
+  it('a key whose first request never finished (its process stopped) is a 409 saying so, not run again', async () => {
+    const to = newPhone();
+    const key = { 'idempotency-key': `s-${to}` };
+    expect((await send({ to, text: 'first' }, key)).status).toBe(202);
+    // As a process that stopped after claiming the key leaves it: claimed, never answered.
+    const sql = app.orm.em.fork().getConnection();
+    await sql.execute(`update idempotency_key set status = null, response = null where key = ?`, [`s-${to}`]);
+    const before = network().sent.length;
+    app.clock.set('2026-11-01T10:01:00Z'); // inside the lease: still being processed, as far as anyone knows
+    const waiting = await send({ to, text: 'first' }, key);
+    expect(waiting.status).toBe(409);
+    expect(waiting.body.error.message).toMatch(/still being processed/);
+    app.clock.set('2026-11-01T10:05:00Z');
+    const stopped = await send({ to, text: 'first' }, key);
+    expect(stopped.status).toBe(409);
+    expect(stopped.body.error.param).toBe('Idempotency-Key');
+    expect(stopped.body.error.message).toMatch(/did not finish/);
+    expect(network().sent.length).toBe(before);
+  });
+
   it('a refused request frees its key; a bad key is a 422', async () => {
     const to = newPhone();
     const key = { 'idempotency-key': `r-${to}` };

@@ -48,6 +48,9 @@ export function chatDeps(
   const download = downloader(limits, media.allowLoopback);
   return {
     network,
+    // The deadline stops a request at its next statement; a minute more covers a network call
+    // under way then.
+    idempotencyLeaseMs: limits.requestDeadlineMs + 60_000,
     media: {
       async keep(clinicId, m) {
         const file = await download(m.url, m.type);

@@ -4,6 +4,8 @@ import type { MessagingNetwork } from '../../network/adapter.ts';
 export interface ChatDeps {
   network: MessagingNetwork;
   media?: ChatMedia;
+  /** After this long an unanswered Idempotency-Key claim has no request left working on it. */
+  idempotencyLeaseMs: number;
 }
 
 /** Media, as the chat services use it (src/media behind it; wired in src/server/chat-deps.ts). */

@@ -46,7 +46,18 @@ export function checkIdempotencyKey(key: unknown): string | undefined {
 
 export async function idempotent<T>(
   em: EntityManager,
-  scope: { keyId: string; clinicId: number; key: string | undefined; hash: string; now: Date },
+  scope: {
+    keyId: string;
+    clinicId: number;
+    key: string | undefined;
+    hash: string;
+    now: Date;
+    /**
+     * How long a claim may stay unanswered before no request can still be working on it (past
+     * the request deadline): its process stopped mid-request.
+     */
+    leaseMs: number;
+  },
   run: () => Promise<{ status: number; body: T }>,
 ): Promise<Stored<T>> {
   if (scope.key === undefined) return { ...(await run()), replayed: false };
@@ -79,9 +90,12 @@ export async function idempotent<T>(
     }
   }
   for (let waited = 0; ; waited += WAIT_STEP_MS) {
-    const [row] = await conn.execute<{ request_hash: string; status: number | null; response: T | null }[]>(
-      'select "request_hash", "status", "response" from "idempotency_key" where "api_key_id" = ? and "key" = ?',
-      [scope.keyId, scope.key],
+    const [row] = await conn.execute<
+      { request_hash: string; status: number | null; response: T | null; abandoned: boolean }[]
+    >(
+      `select "request_hash", "status", "response", "created_at" < ? as "abandoned"
+         from "idempotency_key" where "api_key_id" = ? and "key" = ?`,
+      [new Date(scope.now.getTime() - scope.leaseMs), scope.keyId, scope.key],
     );
     // The first request failed and freed the key meanwhile: this one runs afresh.
     if (!row) return idempotent(em, scope, run);
@@ -92,6 +106,14 @@ export async function idempotent<T>(
         { param: 'Idempotency-Key' },
       );
     if (row.status !== null) return { status: row.status, body: row.response as T, replayed: true };
+    // Not run again: the first request may have recorded, even sent, its message before it
+    // stopped, and a retry must never text the patient twice (docs/chat.md).
+    if (row.abandoned)
+      throw new AppError(
+        'conflict',
+        'The first request with this Idempotency-Key did not finish (the service stopped while handling it), so it is not run again. Look for its message in GET /v1/chat/messages?phone=… before sending; then send with a new key.',
+        { param: 'Idempotency-Key' },
+      );
     if (waited >= WAIT_MAX_MS)
       throw new AppError(
         'conflict',

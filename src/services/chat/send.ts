@@ -48,6 +48,7 @@ export async function sendIdempotently(
       key: checkIdempotencyKey(key),
       hash: requestHash(body),
       now: ctx.clock.now(),
+      leaseMs: deps.idempotencyLeaseMs,
     },
     async () => ({ status: 202, body: await sendMessage(ctx, deps, body) }),
   );

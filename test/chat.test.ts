@@ -3,6 +3,7 @@ import { Clinic } from '../src/entities/index.ts';
 import { clinicReaders } from '../src/lib/request-context.ts';
 import { signBody } from '../src/lib/signing.ts';
 import { REJECTION_REASON } from '../src/network/sandbox.ts';
+import { previewOf } from '../src/services/chat/changes.ts';
 import { syncTemplates } from '../src/services/chat/template-sync.ts';
 import { fixtures } from './fixtures.ts';
 import { NETWORK_SECRET, startTestApp, type TestApp } from './helpers.ts';
@@ -88,8 +89,15 @@ describe('inbound messages through the signed callback', () => {
     });
     // A second message keeps the one conversation; the window closes 24 h after the last one.
     app.clock.set('2026-11-01T12:00:00Z');
-    const again = await inbound(phone, 'Hello again');
+    const long = `Hello again. ${'Is Tuesday possible? '.repeat(20)}`;
+    const again = await inbound(phone, long);
     expect(again.conversation_id).toBe(r.conversation_id);
+    // The preview is the latest message's text, whole (spec: "text of most recent message").
+    expect((await app.get(`/v1/chat/conversations/${r.conversation_id}`, read)).body.data).toMatchObject({
+      last_message_preview: long,
+    });
+    expect(previewOf({ text: null })).toBeNull();
+    expect(previewOf({ text: '' })).toBeNull();
     app.clock.set('2026-11-02T11:59:59.999Z');
     expect(
       (await app.get(`/v1/chat/conversations/${r.conversation_id}`, read)).body.data

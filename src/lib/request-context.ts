@@ -5,6 +5,7 @@ import DataLoader from 'dataloader';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.ts';
 import { logger } from './logger.ts';
+import { cached } from './memo.ts';
 
 /**
  * The one request context. The HTTP server creates it when a request arrives (request id, clock,
@@ -163,18 +164,9 @@ const MAX_READERS = 1000;
  * `em`; test/chat.test.ts and test/isolation.test.ts check that the shared handles stay empty.
  */
 export function clinicReader(root: EntityManager, clinicId: number): EntityManager {
-  let byClinic = readers.get(root);
-  if (!byClinic) {
-    byClinic = new Map();
-    readers.set(root, byClinic);
-  }
-  let em = byClinic.get(clinicId);
-  if (!em) {
-    if (byClinic.size >= MAX_READERS) byClinic.clear();
-    em = scopedEm(root, clinicId);
-    byClinic.set(clinicId, em);
-  }
-  return em;
+  const byClinic = cached(readers, root, () => new Map<number, EntityManager>());
+  if (byClinic.size >= MAX_READERS && !byClinic.has(clinicId)) byClinic.clear();
+  return cached(byClinic, clinicId, () => scopedEm(root, clinicId));
 }
 
 /** The read handles made so far (tests: they must hold no entities). */

@@ -60,10 +60,12 @@ export async function chatChange<T>(
 /** A reference to the clinic for rows created in a change. */
 export const clinicRef = (change: ChatChange) => change.em.getReference(Clinic, change.clinicId);
 
-/** The preview of a message in its conversation's list entry. */
-export function previewOf(m: { type: string; text?: string | null }): string {
-  if (m.text) return m.text.length > 200 ? `${m.text.slice(0, 199)}…` : m.text;
-  return `[${m.type}]`;
+/**
+ * The preview of a message in its conversation's list entry: its text, whole (spec: "text of
+ * most recent message"), or null for a message without text (media without a caption, a sticker).
+ */
+export function previewOf(m: { text?: string | null }): string | null {
+  return m.text || null;
 }
 
 /** Records a new message's times on its conversation (out-of-order arrivals never move them back). */

@@ -188,12 +188,14 @@ export function authenticated(
   ctx.keyId = principal.keyId;
   ctx.principal = principal;
   let em: EntityManager | undefined;
+  // Not enumerable: GraphQL's pipeline copies the context's own enumerable properties into its
+  // own context object (envelop's Object.assign), which would read, and so fork, it every time.
   Object.defineProperty(ctx, 'em', {
     get: () => {
       em ??= scopedEm(root, principal.clinicId);
       return em;
     },
-    enumerable: true,
+    enumerable: false,
     configurable: true,
   });
   ctx.reader = clinicReader(root, principal.clinicId);

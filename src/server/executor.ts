@@ -72,9 +72,13 @@ export function createGraphQLPipeline(schema: GraphQLSchema, deps: AppDeps): Yog
       } as any,
     ],
     maskedErrors: { maskError: (error) => toGraphQLError(error) },
-    context: async ({ request }: { request: HeaderSource } & Omit<YogaInitialContext, 'request'>) => {
+    context: async (initial: { request: HeaderSource } & Omit<YogaInitialContext, 'request'>) => {
       try {
-        return await authenticateRequest(deps, request.headers.get('authorization'), false);
+        const ctx = await authenticateRequest(deps, initial.request.headers.get('authorization'), false);
+        // The pipeline copies the request context's enumerable properties into its own context;
+        // the request's EntityManager stays forked on first use (request-context.ts).
+        Object.defineProperty(initial, 'em', { get: () => ctx.em, enumerable: false, configurable: true });
+        return ctx;
       } catch (e) {
         if (e instanceof AppError) throw toGraphQLError(e);
         throw e;

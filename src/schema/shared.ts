@@ -50,20 +50,30 @@ class Edge<T> {
   }
 }
 
+/**
+ * A connection's pageInfo; its cursors are computed only when selected. A class, not an object
+ * literal with getters: a literal's getters are closures made per object, which V8 reaches from
+ * the old generation (the object's own hidden class), and they kept every page's rows alive
+ * through young-generation collections until the next full one.
+ */
+class PageInfo<T> {
+  readonly hasNextPage: boolean;
+  readonly hasPreviousPage = false;
+  readonly #page: ListPage<T>;
+  constructor(page: ListPage<T>) {
+    this.hasNextPage = page.nextCursor !== null;
+    this.#page = page;
+  }
+  get startCursor(): string | null {
+    return this.#page.items.length ? this.#page.cursorAt(0) : null;
+  }
+  get endCursor(): string | null {
+    const page = this.#page;
+    return page.nextCursor ?? (page.items.length ? page.cursorAt(page.items.length - 1) : null);
+  }
+}
+
 /** A Relay connection over one page of the list mechanism (src/db/list.ts). */
 export function toConnection<T>(page: ListPage<T>) {
-  const { items } = page;
-  return {
-    edges: items.map((_, i) => new Edge(page, i)),
-    pageInfo: {
-      hasNextPage: page.nextCursor !== null,
-      hasPreviousPage: false,
-      get startCursor() {
-        return items.length ? page.cursorAt(0) : null;
-      },
-      get endCursor() {
-        return page.nextCursor ?? (items.length ? page.cursorAt(items.length - 1) : null);
-      },
-    },
-  };
+  return { edges: page.items.map((_, i) => new Edge(page, i)), pageInfo: new PageInfo(page) };
 }

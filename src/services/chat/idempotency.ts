@@ -111,7 +111,7 @@ export async function idempotent<T>(
     if (row.abandoned)
       throw new AppError(
         'conflict',
-        'The first request with this Idempotency-Key did not finish (the service stopped while handling it), so it is not run again. Look for its message in GET /v1/chat/messages?phone=… before sending; then send with a new key.',
+        `The first request with this Idempotency-Key did not finish within ${Math.round(scope.leaseMs / 1000)} seconds (the service may have stopped while handling it), so it is not run again. Look for its message in GET /v1/chat/messages?phone=… before sending; then send with a new key.`,
         { param: 'Idempotency-Key' },
       );
     if (waited >= WAIT_MAX_MS)

@@ -2,8 +2,7 @@ import { leanFind } from '../../db/lean.ts';
 import { textArray } from '../../db/list.ts';
 import { Patient as PatientEntity } from '../../entities/index.ts';
 import { toLocal } from '../../lib/phone.ts';
-import type { ServiceContext } from '../../lib/request-context.ts';
-import { readsOf } from '../../lib/request-context.ts';
+import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
 import { CORE, defineResource, type Field, f, type PresentContext, type Row, viewFor } from '../resource.ts';
 
 /**

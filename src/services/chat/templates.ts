@@ -1,7 +1,6 @@
 import { readAll } from '../../db/list.ts';
 import { Template as TemplateEntity } from '../../entities/index.ts';
-import type { ServiceContext } from '../../lib/request-context.ts';
-import { readsOf } from '../../lib/request-context.ts';
+import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
 import type { Row, View } from '../resource.ts';
 import { booleanParam } from './filters.ts';
 import { notSendableReason } from './template.resource.ts';

@@ -5,8 +5,7 @@ import { Patient as PatientEntity } from '../../entities/index.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { toE164 } from '../../lib/phone.ts';
-import type { ServiceContext } from '../../lib/request-context.ts';
-import { readsOf } from '../../lib/request-context.ts';
+import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
 import { escapeLike, foldForSearch } from '../../lib/text.ts';
 import type { Row, View } from '../resource.ts';
 

@@ -293,8 +293,19 @@ const named = Object.fromEntries(
   Object.entries(chatSql).map(([k, sql]) => [k, { name: `raw_chat_${k}`, text: numberPlaceholders(sql) }]),
 ) as Record<keyof typeof chatSql, { name: string; text: string }>;
 
-function run(statement: { name: string; text: string }, values: unknown[]) {
-  return pool.query({ ...statement, values, types: chatTypes });
+/**
+ * Rows as arrays, as the app reads them (src/db/named-statements.ts), with each column's
+ * position by name (`c.<column>`), worked out once per statement.
+ */
+const positions = new Map<string, Record<string, number>>();
+async function run(statement: { name: string; text: string }, values: unknown[]) {
+  const res = await pool.query<any[]>({ ...statement, values, types: chatTypes, rowMode: 'array' });
+  let c = positions.get(statement.name);
+  if (!c) {
+    c = Object.fromEntries(res.fields.map((f, i) => [f.name, i]));
+    positions.set(statement.name, c);
+  }
+  return { rows: res.rows, c };
 }
 
 const isoText = (v: string | null) => (v == null ? null : pgTimestampToIso(v, (t) => new Date(t)));
@@ -308,19 +319,19 @@ async function patientsOf(p: Principal, phones: string[]) {
     { id: string; first_name: string | null; last_name: string | null; phone: string | null }[]
   >();
   if (!unique.length) return by;
-  const { rows } = await run(named.patientsByPhone, [
+  const { rows, c } = await run(named.patientsByPhone, [
     `{${unique.map((x) => `"${x}"`).join(',')}}`,
     p.clinicId,
   ]);
   for (const r of rows) {
-    const list = by.get(r.phone) ?? [];
+    const list = by.get(r[c.phone]) ?? [];
     list.push({
-      id: `pat_${r.id}`,
-      first_name: r.first_name,
-      last_name: r.last_name,
-      phone: toLocal(r.phone, p.country),
+      id: `pat_${r[c.id]}`,
+      first_name: r[c.first_name],
+      last_name: r[c.last_name],
+      phone: toLocal(r[c.phone], p.country),
     });
-    by.set(r.phone, list);
+    by.set(r[c.phone], list);
   }
   return by;
 }
@@ -332,23 +343,23 @@ async function listMessages(p: Principal, q: URLSearchParams) {
   const limit = parseLimit(q.get('limit'));
   const since = q.get('updated_since');
   const sinceIso = since ? new Date(since).toISOString() : null;
-  const { rows } = sinceIso
+  const { rows, c } = sinceIso
     ? await run(named.messagesSync, [sinceIso, p.clinicId, sinceIso, p.clinicId, limit + 1])
     : await run(named.messages, [p.clinicId, limit + 1]);
   const items = rows.length > limit ? rows.slice(0, limit) : rows;
   const patients = await patientsOf(
     p,
-    items.map((r) => r.patient_phone),
+    items.map((r) => r[c.patient_phone]),
   );
   const last = items[items.length - 1];
   return {
     data: items.map((r) => {
-      const outbound = r.direction === 'outbound';
+      const outbound = r[c.direction] === 'outbound';
       const t = {
-        sent_at: isoText(r.sent_at),
-        delivered_at: isoText(r.delivered_at),
-        read_at: isoText(r.read_at),
-        failed_at: isoText(r.failed_at),
+        sent_at: isoText(r[c.sent_at]),
+        delivered_at: isoText(r[c.delivered_at]),
+        read_at: isoText(r[c.read_at]),
+        failed_at: isoText(r[c.failed_at]),
       };
       const status = !outbound
         ? 'received'
@@ -363,31 +374,31 @@ async function listMessages(p: Principal, q: URLSearchParams) {
                 : 'queued';
       const phone = (v: string | null) => (outbound ? toInternational(v) : toLocal(v, p.country));
       return {
-        id: `${outbound ? 'out' : 'in'}_${r.id}`,
-        conversation_id: `conv_${r.conversation_id}`,
-        direction: r.direction,
-        type: r.type,
+        id: `${outbound ? 'out' : 'in'}_${r[c.id]}`,
+        conversation_id: `conv_${r[c.conversation_id]}`,
+        direction: r[c.direction],
+        type: r[c.type],
         status,
-        from_phone: phone(r.from_phone),
-        to_phone: phone(r.to_phone),
-        patient_phone: toLocal(r.patient_phone, p.country),
-        text: r.text,
-        media: { available: r.media_path != null, type: r.media_type ?? null },
-        patients: patients.get(r.patient_phone) ?? [],
-        template: r.template_name,
-        replied_to_id: r.replied_to_id == null ? null : `out_${r.replied_to_id}`,
-        reactions: { patient: r.reaction_patient ?? null, clinic: r.reaction_clinic ?? null },
-        failure_reason: r.failure_reason,
+        from_phone: phone(r[c.from_phone]),
+        to_phone: phone(r[c.to_phone]),
+        patient_phone: toLocal(r[c.patient_phone], p.country),
+        text: r[c.text],
+        media: { available: r[c.media_path] != null, type: r[c.media_type] ?? null },
+        patients: patients.get(r[c.patient_phone]) ?? [],
+        template: r[c.template_name],
+        replied_to_id: r[c.replied_to_id] == null ? null : `out_${r[c.replied_to_id]}`,
+        reactions: { patient: r[c.reaction_patient] ?? null, clinic: r[c.reaction_clinic] ?? null },
+        failure_reason: r[c.failure_reason],
         timestamps: outbound ? t : null,
-        created_at: isoText(r.created_at),
-        updated_at: isoText(r.updated_at),
+        created_at: isoText(r[c.created_at]),
+        updated_at: isoText(r[c.updated_at]),
       };
     }),
     next_cursor:
       rows.length > limit
         ? sinceIso
-          ? cursorOfValues(['msgsync', Number(last.seq), last.id])
-          : cursorOfValues(['msg', isoText(last.created_at), last.id])
+          ? cursorOfValues(['msgsync', Number(last[c.seq]), last[c.id]])
+          : cursorOfValues(['msg', isoText(last[c.created_at]), last[c.id]])
         : null,
   };
 }
@@ -395,36 +406,38 @@ async function listMessages(p: Principal, q: URLSearchParams) {
 async function listConversations(p: Principal, q: URLSearchParams) {
   requireScope(p, 'chat:read');
   const limit = parseLimit(q.get('limit'));
-  const { rows } = await run(named.conversations, [p.clinicId, limit + 1]);
+  const { rows, c } = await run(named.conversations, [p.clinicId, limit + 1]);
   const items = rows.length > limit ? rows.slice(0, limit) : rows;
   const patients = await patientsOf(
     p,
-    items.map((r) => r.patient_phone),
+    items.map((r) => r[c.patient_phone]),
   );
   const now = Date.now();
   const last = items[items.length - 1];
   return {
     data: items.map((r) => {
       const closes =
-        r.last_inbound_at == null ? null : new Date(isoText(r.last_inbound_at) as string).getTime() + DAY_MS;
+        r[c.last_inbound_at] == null
+          ? null
+          : new Date(isoText(r[c.last_inbound_at]) as string).getTime() + DAY_MS;
       return {
-        id: `conv_${r.id}`,
-        display_name: r.display_name,
-        patient_phone: toLocal(r.patient_phone, p.country),
-        clinic_phone: toInternational(r.clinic_phone),
-        last_message_preview: r.last_message_preview,
-        last_activity_at: isoText(r.last_activity_at),
-        last_inbound_at: isoText(r.last_inbound_at),
-        last_outbound_at: isoText(r.last_outbound_at),
-        is_handled: r.is_handled,
+        id: `conv_${r[c.id]}`,
+        display_name: r[c.display_name],
+        patient_phone: toLocal(r[c.patient_phone], p.country),
+        clinic_phone: toInternational(r[c.clinic_phone]),
+        last_message_preview: r[c.last_message_preview],
+        last_activity_at: isoText(r[c.last_activity_at]),
+        last_inbound_at: isoText(r[c.last_inbound_at]),
+        last_outbound_at: isoText(r[c.last_outbound_at]),
+        is_handled: r[c.is_handled],
         free_text_window_expires_at: closes != null && closes > now ? new Date(closes).toISOString() : null,
-        patients: patients.get(r.patient_phone) ?? [],
-        created_at: isoText(r.created_at),
-        updated_at: isoText(r.updated_at),
+        patients: patients.get(r[c.patient_phone]) ?? [],
+        created_at: isoText(r[c.created_at]),
+        updated_at: isoText(r[c.updated_at]),
       };
     }),
     next_cursor:
-      rows.length > limit ? cursorOfValues(['conv', isoText(last.last_activity_at), last.id]) : null,
+      rows.length > limit ? cursorOfValues(['conv', isoText(last[c.last_activity_at]), last[c.id]]) : null,
   };
 }
 

@@ -37,6 +37,7 @@ try {
     keyCacheTtlMs: config.KEY_CACHE_TTL_MS,
     limits,
     corsOrigins: config.CORS_ORIGINS,
+    trustProxy: config.TRUST_PROXY,
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
     ...(config.NETWORK_SECRET ? { networkSecret: config.NETWORK_SECRET } : {}),
     ...(config.MEDIA_LINK_SECRET ? { mediaLinkSecret: config.MEDIA_LINK_SECRET } : {}),

@@ -272,6 +272,7 @@ describe('receipts', () => {
       return network().callback({
         type: 'receipt',
         network_message_id: networkId,
+        clinic_phone: clinicPhone,
         status,
         failure_reason: failure,
         at,
@@ -291,6 +292,7 @@ describe('receipts', () => {
     const stray = await network().callback({
       type: 'receipt',
       network_message_id: 'unknown',
+      clinic_phone: clinicPhone,
       status: 'sent',
       failure_reason: null,
       at: '2026-11-01T13:00:00Z',

@@ -70,6 +70,8 @@ export async function startTestApp(
     corsOrigins?: string[];
     /** The sandbox network's receipt delays (ms). */
     sandboxDelays?: { sent: number; delivered: number; read: number };
+    /** TRUST_PROXY (src/lib/client-address.ts). */
+    trustProxy?: string;
   } = {},
 ): Promise<TestApp & { proxy?: TcpProxy; databaseUrl: string }> {
   const db = await testDatabase();
@@ -90,6 +92,7 @@ export async function startTestApp(
     // Tests send many requests from one address: limits are off unless a test sets them.
     limits,
     corsOrigins: opts.corsOrigins,
+    trustProxy: opts.trustProxy,
     sandboxDelays: opts.sandboxDelays ?? { sent: 10, delivered: 20, read: 30 },
     networkSecret: NETWORK_SECRET,
     // Media servers in tests are plain http on loopback.

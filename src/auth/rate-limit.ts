@@ -16,8 +16,8 @@ type SetHeader = (name: string, value: string) => void;
  * every instance of the service on one database shares them; Redis is not needed.
  * - Each API key has a budget of points per window; a request spends its cost (src/schema/cost.ts:
  *   about one point per record it reads, at least 1), announced in the RateLimit headers.
- * - Each client address may fail authentication a few times a minute; past that its requests
- *   are refused before any key is looked up.
+ * - Each client address (src/lib/client-address.ts) may fail authentication a few times a minute;
+ *   past that its failing requests get 429 instead of 401. A valid key is always served.
  * Should the database not answer, an in-process limiter with the same budget stands in
  * (rate-limiter-flexible's insurance limiter), so a database fault never lifts the limits.
  */
@@ -38,9 +38,9 @@ export function createRateLimiter(pool: pg.Pool | null, limits: Limits): RateLim
   const failures =
     limits.authFailuresPerMinute > 0 ? store(pool, 'auth', limits.authFailuresPerMinute, 60) : null;
   const policy = `${budget};w=${window}`;
-  // Addresses over their failure budget, until when: checked without a database round trip, so
-  // good traffic pays nothing and a blocked address costs no key lookup. The count itself is
-  // shared in PostgreSQL: another instance learns of a blocked address at its next failure.
+  // Addresses over their failure budget, until when: checked without a database round trip once a
+  // key failed to verify. The count itself is shared in PostgreSQL: another instance learns of a
+  // blocked address at its next failure.
   const blocked = new Map<string, number>();
   const held = () => (limits.rateLimitedDelayMs > 0 ? sleep(limits.rateLimitedDelayMs) : Promise.resolve());
 

@@ -28,6 +28,8 @@ export const messageTypes = ['text', 'image', 'document', 'audio', 'video', 'sti
 
 const MessageSchema = defineEntity({
   name: 'Message',
+  // The network's id names one message of a clinic: a callback delivered twice records once.
+  uniques: [{ properties: ['clinic', 'networkMessageId'] }],
   indexes: [
     { properties: ['conversation', 'createdAt', 'id'] },
     { properties: ['clinic', 'createdAt', 'id'] },
@@ -52,9 +54,11 @@ const MessageSchema = defineEntity({
     templateParams: p.json<string[]>().nullable(),
     repliedTo: () => p.manyToOne(Message).nullable(),
     reactionPatient: p.string().nullable(),
+    /** When the network says the patient reacted: an older reaction arriving later changes nothing. */
+    reactionPatientAt: p.datetime().nullable(),
     reactionClinic: p.string().nullable(),
-    failureReason: p.string().nullable(),
-    networkMessageId: p.string().nullable().index(),
+    failureReason: p.text().nullable(),
+    networkMessageId: p.string().nullable(),
     sentAt: p.datetime().nullable(),
     deliveredAt: p.datetime().nullable(),
     readAt: p.datetime().nullable(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseTrustProxy } from './client-address.ts';
 import { defaultLimits, type Limits } from './limits.ts';
 
 const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
@@ -20,6 +21,10 @@ const schema = z.object({
   GRAPHQL_MAX_TOKENS: int(defaultLimits.graphqlMaxTokens),
   GRAPHQL_MAX_DIRECTIVES: int(defaultLimits.graphqlMaxDirectives),
   MAX_BODY_BYTES: int(defaultLimits.maxBodyBytes),
+  MAX_JSON_DEPTH: int(defaultLimits.maxJsonDepth, 2),
+  HEADERS_TIMEOUT_MS: int(defaultLimits.headersTimeoutMs, 100),
+  REQUEST_TIMEOUT_MS: int(defaultLimits.requestTimeoutMs, 100),
+  MAX_CONNECTIONS: int(defaultLimits.maxConnections, 1),
   RATE_LIMIT_POINTS: int(defaultLimits.rateLimitPoints),
   RATE_LIMIT_WINDOW_SECONDS: int(defaultLimits.rateLimitWindowSeconds, 1),
   RATE_LIMITED_DELAY_MS: int(defaultLimits.rateLimitedDelayMs),
@@ -50,6 +55,23 @@ const schema = z.object({
   /** On SIGTERM, how long requests in flight may take to finish. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   PUBLIC_URL: z.string().optional(),
+  /**
+   * Proxies whose X-Forwarded-For names the client (failed-authentication throttling is per
+   * client address): empty (none, the default), a hop count, or addresses and CIDR ranges.
+   */
+  TRUST_PROXY: z
+    .string()
+    .default('')
+    .superRefine((v, ctx) => {
+      try {
+        parseTrustProxy(v);
+      } catch (e) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `not a hop count or a list of addresses: ${(e as Error).message}`,
+        });
+      }
+    }),
   /** Comma-separated origins browsers may call from; empty: any origin, never with credentials. */
   CORS_ORIGINS: z
     .string()
@@ -82,6 +104,10 @@ export function limitsOf(c: Config): Limits {
     graphqlMaxTokens: c.GRAPHQL_MAX_TOKENS,
     graphqlMaxDirectives: c.GRAPHQL_MAX_DIRECTIVES,
     maxBodyBytes: c.MAX_BODY_BYTES,
+    maxJsonDepth: c.MAX_JSON_DEPTH,
+    headersTimeoutMs: c.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: c.REQUEST_TIMEOUT_MS,
+    maxConnections: c.MAX_CONNECTIONS,
     rateLimitPoints: c.RATE_LIMIT_POINTS,
     rateLimitWindowSeconds: c.RATE_LIMIT_WINDOW_SECONDS,
     rateLimitedDelayMs: c.RATE_LIMITED_DELAY_MS,

@@ -16,6 +16,8 @@ export interface Limits {
   graphqlMaxDirectives: number;
   /** Largest request body, in bytes (GraphQL documents and variables). */
   maxBodyBytes: number;
+  /** Deepest nesting of arrays and objects in a JSON body, checked before anything recurses over it. */
+  maxJsonDepth: number;
   /** Points an API key may spend per window (a request spends its cost); 0 turns limiting off. */
   rateLimitPoints: number;
   /** Length of the rate-limit window, in seconds. */
@@ -33,6 +35,12 @@ export interface Limits {
   responseMaxBytes: number;
   /** How long to wait for a database connection (a new one, or a free one from the pool). */
   dbConnectTimeoutMs: number;
+  /** A client must have sent its request's headers within this long after connecting or its last request. */
+  headersTimeoutMs: number;
+  /** A client must have sent its whole request, body included, within this long; else 408 and the connection is closed. */
+  requestTimeoutMs: number;
+  /** Most open client connections; a connection past it is closed at once. */
+  maxConnections: number;
   /** Largest media file a send downloads (spec: up to 16 MB). */
   mediaMaxBytes: number;
   /** How long a media download may take, redirects included. */
@@ -46,6 +54,7 @@ export const defaultLimits: Limits = {
   graphqlMaxTokens: 2_000,
   graphqlMaxDirectives: 30,
   maxBodyBytes: 1 << 20,
+  maxJsonDepth: 32,
   rateLimitPoints: 30_000,
   rateLimitWindowSeconds: 10,
   rateLimitedDelayMs: 1_000,
@@ -53,6 +62,9 @@ export const defaultLimits: Limits = {
   requestDeadlineMs: 10_000,
   responseMaxBytes: 16 << 20,
   dbConnectTimeoutMs: 3_000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  maxConnections: 2_000,
   mediaMaxBytes: 16 << 20,
   mediaDownloadTimeoutMs: 8_000,
 };

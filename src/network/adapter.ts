@@ -111,6 +111,8 @@ export type NetworkCallback =
       /** A delivery receipt; may arrive twice or out of order. */
       type: 'receipt';
       network_message_id: string;
+      /** The clinic's number the message went out from. */
+      clinic_phone: string;
       status: 'sent' | 'delivered' | 'read' | 'failed';
       failure_reason: string | null;
       at: string;

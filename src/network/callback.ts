@@ -1,6 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Clock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
+import { parseJsonBody } from '../lib/json-text.ts';
+import type { Limits } from '../lib/limits.ts';
 import { currentRequestId } from '../lib/request-context.ts';
 import { verifyBody } from '../lib/signing.ts';
 import { errorBody } from '../rest/errors.ts';
@@ -16,7 +19,8 @@ export interface CallbackDeps {
   em: EntityManager;
   /** The network's secret: the HMAC key of every callback body (src/lib/signing.ts). */
   secret: string;
-  maxBodyBytes: number;
+  limits: Pick<Limits, 'maxBodyBytes' | 'maxJsonDepth'>;
+  clock: Clock;
   copyMedia?: MediaCopier;
 }
 
@@ -32,7 +36,8 @@ const fail = (res: ServerResponse, err: AppError) =>
 /**
  * POST /hooks/network: the signature (HMAC-SHA256 of the raw body) is checked before the body is
  * parsed; a bad or missing one is a 401 and nothing is stored. Then the payload is checked and
- * recorded once (src/services/chat/network-events.ts).
+ * recorded once (src/services/chat/network-events.ts). Every signed body gets a 2xx or a 4xx
+ * (docs/chat.md, The callback): only a fault of the service's is a 5xx the network retries.
  */
 export async function handleNetworkCallback(req: IncomingMessage, res: ServerResponse, deps: CallbackDeps) {
   if (req.method !== 'POST') {
@@ -42,23 +47,29 @@ export async function handleNetworkCallback(req: IncomingMessage, res: ServerRes
       new AppError('method_not_allowed', `${req.method} is not allowed on ${CALLBACK_PATH}; use POST.`),
     );
   }
-  const body = await readBody(req, deps.maxBodyBytes);
+  const body = await readBody(req, deps.limits.maxBodyBytes);
   if (body === null) return;
   if (body === 'too large')
     return fail(
       res,
-      new AppError('payload_too_large', `The body is larger than ${deps.maxBodyBytes} bytes.`),
+      new AppError('payload_too_large', `The body is larger than ${deps.limits.maxBodyBytes} bytes.`),
     );
   if (!verifyBody(deps.secret, body, req.headers[SIGNATURE_HEADER] as string | undefined))
     return fail(res, new AppError('unauthenticated', 'The callback signature is missing or wrong.'));
   let json: unknown;
   try {
-    json = JSON.parse(body.toString('utf8'));
-  } catch {
-    return fail(res, new AppError('invalid_request', 'The body is not valid JSON.'));
+    json = parseJsonBody(body.toString('utf8'), deps.limits.maxJsonDepth);
+  } catch (e) {
+    return fail(res, e as AppError);
   }
-  const parsed = parseCallback(json);
+  const parsed = parseCallback(json, deps.clock.now());
   if (!parsed.ok) return fail(res, new AppError('validation_failed', parsed.message));
-  const recorded = await recordNetworkEvent(deps.em.fork(), parsed.event, deps.copyMedia);
-  send(res, 200, recorded);
+  try {
+    send(res, 200, await recordNetworkEvent(deps.em.fork(), parsed.event, deps.copyMedia));
+  } catch (e) {
+    // A refusal of the service's (a reaction from another number) is the network's 4xx: it
+    // does not retry it. Anything else (the database down) stays a 5xx it retries.
+    if (e instanceof AppError && e.status < 500) return fail(res, e);
+    throw e;
+  }
 }

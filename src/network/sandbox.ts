@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../lib/clock.ts';
+import { AppError, isErrorCode } from '../lib/errors.ts';
 import { logger } from '../lib/logger.ts';
 import { signBody } from '../lib/signing.ts';
 import type {
@@ -67,6 +68,7 @@ export class SandboxNetwork implements MessagingNetwork {
         this.callback({
           type: 'receipt',
           network_message_id: networkMessageId,
+          clinic_phone: message.from,
           status,
           failure_reason: failure,
           at: this.#opts.clock.now().toISOString(),
@@ -126,6 +128,10 @@ export class SandboxNetwork implements MessagingNetwork {
       body,
     });
     const reply = await res.json().catch(() => null);
+    // The service refused what the patient side sent (sandbox mutations, the CLI): its own 4xx.
+    const error = reply?.error;
+    if (res.status < 500 && !res.ok && isErrorCode(error?.code))
+      throw new AppError(error.code, error.message, error.param ? { param: error.param } : {});
     if (!res.ok) throw new Error(`callback answered ${res.status}: ${JSON.stringify(reply)}`);
     return reply;
   }

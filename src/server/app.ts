@@ -3,8 +3,10 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { createRateLimiter } from '../auth/rate-limit.ts';
 import { entityNamed } from '../entities/index.ts';
+import { clientAddressOf, parseTrustProxy } from '../lib/client-address.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, findAppError, toAppError } from '../lib/errors.ts';
+import { parseJsonBody } from '../lib/json-text.ts';
 import type { Limits } from '../lib/limits.ts';
 import { logger } from '../lib/logger.ts';
 import { currentRequest, newRequest, runRequest } from '../lib/request-context.ts';
@@ -41,6 +43,8 @@ export interface AppOptions {
   networkSecret: string;
   /** The media store and its signed links (src/media). */
   media: MediaOptions;
+  /** TRUST_PROXY: which peers' X-Forwarded-For names the client (src/lib/client-address.ts); none by default. */
+  trustProxy?: string;
 }
 
 const READY_TIMEOUT_MS = 2000;
@@ -80,6 +84,7 @@ export function createApp(opts: AppOptions) {
   const direct = createDirectRest(restSchema, opts.limits);
   const openapi = JSON.stringify(openApiDocument(rest));
   const cors = corsPolicy(opts.corsOrigins);
+  const trustProxy = parseTrustProxy(opts.trustProxy ?? '');
 
   function dispatch(req: IncomingMessage, res: ServerResponse, requestId: string) {
     const url = req.url ?? '/';
@@ -92,7 +97,8 @@ export function createApp(opts: AppOptions) {
       return handleNetworkCallback(req, res, {
         em: opts.orm.em,
         secret: opts.networkSecret,
-        maxBodyBytes: opts.limits.maxBodyBytes,
+        limits: opts.limits,
+        clock: opts.clock,
         copyMedia: deps.services.chat.media?.copy,
       });
     if (path.startsWith('/media/'))
@@ -186,14 +192,7 @@ export function createApp(opts: AppOptions) {
     if (raw === 'too large')
       throw new AppError('payload_too_large', `The body is larger than ${opts.limits.maxBodyBytes} bytes.`);
     const text = raw.toString('utf8');
-    let body: unknown = {};
-    if (text.trim() !== '') {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new AppError('invalid_request', 'The body is not valid JSON.');
-      }
-    }
+    const body = parseJsonBody(text, opts.limits.maxJsonDepth);
     const scope = currentRequest();
     if (scope) {
       scope.body = body;
@@ -236,7 +235,7 @@ export function createApp(opts: AppOptions) {
   function handler(req: IncomingMessage, res: ServerResponse) {
     const started = performance.now();
     const scope = newRequest(deps.clock, (name, value) => res.headersSent || res.setHeader(name, value), {
-      clientAddress: req.socket.remoteAddress ?? 'unknown',
+      clientAddress: clientAddressOf(req, trustProxy),
       maxResponseBytes: opts.limits.responseMaxBytes,
     });
     const { requestId } = scope;

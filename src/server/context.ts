@@ -36,13 +36,17 @@ export async function authenticateRequest(
   if (!info) throw new Error('authenticateRequest outside a request');
   if ('principal' in info) return info as RequestContext;
   const limiter = deps.rateLimiter;
-  // An address that keeps failing is refused before another key is looked up.
-  await limiter.checkAddress(info.clientAddress, info.setHeader);
   let principal: Principal;
   try {
     principal = await authenticate(deps.em, authorization, deps.keyCacheTtlMs);
   } catch (e) {
-    if (e instanceof AppError && e.code === 'unauthenticated') await limiter.authFailed(info.clientAddress);
+    if (e instanceof AppError && e.code === 'unauthenticated') {
+      // Only what fails to authenticate is throttled: a valid key is served from any address
+      // (it spends its own budget), so clients behind one proxy or NAT never lock each other
+      // out. A throttled address gets its 429 instead of the 401, and is not counted further.
+      await limiter.checkAddress(info.clientAddress, info.setHeader);
+      await limiter.authFailed(info.clientAddress);
+    }
     throw e;
   }
   info.keyId = principal.keyId;

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GraphQLSchema } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
 import { AppError } from '../lib/errors.ts';
+import { checkJsonText } from '../lib/json-text.ts';
 import { readBody, sendResponse } from './body.ts';
 import { type AppDeps, authenticateRequest } from './context.ts';
 import {
@@ -50,7 +51,16 @@ export function createGraphQLHandler(schema: GraphQLSchema, deps: AppDeps): Grap
     const body = await readBody(req, maxBody);
     if (body === null) return;
     if (body === 'too large') return refuse(res, tooLarge(maxBody));
-    const params = directEligible(req) ? plainParams(body) : null;
+    const text = body.toString('utf8');
+    if (/json/i.test(req.headers['content-type'] ?? '')) {
+      try {
+        // Depth only: a NUL in an argument is refused by the argument's own check, which names it.
+        checkJsonText(text, deps.limits.maxJsonDepth, { nul: false });
+      } catch (e) {
+        return refuse(res, e);
+      }
+    }
+    const params = directEligible(req) ? plainParams(text) : null;
     if (!params) return replay(req, res, body);
     const request: HeaderSource = { headers: { get: (name) => headerOf(req, name) } };
     const operation = prepareOperation(yoga, request, params);
@@ -116,10 +126,10 @@ function directEligible(req: IncomingMessage): boolean {
 }
 
 /** `{query, variables?, operationName?}` of the expected types, or null for Yoga to judge. */
-function plainParams(body: Buffer): OperationParams | null {
+function plainParams(text: string): OperationParams | null {
   let v: unknown;
   try {
-    v = JSON.parse(body.toString('utf8'));
+    v = JSON.parse(text);
   } catch {
     return null;
   }

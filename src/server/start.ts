@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
@@ -42,6 +42,8 @@ export async function startHttpServer(opts: {
   publicUrl?: string;
   /** Plain http to loopback addresses for media URLs (tests, local development). */
   allowLoopbackUrls?: boolean;
+  /** TRUST_PROXY (src/lib/client-address.ts): none by default. */
+  trustProxy?: string;
 }): Promise<RunningServer> {
   const networkSecret = opts.networkSecret ?? randomBytes(32).toString('hex');
   let url = '';
@@ -52,13 +54,15 @@ export async function startHttpServer(opts: {
     ...(opts.sandboxDelays ? { delays: opts.sandboxDelays } : {}),
   });
   const keyCacheTtlMs = opts.keyCacheTtlMs ?? 5000;
+  const limits = { ...defaultLimits, ...opts.limits };
   const app = createApp({
     orm: opts.orm,
     clock: opts.clock ?? systemClock,
     keyCacheTtlMs,
-    limits: { ...defaultLimits, ...opts.limits },
+    limits,
     rateLimitPool: (await opts.orm.em.getConnection().getNativeClient()) as pg.Pool,
     corsOrigins: opts.corsOrigins ?? [],
+    trustProxy: opts.trustProxy ?? '',
     network,
     networkSecret,
     media: {
@@ -70,7 +74,19 @@ export async function startHttpServer(opts: {
   });
   // With a key cache, key changes made by other processes (the CLI) must reach it at once.
   const keyChanges = keyCacheTtlMs > 0 ? await listenForKeyChanges(opts.orm.config.get('clientUrl')) : null;
-  const server = createServer(app.handler);
+  // Every connection is bounded (docs/limits.md, Connections): its headers and its whole request
+  // must arrive in time (checked each second, Node's default being 30 s), there are at most
+  // maxConnections of them, and one whose response went out before its body was read is closed.
+  const server = createServer(
+    {
+      ServerResponse: ClosingResponse,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs),
+      connectionsCheckingInterval: 1000,
+    },
+    app.handler,
+  );
+  server.maxConnections = limits.maxConnections;
   // Responses under way, so closing can tell them to end their connection after them.
   const inFlight = new Set<ServerResponse>();
   let closing = false;
@@ -109,4 +125,20 @@ export async function startHttpServer(opts: {
       await keyChanges?.close();
     },
   };
+}
+
+/**
+ * A response written before its request's body has arrived (a 413, a 401 before the body was
+ * read, a 504 while a client trickles its body) ends its connection: Node would otherwise read
+ * and discard the rest of the body, however long and however slowly it comes, to keep the
+ * connection alive for a next request.
+ */
+class ClosingResponse extends ServerResponse<IncomingMessage> {
+  override writeHead(...args: [number, any?, any?]): this {
+    // A request without a body is not `complete` yet while its handler runs synchronously.
+    const { req } = this;
+    if (!req.complete && (Number(req.headers['content-length']) > 0 || req.headers['transfer-encoding']))
+      this.shouldKeepAlive = false;
+    return super.writeHead(...(args as [number]));
+  }
 }

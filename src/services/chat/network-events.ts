@@ -1,5 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import { Clinic, Conversation, Message } from '../../entities/index.ts';
+import { AppError } from '../../lib/errors.ts';
 import { messageId, toId } from '../../lib/ids.ts';
 import { requestLogger } from '../../lib/request-context.ts';
 import type { NetworkCallback } from '../../network/adapter.ts';
@@ -10,7 +11,8 @@ import { applyReceipt } from './message-status.ts';
  * What the messaging network tells the service (its signed callback, src/network/callback.ts;
  * the CLI's simulated patient side calls this too): inbound messages, staff messages sent from
  * the clinic's own phone, patients' reactions and delivery receipts. Each is recorded once: the
- * network may deliver a callback twice, and a receipt may come before an earlier one.
+ * network may deliver a callback twice, or several copies at once, and a receipt or a reaction
+ * may come after a later one. Every lookup by network id is within the clinic the event names.
  */
 export interface Recorded {
   status: 'recorded' | 'duplicate' | 'ignored';
@@ -33,16 +35,45 @@ export async function recordNetworkEvent(
   const clinic = await em.findOne(Clinic, { phone: event.clinic_phone });
   if (!clinic) return ignored(`No clinic has the number ${event.clinic_phone}.`);
   if (event.type === 'reaction') return recordReaction(em, clinic.id, event);
-  const known = await em.findOne(
-    Message,
-    { clinic: clinic.id, networkMessageId: event.network_message_id },
-    noFilters,
-  );
-  if (known) return { status: 'duplicate', ...idsOf(known) };
+  const known = () =>
+    em.findOne(Message, { clinic: clinic.id, networkMessageId: event.network_message_id }, noFilters);
+  const duplicate = (m: Message): Recorded => ({ status: 'duplicate', ...idsOf(m) });
+  const first = await known();
+  if (first) return duplicate(first);
   // Fetched before the transaction: a slow media server must not hold the clinic's chat lock.
   const mediaKey =
     event.media && copyMedia ? await copyMedia(clinic.id, event.media.url, event.media.mime_type) : null;
-  return chatChange(em, clinic.id, async (change) => {
+  try {
+    return await recordMessage(em, clinic.id, event, mediaKey, async (change) => {
+      // Under the clinic's chat lock: a copy of this callback that arrived meanwhile (its media
+      // download widening the gap) has committed by now.
+      const meanwhile = await change.em.findOne(
+        Message,
+        { clinic: clinic.id, networkMessageId: event.network_message_id },
+        noFilters,
+      );
+      return meanwhile ? duplicate(meanwhile) : null;
+    });
+  } catch (e) {
+    // The unique (clinic, network id) index is what guarantees one message per network id; a
+    // copy recorded by another path between the check and the insert lands here.
+    if (!(e instanceof UniqueConstraintViolationException)) throw e;
+    const m = await known();
+    if (!m) throw e;
+    return duplicate(m);
+  }
+}
+
+function recordMessage(
+  em: EntityManager,
+  clinicId: number,
+  event: Extract<NetworkCallback, { type: 'message.inbound' | 'message.echo' }>,
+  mediaKey: string | null,
+  recordedAlready: (change: ChatChange) => Promise<Recorded | null>,
+): Promise<Recorded> {
+  return chatChange(em, clinicId, async (change) => {
+    const already = await recordedAlready(change);
+    if (already) return already;
     const inbound = event.type === 'message.inbound';
     const patientPhone = inbound ? event.from : event.to;
     const conversation = await conversationOf(change, patientPhone, event.clinic_phone);
@@ -52,7 +83,7 @@ export async function recordNetworkEvent(
         ? await change.em.findOne(
             Message,
             {
-              clinic: clinic.id,
+              clinic: clinicId,
               direction: 'outbound',
               networkMessageId: event.reply_to_network_message_id,
             },
@@ -121,10 +152,16 @@ async function recordReceipt(
   em: EntityManager,
   event: Extract<NetworkCallback, { type: 'receipt' }>,
 ): Promise<Recorded> {
-  const found = await em.findOne(Message, { networkMessageId: event.network_message_id }, noFilters);
-  if (!found) return ignored(`No message has the network id ${event.network_message_id}.`);
-  const clinicId = (found.clinic as unknown as { id: number }).id;
-  return chatChange(em, clinicId, async (change) => {
+  const clinic = await em.findOne(Clinic, { phone: event.clinic_phone });
+  if (!clinic) return ignored(`No clinic has the number ${event.clinic_phone}.`);
+  // Receipts are about what the clinic sent, and only its own messages.
+  const found = await em.findOne(
+    Message,
+    { clinic: clinic.id, direction: 'outbound', networkMessageId: event.network_message_id },
+    noFilters,
+  );
+  if (!found) return ignored(`The clinic sent no message with the network id ${event.network_message_id}.`);
+  return chatChange(em, clinic.id, async (change) => {
     const m = (await change.em.findOne(Message, found.id, {
       ...noFilters,
       populate: ['conversation'],
@@ -153,6 +190,11 @@ async function recordReceipt(
   });
 }
 
+/**
+ * A patient's reaction, applied in the order of the network's `at`: a reaction older than the
+ * one recorded (a replay of a signed callback, a late delivery) changes nothing. Only the
+ * message's patient may react to it.
+ */
 async function recordReaction(
   em: EntityManager,
   clinicId: number,
@@ -164,12 +206,27 @@ async function recordReaction(
     noFilters,
   );
   if (!found) return ignored(`No message has the network id ${event.network_message_id}.`);
+  if (found.patientPhone !== event.from)
+    throw new AppError(
+      'validation_failed',
+      `from: ${event.from} is not the patient of message ${event.network_message_id}; only its patient may react to it.`,
+      { param: 'from' },
+    );
+  const at = new Date(event.at);
   return chatChange(em, clinicId, async (change) => {
     const m = (await change.em.findOne(Message, found.id, {
       ...noFilters,
       populate: ['conversation'],
     })) as Message;
+    const last = m.reactionPatientAt ? new Date(m.reactionPatientAt) : null;
+    if (last && at <= last)
+      return {
+        status: 'ignored' as const,
+        ...idsOf(m),
+        reason: `A reaction of ${last.toISOString()} is newer than this one of ${event.at}.`,
+      };
     m.reactionPatient = event.emoji;
+    m.reactionPatientAt = at;
     change.touch(m);
     await change.em.flush();
     return { status: 'recorded' as const, ...idsOf(m) };

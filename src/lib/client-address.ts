@@ -1,0 +1,30 @@
+import type { IncomingMessage } from 'node:http';
+import proxyaddr from 'proxy-addr';
+
+/**
+ * Which peers may tell the service the client's address (`X-Forwarded-For`): none by default
+ * (the TCP peer is the client), a number of proxy hops in front of the service, or a list of
+ * addresses and CIDR ranges of the proxies (proxy-addr's names `loopback`, `linklocal` and
+ * `uniquelocal` included). docs/limits.md, Failed authentication.
+ */
+export type TrustProxy = (address: string, hop: number) => boolean;
+
+const trustNone: TrustProxy = () => false;
+
+/** Parses `TRUST_PROXY`: empty or `false` (off), a hop count, or a comma-separated list. */
+export function parseTrustProxy(value: string): TrustProxy {
+  const v = value.trim();
+  if (v === '' || v === 'false' || v === '0') return trustNone;
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    return (_address, hop) => hop < hops;
+  }
+  // Throws on an address or range it cannot read: the service then refuses to start.
+  return proxyaddr.compile(v.split(',').map((s) => s.trim()));
+}
+
+/** The client's address: the TCP peer's, or the one a trusted proxy forwarded. */
+export function clientAddressOf(req: IncomingMessage, trust: TrustProxy): string {
+  if (trust === trustNone) return req.socket.remoteAddress ?? 'unknown';
+  return proxyaddr(req, trust);
+}

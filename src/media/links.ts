@@ -1,10 +1,4 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError } from '../lib/errors.ts';
-import { currentRequestId } from '../lib/request-context.ts';
-import { errorBody } from '../rest/errors.ts';
-import { FALLBACK_DOCUMENT_NAME } from './filename.ts';
-import type { MediaStore } from './store.ts';
 
 /**
  * Signed media links (spec, Media link: `{url, expires_at}`, valid about 10 hours). The link is
@@ -87,51 +81,6 @@ export function verifyMediaToken(secret: string, token: string, now: Date): Medi
 }
 
 /**
- * Answers `GET`/`HEAD /media/<token>`: 200 with the bytes (images inline, documents as an
- * attachment under their name), or a JSON 404 `not_found` for a link that is altered, expired or
- * points at nothing, all alike. A store that fails rejects the returned promise: the caller's
- * error mapping answers (503 when the database is away).
- */
-export async function serveMedia(
-  req: IncomingMessage,
-  res: ServerResponse,
-  deps: { secret: string; store: MediaStore; clock: { now(): Date } },
-): Promise<void> {
-  const path = (req.url ?? '/').split('?')[0];
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
-    return sendError(
-      res,
-      new AppError('method_not_allowed', `${req.method} is not allowed on /media links; use GET or HEAD.`),
-      { allow: 'GET, HEAD' },
-    );
-  }
-  const now = deps.clock.now();
-  const m = /^\/media\/([^/]+)$/.exec(path);
-  const link = m ? verifyMediaToken(deps.secret, m[1], now) : null;
-  const object = link ? await deps.store.get(link.clinicId, link.key) : null;
-  if (!link || !object) {
-    return sendError(
-      res,
-      new AppError(
-        'not_found',
-        'No media at this link: it is unknown, altered or expired. Links last about 10 hours; ask for a new one.',
-      ),
-    );
-  }
-  const secondsLeft = Math.max(0, Math.floor((link.expiresAt.getTime() - now.getTime()) / 1000));
-  res.writeHead(200, {
-    'content-type': object.mime,
-    'content-length': String(object.bytes.length),
-    'content-disposition': object.mime.startsWith('image/')
-      ? contentDisposition('inline', link.filename)
-      : contentDisposition('attachment', link.filename ?? FALLBACK_DOCUMENT_NAME),
-    'cache-control': `private, max-age=${secondsLeft}`,
-    'x-content-type-options': 'nosniff',
-  });
-  res.end(req.method === 'HEAD' ? undefined : object.bytes);
-}
-
-/**
  * A Content-Disposition value (RFC 6266): `filename="…"` in printable ASCII, every other
  * character, `"`, `\` and `%` replaced by `_`, and, when that lost anything, the exact name as
  * `filename*=UTF-8''…` (RFC 5987 percent-encoding), which user agents prefer.
@@ -145,16 +94,4 @@ export function contentDisposition(type: 'inline' | 'attachment', filename: stri
     (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`,
   );
   return `${type}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
-}
-
-function sendError(res: ServerResponse, err: AppError, headers: Record<string, string> = {}) {
-  const body = JSON.stringify(errorBody(err, currentRequestId()));
-  res.writeHead(err.status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': String(Buffer.byteLength(body)),
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-    ...headers,
-  });
-  res.end(body);
 }

@@ -8,6 +8,11 @@
  * forms. Ids the network gives messages are its own (`network_message_id`), never ours.
  */
 
+/** The one endpoint the messaging network calls back (a real network and the sandbox alike). */
+export const CALLBACK_PATH = '/hooks/network';
+/** The header of its signature (src/lib/signing.ts), as on webhook deliveries. */
+export const SIGNATURE_HEADER = 'x-service-signature';
+
 /** A message the clinic sends. Media goes out as the clinic's image or document template. */
 export type OutboundMessage =
   | { kind: 'text'; from: string; to: string; text: string }

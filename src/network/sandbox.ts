@@ -3,14 +3,14 @@ import type { Clock } from '../lib/clock.ts';
 import { AppError, isErrorCode } from '../lib/errors.ts';
 import { logger } from '../lib/logger.ts';
 import { signBody } from '../lib/signing.ts';
-import type {
-  Accepted,
-  MessagingNetwork,
-  NetworkCallback,
-  NetworkTemplate,
-  OutboundMessage,
+import {
+  type Accepted,
+  type MessagingNetwork,
+  type NetworkCallback,
+  type NetworkTemplate,
+  type OutboundMessage,
+  SIGNATURE_HEADER,
 } from './adapter.ts';
-import { SIGNATURE_HEADER } from './callback.ts';
 import { SANDBOX_TEMPLATES } from './sandbox-templates.ts';
 
 /**

@@ -10,9 +10,8 @@ import { parseJsonBody } from '../lib/json-text.ts';
 import type { Limits } from '../lib/limits.ts';
 import { logger } from '../lib/logger.ts';
 import { currentRequest, newRequest, runRequest } from '../lib/request-context.ts';
-import { serveMedia } from '../media/links.ts';
 import type { MessagingNetwork } from '../network/adapter.ts';
-import { CALLBACK_PATH, handleNetworkCallback } from '../network/callback.ts';
+import { CALLBACK_PATH } from '../network/adapter.ts';
 import { createDirectRest } from '../rest/direct.ts';
 import { serveDocs } from '../rest/docs.ts';
 import { errorBody, errorHeaders } from '../rest/errors.ts';
@@ -27,6 +26,8 @@ import { chatDeps, type MediaOptions } from './chat-deps.ts';
 import { authenticateRequest, settleRateLimit } from './context.ts';
 import { corsPolicy } from './cors.ts';
 import { createGraphQLHandler } from './graphql.ts';
+import { serveMedia } from './media-route.ts';
+import { handleNetworkCallback } from './network-callback.ts';
 
 export interface AppOptions {
   orm: MikroORM;

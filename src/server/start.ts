@@ -7,7 +7,7 @@ import { listenForKeyChanges } from '../auth/key-changes.ts';
 import { type Clock, systemClock } from '../lib/clock.ts';
 import { defaultLimits, type Limits } from '../lib/limits.ts';
 import { pgMediaStore } from '../media/store.ts';
-import { CALLBACK_PATH } from '../network/callback.ts';
+import { CALLBACK_PATH } from '../network/adapter.ts';
 import { SandboxNetwork } from '../network/sandbox.ts';
 import { createApp } from './app.ts';
 

@@ -1,20 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Clinic, type Conversation, type Message } from '../../entities/index.ts';
 import { clockNow } from '../../lib/request-context.ts';
+import { clinicWrite, type Write } from '../unit-of-work.ts';
 
 /**
- * Every change to the chat inbox goes through `chatChange`: one transaction that first draws the
- * clinic's next mutation number (`clinic.chat_seq`, by `update … returning`). That row stays
- * locked until the transaction commits, so a clinic's changes commit in the order of their
- * numbers and a reader syncing with `updated_since` (ascending `seq`) never passes a number that
- * a slower transaction is still to commit. The price is that a clinic's chat writes run one at a
- * time, which a clinic's message rate allows (docs/chat.md, Incremental sync).
+ * Every change to the chat inbox goes through `chatChange`: the one unit of work of writes
+ * (src/services/unit-of-work.ts) that first draws the clinic's next mutation number
+ * (`clinic.chat_seq`, by `update … returning`). That row stays locked until the transaction
+ * commits, so a clinic's changes commit in the order of their numbers and a reader syncing with
+ * `updated_since` (ascending `seq`) never passes a number that a slower transaction is still to
+ * commit. The price is that a clinic's chat writes run one at a time, which a clinic's message
+ * rate allows (docs/chat.md, Incremental sync).
  */
-export interface ChatChange {
-  em: EntityManager;
-  clinicId: number;
+export interface ChatChange extends Write {
   seq: number;
-  now: Date;
   /** Marks a message changed: its and its conversation's `seq` and `updated_at` move. */
   touch(message: Message): void;
   /** Marks a conversation changed (handled, a new message). */
@@ -26,23 +25,21 @@ export async function chatChange<T>(
   clinicId: number,
   work: (change: ChatChange) => Promise<T>,
 ): Promise<T> {
-  return em.transactional(async (tx) => {
-    const rows = await tx
+  return clinicWrite(em, clinicId, clockNow(), async (write) => {
+    const rows = await write.em
       .getConnection()
       .execute<{ chat_seq: string }[]>(
         'update "clinic" set "chat_seq" = "chat_seq" + 1 where "id" = ? returning "chat_seq"',
         [clinicId],
         'all',
-        tx.getTransactionContext(),
+        write.em.getTransactionContext(),
       );
     if (!rows.length) throw new Error(`No clinic ${clinicId}.`);
     const seq = Number(rows[0].chat_seq);
-    const now = clockNow();
+    const { now } = write;
     const change: ChatChange = {
-      em: tx,
-      clinicId,
+      ...write,
       seq,
-      now,
       touch(message) {
         message.seq = seq;
         message.updatedAt = now;

@@ -2,11 +2,11 @@ import { Clinic, Conversation } from '../../entities/index.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import type { ServiceContext } from '../../lib/request-context.ts';
+import { jsonObject } from '../json-body.ts';
 import { CORE, type Row, viewFor } from '../resource.ts';
 import { chatChange } from './changes.ts';
 import { Conversation as ConversationResource } from './conversation.resource.ts';
 import { getConversation } from './conversations.ts';
-import { jsonObject } from './json-body.ts';
 
 const view = viewFor(ConversationResource, CORE);
 

@@ -5,10 +5,11 @@ import { messageId, toId } from '../../lib/ids.ts';
 import { requestLogger } from '../../lib/request-context.ts';
 import type { NetworkCallback } from '../../network/adapter.ts';
 import { type ChatChange, chatChange, clinicRef, noteMessage } from './changes.ts';
+import { messageEvent } from './events.ts';
 import { applyReceipt } from './message-status.ts';
 
 /**
- * What the messaging network tells the service (its signed callback, src/network/callback.ts;
+ * What the messaging network tells the service (its signed callback, src/server/network-callback.ts;
  * the CLI's simulated patient side calls this too): inbound messages, staff messages sent from
  * the clinic's own phone, patients' reactions and delivery receipts. Each is recorded once: the
  * network may deliver a callback twice, or several copies at once, and a receipt or a reaction
@@ -116,6 +117,8 @@ function recordMessage(
     // A patient writing again needs someone's attention (docs/chat.md, Handled).
     if (inbound) conversation.isHandled = false;
     change.touch(message);
+    // Staff wrote from the clinic's own phone: the spec's "appears shortly after as sent".
+    change.record(messageEvent(inbound ? 'chat.message.received' : 'chat.message.sent', message));
     await change.em.flush();
     return { status: 'recorded' as const, ...idsOf(message) };
   });
@@ -177,6 +180,11 @@ async function recordReceipt(
       { status: event.status, at: event.at },
     );
     const date = (s: string | null) => (s ? new Date(s) : null);
+    // An event only for a receipt that moved the message on: a duplicate changes no timestamp.
+    const key = `${event.status}_at` as const;
+    // Nor for progress reported after the message failed (its status stays failed).
+    const fresh =
+      t[key] !== null && iso(m[`${event.status}At`]) === null && (event.status === 'failed' || !m.failedAt);
     m.sentAt = date(t.sent_at);
     m.deliveredAt = date(t.delivered_at);
     m.readAt = date(t.read_at);
@@ -185,6 +193,7 @@ async function recordReceipt(
       m.failureReason = event.failure_reason;
     // Every receipt bumps updated_at, a duplicate too (spec).
     change.touch(m);
+    if (fresh) change.record(messageEvent(`chat.message.${event.status}`, m));
     await change.em.flush();
     return { status: 'recorded' as const, ...idsOf(m) };
   });

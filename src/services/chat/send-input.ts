@@ -1,6 +1,6 @@
 import { AppError } from '../../lib/errors.ts';
 import { toE164 } from '../../lib/phone.ts';
-import { jsonObject } from './json-body.ts';
+import { jsonObject } from '../json-body.ts';
 
 /**
  * The body of POST /v1/chat/messages (and the GraphQL send mutation's input), checked from raw

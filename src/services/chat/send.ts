@@ -3,10 +3,11 @@ import { AppError } from '../../lib/errors.ts';
 import { messageId } from '../../lib/ids.ts';
 import type { RequestContext, ServiceContext } from '../../lib/request-context.ts';
 import type { OutboundMessage } from '../../network/adapter.ts';
+import { checkIdempotencyKey, idempotent, requestHash } from '../idempotency.ts';
 import { CORE, type Row, viewFor } from '../resource.ts';
 import { chatChange, clinicRef, noteMessage } from './changes.ts';
 import type { ChatDeps } from './deps.ts';
-import { checkIdempotencyKey, idempotent, requestHash } from './idempotency.ts';
+import { messageEvent } from './events.ts';
 import { Message as MessageResource } from './message.resource.ts';
 import { getMessage } from './messages.ts';
 import { conversationOf } from './network-events.ts';
@@ -311,6 +312,7 @@ async function dispatch(
       m.failedAt = change.now;
       m.failureReason = `The messaging network refused the message: ${(e as Error).message}`;
       change.touch(m);
+      change.record(messageEvent('chat.message.failed', m));
       await change.em.flush();
     });
   }

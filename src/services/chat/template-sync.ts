@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Clinic, Template } from '../../entities/index.ts';
+import { clockNow } from '../../lib/request-context.ts';
 import type { MessagingNetwork, NetworkTemplate } from '../../network/adapter.ts';
 import { SANDBOX_TEMPLATES } from '../../network/sandbox-templates.ts';
+import { clinicWrite } from '../unit-of-work.ts';
 
 /**
  * Copies the templates of the clinic's number from the network into the clinic's template table
@@ -15,7 +17,7 @@ export async function syncTemplates(
   const clinic = await em.findOneOrFail(Clinic, clinicId);
   if (!clinic.phone) return 0;
   const templates = await network.templates(clinic.phone);
-  await em.transactional((tx) => writeTemplates(tx, clinicId, templates));
+  await clinicWrite(em, clinicId, clockNow(), (write) => writeTemplates(write.em, clinicId, templates));
   return templates.length;
 }
 

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AppError } from '../../lib/errors.ts';
+import { AppError } from '../lib/errors.ts';
 
 /**
- * `Idempotency-Key` on POST /v1/chat/messages (beyond the spec: a retried request must never
- * text a patient twice; docs/chat.md). Per API key, for 24 hours: the same key with the same body
- * answers the first response again without sending; with another body it is a 409; a request
+ * `Idempotency-Key` on POST routes (beyond the spec: a retried request must never text a patient
+ * twice or write twice; docs/chat.md). Shared by every write; the chat send is its first user.
+ * Per API key, for 24 hours: the same key with the same body answers the first response again
+ * without running it; with another body it is a 409; a request
  * arriving while the first is still running waits for its answer. A request refused with an
  * error frees its key, so a corrected retry may reuse it.
  */

@@ -6,14 +6,11 @@ import { parseJsonBody } from '../lib/json-text.ts';
 import type { Limits } from '../lib/limits.ts';
 import { currentRequestId } from '../lib/request-context.ts';
 import { verifyBody } from '../lib/signing.ts';
+import { CALLBACK_PATH, SIGNATURE_HEADER } from '../network/adapter.ts';
+import { parseCallback } from '../network/callback-schema.ts';
 import { errorBody } from '../rest/errors.ts';
-import { readBody } from '../server/body.ts';
 import { type MediaCopier, recordNetworkEvent } from '../services/chat/network-events.ts';
-import { parseCallback } from './callback-schema.ts';
-
-/** The one endpoint the messaging network calls back (a real network and the sandbox alike). */
-export const CALLBACK_PATH = '/hooks/network';
-export const SIGNATURE_HEADER = 'x-service-signature';
+import { readBody } from './body.ts';
 
 export interface CallbackDeps {
   em: EntityManager;

@@ -1,4 +1,4 @@
-import { AppError } from '../../lib/errors.ts';
+import { AppError } from '../lib/errors.ts';
 
 /**
  * The one check of a write's JSON body: an object with only the fields it takes (an unknown one

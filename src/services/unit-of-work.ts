@@ -1,0 +1,89 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Clinic, Event } from '../entities/index.ts';
+import type { Principal } from '../lib/request-context.ts';
+import type { Row } from './resource.ts';
+
+/**
+ * The one unit of work of every write (issue 16, groundwork): a transaction bound to one clinic
+ * (its tenant filter set, whatever EntityManager the caller holds) in which the work changes
+ * entities, then everything is flushed, then each event the work announced is recorded in the
+ * outbox (`event`) through the same transaction, then it commits. A write therefore happens
+ * whole with its events or not at all.
+ *
+ * Events are presented after the flush, not in MikroORM's `onFlush` (which runs before the
+ * INSERTs, when new rows have no ids): their `data` is what a GET of the object answers after
+ * the commit, read through this transaction with the write's own `now`.
+ */
+export interface Write {
+  /** The transaction, bound to the clinic. */
+  em: EntityManager;
+  clinicId: number;
+  /** The write's time: `updated_at` of what it changes and `created_at` of its events. */
+  now: Date;
+  /**
+   * Announces an event of this write. `data` runs after the flush, inside the transaction; it
+   * is given a service context that reads through the transaction as the clinic.
+   */
+  record(event: PendingEvent): void;
+}
+
+export interface PendingEvent {
+  type: string;
+  /** The scope a reader of the event needs (chat.* events: chat:read). */
+  scope: string;
+  data: (reader: WriteReader) => Promise<Row>;
+}
+
+/** A service context for presenting inside the write: the transaction, the clinic, the write's time. */
+export interface WriteReader {
+  em: EntityManager;
+  principal: Principal;
+  clock: { now(): Date };
+}
+
+export async function clinicWrite<T>(
+  em: EntityManager,
+  clinicId: number,
+  now: Date,
+  work: (write: Write) => Promise<T>,
+): Promise<T> {
+  // The caller's EntityManager when it is bound to the clinic already (a request's), else a fork
+  // bound to it (the network callback and the CLI hold an unbound one).
+  const bound = em.getFilterParams<{ clinicId?: number }>('tenant')?.clinicId;
+  if (bound !== undefined && bound !== clinicId)
+    throw new Error(`A write for clinic ${clinicId} on clinic ${bound}'s EntityManager.`);
+  const target = bound === undefined ? em.fork({ clear: true }) : em;
+  if (bound === undefined) target.setFilterParams('tenant', { clinicId });
+  return target.transactional(async (tx) => {
+    const pending: PendingEvent[] = [];
+    const result = await work({ em: tx, clinicId, now, record: (e) => pending.push(e) });
+    await tx.flush();
+    if (pending.length) await recordEvents(tx, clinicId, now, pending);
+    return result;
+  });
+}
+
+async function recordEvents(tx: EntityManager, clinicId: number, now: Date, pending: PendingEvent[]) {
+  const clinic = await tx.findOneOrFail(Clinic, clinicId, { fields: ['kind', 'country'] });
+  const reader: WriteReader = {
+    em: tx,
+    principal: {
+      keyId: 'event',
+      clinicId,
+      clinicKind: clinic.kind,
+      country: clinic.country,
+      scopes: new Set(),
+    },
+    clock: { now: () => now },
+  };
+  for (const e of pending) {
+    tx.create(Event, {
+      clinic: tx.getReference(Clinic, clinicId),
+      type: e.type,
+      scope: e.scope,
+      data: await e.data(reader),
+      createdAt: now,
+    });
+  }
+  await tx.flush();
+}

@@ -60,8 +60,7 @@ async function lastEventId(): Promise<number> {
   return row.id ?? 0;
 }
 
-const detailed = async (id: string) =>
-  (await app.get(`/v1/chat/messages/${id}`, read)).body.data;
+const asGot = async (id: string) => (await app.get(`/v1/chat/messages/${id}`, read)).body.data;
 
 async function callback(event: unknown) {
   const body = JSON.stringify(event);
@@ -78,7 +77,7 @@ describe('chat events', () => {
     const events = await eventsAfter(before);
     expect(events.map((e) => e.type)).toEqual(['chat.message.received']);
     expect(events[0].scope).toBe('chat:read');
-    expect(events[0].data).toEqual(await detailed(r.id));
+    expect(events[0].data).toEqual(await asGot(r.id));
     expect(new Date(events[0].created_at).toISOString()).toBe('2026-11-01T10:00:00.000Z');
     // A copy of the callback is a duplicate: no second event.
     expect(await eventsAfter(events[0].id)).toEqual([]);
@@ -100,7 +99,7 @@ describe('chat events', () => {
     ]);
     expect(events.map((e) => e.data.status)).toEqual(['sent', 'delivered', 'read']);
     expect(events.every((e) => e.data.id === sent.body.data.id)).toBe(true);
-    expect(events.at(-1)?.data).toEqual(await detailed(sent.body.data.id));
+    expect(events.at(-1)?.data).toEqual(await asGot(sent.body.data.id));
     // A receipt sent again changes no status: no event.
     const networkId = app.server.network.sent.at(-1)?.networkMessageId;
     const again = await callback({
@@ -124,7 +123,7 @@ describe('chat events', () => {
     const events = await eventsAfter(before);
     expect(events.map((e) => e.type)).toEqual(['chat.message.failed']);
     expect(events[0].data).toMatchObject({ status: 'failed', failure_reason: null });
-    const now = await detailed(sent.body.data.id);
+    const now = await asGot(sent.body.data.id);
     expect(now.failure_reason).toBe(REJECTION_REASON);
     expect(events[0].data).toEqual({ ...now, failure_reason: null });
   });
@@ -144,7 +143,7 @@ describe('chat events', () => {
     });
     const events = await eventsAfter(before);
     expect(events.map((e) => e.type)).toEqual(['chat.message.sent']);
-    expect(events[0].data).toEqual(await detailed(r.body.id));
+    expect(events[0].data).toEqual(await asGot(r.body.id));
   });
 });
 

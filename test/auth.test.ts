@@ -33,7 +33,7 @@ describe('API keys', () => {
       createApiKey(app.orm.em.fork(), { clinicId, name: 'k', scopes: ['chat:read', 'chat:write'] }),
     ).rejects.toThrow(/cannot be granted on the same key/);
     await expect(
-      createApiKey(app.orm.em.fork(), { clinicId, name: 'k', scopes: ['patients:write'] }),
+      createApiKey(app.orm.em.fork(), { clinicId, name: 'k', scopes: ['patients:delete'] }),
     ).rejects.toThrow(/Unknown scope/);
   });
 });

@@ -52,6 +52,14 @@ export interface TestApp {
     key: string | null,
     headers?: Record<string, string>,
   ): Promise<{ status: number; body: any; headers: Headers }>;
+  /** Any method (PATCH, DELETE, POST) with a JSON body (none when undefined). */
+  send(
+    method: string,
+    path: string,
+    body: unknown,
+    key: string | null,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   get(path: string, key?: string | null): Promise<{ status: number; body: any; headers: Headers }>;
   gql(
     query: string,
@@ -107,6 +115,24 @@ export async function startTestApp(
   });
   const key = async (clinicId: number, scopes: string[]) =>
     (await createApiKey(orm.em.fork(), { clinicId, name: 'test', scopes })).key;
+  const send: TestApp['send'] = async (method, path, body, k, headers = {}) => {
+    const res = await fetch(`${server.url}${path}`, {
+      method,
+      headers: {
+        'content-type': 'application/json',
+        ...(k ? { authorization: `Bearer ${k}` } : {}),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    let parsed: any = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {}
+    return { status: res.status, body: parsed, headers: res.headers };
+  };
+
   return {
     orm,
     server,
@@ -135,23 +161,8 @@ export async function startTestApp(
       } catch {}
       return { status: res.status, body, headers: res.headers };
     },
-    async post(path, body, k, headers = {}) {
-      const res = await fetch(`${server.url}${path}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(k ? { authorization: `Bearer ${k}` } : {}),
-          ...headers,
-        },
-        body: typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await res.text();
-      let parsed: any = text;
-      try {
-        parsed = JSON.parse(text);
-      } catch {}
-      return { status: res.status, body: parsed, headers: res.headers };
-    },
+    post: (path, body, k, headers = {}) => send('POST', path, body, k, headers),
+    send,
     async gql(query, variables, k) {
       const res = await fetch(`${server.url}/graphql`, {
         method: 'POST',

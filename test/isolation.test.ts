@@ -41,6 +41,7 @@ beforeAll(async () => {
   b.species = `spc_${cb.species.id}`;
   const chat = await fb.chat('050-000-0002');
   b.Patient = b.patient;
+  b.Appointment = b.appointment;
   b.Conversation = `conv_${chat.conversation.id}`;
   b.Message = `out_${chat.outbound.id}`;
   await fa.chat('050-000-0001');
@@ -54,6 +55,7 @@ describe('clinic isolation', () => {
         .map((r) => r.field)
         .sort(),
     ).toEqual([
+      'getAppointment',
       'getConversation',
       'getMessage',
       'getMessageMedia',
@@ -63,8 +65,10 @@ describe('clinic isolation', () => {
       'listPatientChatMessages',
       'listPatientPayments',
       'listPatientTreatments',
+      'restCancelAppointment',
       'restMarkConversationHandled',
       'restReactToMessage',
+      'restUpdateAppointment',
     ]);
   });
 

@@ -528,7 +528,7 @@ describe('real responses match the document', () => {
     const ids = await realIds();
     const sent = await call('/v1/chat/messages', keys.chatWrite, 202, {
       method: 'POST',
-      body: requestBodies.restSendMessage.example,
+      body: requestBodies().restSendMessage.example,
     });
     expect(sent.data.status).toBe('queued');
     await call('/v1/chat/messages', keys.chatWrite, 202, {
@@ -576,7 +576,7 @@ async function concretePaths(): Promise<{ route: (typeof restRoutes)[number]; pa
   return restRoutes.map((route) => ({
     route,
     path: `/v1${route.path.replace(':id', ids[route.ids?.id ?? 'Patient'])}`,
-    init: route.method === 'GET' ? {} : { method: route.method, body: requestBodies[route.field].example },
+    init: route.method === 'GET' ? {} : { method: route.method, body: requestBodies()[route.field].example },
   }));
 }
 

@@ -10,7 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { scopesIn } from '../src/auth/scopes.ts';
 import { restRoutes } from '../src/rest/routes.ts';
 import { schemas } from '../src/schema/index.ts';
+import { allWrites } from '../src/services/all-writes.ts';
 import { allShapes, isResource } from '../src/services/resource.ts';
+import { restFieldOf } from '../src/services/writes.ts';
 
 /**
  * Scopes are checked on fields, not on types (see src/schema/builder.ts), so every field through
@@ -135,8 +137,11 @@ describe('scope coverage', () => {
         .map((r) => r.field)
         .sort(),
     );
+    // Each write under its definition's scopes; the chat writes under chat:write.
     for (const r of restRoutes.filter((x) => x.method !== 'GET'))
-      expect(scopesOf(mutations[r.field]), r.field).toEqual(['chat:write']);
+      expect(scopesOf(mutations[r.field]), r.field).toEqual(
+        allWrites().find((o) => restFieldOf(o) === r.field)?.scopes ?? ['chat:write'],
+      );
     const reaching = reads.flatMap((r) =>
       recordsOf(schemas().restSchema, getNamedType(fields[r.field].type)).map((record) => ({
         path: `${r.method} /v1${r.path}`,

@@ -1,6 +1,9 @@
 import { AppError } from '../lib/errors.ts';
 
-/** Scopes exactly as the spec names them. */
+/**
+ * The spec's scopes, and beside them the writes' (issue 16: named the same way) and calls:read
+ * for the top-level calls reads the spec leaves open (docs/decisions.md).
+ */
 export const allScopes = [
   'patients:read',
   'appointments:read',
@@ -9,6 +12,13 @@ export const allScopes = [
   'catalog:read',
   'vaccines:read',
   'measurements:read',
+  'patients:write',
+  'appointments:write',
+  'treatments:write',
+  'payments:write',
+  'calls:read',
+  'calls:write',
+  'catalog:write',
   'chat:read',
   'chat:write',
   'webhooks:manage',
@@ -17,6 +27,9 @@ export const allScopes = [
 export type Scope = (typeof allScopes)[number];
 
 export const readScopes: Scope[] = allScopes.filter((s) => s.endsWith(':read'));
+
+/** The clinic-record writes (chat:write stays apart: never beside chat:read). */
+export const writeScopes: Scope[] = allScopes.filter((s) => s.endsWith(':write') && s !== 'chat:write');
 
 export function isScope(s: string): s is Scope {
   return (allScopes as readonly string[]).includes(s);

@@ -8,7 +8,7 @@ import {
   TreatmentMenuItem,
 } from './catalog.ts';
 import { Patient } from './patient.ts';
-import { tenantColumns, timestamps } from './tenant.ts';
+import { tenantColumns, versionedTimestamps } from './tenant.ts';
 
 const AppointmentSchema = defineEntity({
   name: 'Appointment',
@@ -24,7 +24,8 @@ const AppointmentSchema = defineEntity({
     endAt: p.datetime(),
     note: p.text().nullable(),
     cancelledAt: p.datetime().nullable(),
-    ...timestamps(),
+    cancellationReason: p.text().nullable(),
+    ...versionedTimestamps(),
   },
 });
 export class Appointment extends AppointmentSchema.class {}
@@ -49,7 +50,8 @@ const TreatmentSchema = defineEntity({
     performedAt: p.datetime(),
     note: p.text().nullable(),
     cancelledAt: p.datetime().nullable(),
-    ...timestamps(),
+    cancellationReason: p.text().nullable(),
+    ...versionedTimestamps(),
   },
 });
 export class Treatment extends TreatmentSchema.class {}
@@ -76,7 +78,7 @@ const PaymentSchema = defineEntity({
     paidAt: p.datetime(),
     note: p.text().nullable(),
     cancelledAt: p.datetime().nullable(),
-    ...timestamps(),
+    ...versionedTimestamps(),
   },
 });
 export class Payment extends PaymentSchema.class {}
@@ -102,7 +104,7 @@ const CallSchema = defineEntity({
     transcriptStatus: p.string().nullable(),
     transcriptSummary: p.text().nullable(),
     transcriptSegments: p.json<unknown[]>().nullable(),
-    ...timestamps(),
+    ...versionedTimestamps(),
   },
 });
 export class Call extends CallSchema.class {}

@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import { Breed, PatientStatus, Species } from './catalog.ts';
-import { type Address, tenantColumns, timestamps } from './tenant.ts';
+import { type Address, tenantColumns, versionedTimestamps } from './tenant.ts';
 
 export interface Contact {
   type: 'phone' | 'email';
@@ -18,7 +18,7 @@ const OwnerSchema = defineEntity({
     phone: p.string().nullable(),
     email: p.string().nullable(),
     address: p.json<Address>().nullable(),
-    ...timestamps(),
+    ...versionedTimestamps(),
   },
 });
 export class Owner extends OwnerSchema.class {}
@@ -64,7 +64,7 @@ const PatientSchema = defineEntity({
     owner: () => p.manyToOne(Owner).nullable(),
     species: () => p.manyToOne(Species).nullable(),
     breed: () => p.manyToOne(Breed).nullable(),
-    ...timestamps(),
+    ...versionedTimestamps(),
   },
 });
 export class Patient extends PatientSchema.class {}

@@ -20,6 +20,24 @@ export const timestamps = () => ({
     .onUpdate(() => clockNow()),
 });
 
+/**
+ * The timestamps of records the API writes (patients, appointments, treatments, payments, calls,
+ * catalog entries): `updated_at` moves forward by at least a millisecond on every change, so it
+ * is the version an ETag names (docs/decisions.md: If-Match) even for two changes within one
+ * millisecond or a clock that stands still (tests).
+ */
+export const versionedTimestamps = () => ({
+  createdAt: p.datetime().onCreate(() => clockNow()),
+  updatedAt: p
+    .datetime()
+    .onCreate(() => clockNow())
+    .onUpdate((entity: { updatedAt?: Date | null }) => {
+      const now = clockNow();
+      const last = entity.updatedAt ? new Date(entity.updatedAt).getTime() : 0;
+      return now.getTime() > last ? now : new Date(last + 1);
+    }),
+});
+
 export interface Address {
   line1: string | null;
   line2: string | null;

@@ -42,6 +42,8 @@ export interface RequestInfo {
   body?: unknown;
   /** A REST POST's Idempotency-Key header. */
   idempotencyKey?: string;
+  /** A REST write's If-Match header (the ETag a GET answered). */
+  ifMatch?: string;
 }
 
 /**

@@ -14,15 +14,17 @@ import { checkCost } from '../schema/cost.ts';
 import type { RestRoute } from './routes.ts';
 
 /**
- * GET routes under /v1 without SOFA's request cycle. Each route is still its Rest field: the
+ * Every /v1 route without SOFA's request cycle (SOFA generates the OpenAPI document from the
+ * same Rest schema: src/rest/sofa.ts). Each route is still its Rest field, a query for GET and
+ * a mutation for POST, PATCH and DELETE: the
  * same resolver (the function the schema was built with), the same arguments, the cost of the
  * same operation SOFA documents for it (built the way SOFA builds it) and the scopes its field
  * names. Only the conversions around it are gone (a fetch Request from the node request, a
  * query-string parse per argument, the GraphQL execution that copies the presented resources
  * field by field into new objects, a fetch Response back): presenters give the requested groups' fields
- * only, so nothing is removed afterwards. SOFA keeps the POST
- * routes and generates the OpenAPI document; test/resource-parity.test.ts and
- * test/openapi.test.ts hold what GET returns to the Rest schema.
+ * only, so nothing is removed afterwards, and a write answers exactly what its event carries.
+ * test/resource-parity.test.ts and test/openapi.test.ts hold what the routes return to the Rest
+ * schema.
  */
 interface Prepared {
   document: DocumentNode;
@@ -35,12 +37,14 @@ interface Prepared {
 }
 
 function prepare(schema: GraphQLSchema, route: RestRoute): Prepared {
-  const field = schema.getQueryType()?.getFields()[route.field] as GraphQLField<unknown, unknown> | undefined;
+  const read = route.method === 'GET';
+  const root = read ? schema.getQueryType() : schema.getMutationType();
+  const field = root?.getFields()[route.field] as GraphQLField<unknown, unknown> | undefined;
   const options = field?.extensions?.pothosOptions as { resolve?: Prepared['resolve']; authScopes?: unknown };
   if (!field || typeof options?.resolve !== 'function')
-    throw new Error(`rest: no Rest query field ${route.field} with a resolver.`);
+    throw new Error(`rest: no Rest ${read ? 'query' : 'mutation'} field ${route.field} with a resolver.`);
   const operation = buildOperationNodeForField({
-    kind: OperationTypeNode.QUERY,
+    kind: read ? OperationTypeNode.QUERY : OperationTypeNode.MUTATION,
     schema,
     field: route.field,
     circularReferenceDepth: 3,

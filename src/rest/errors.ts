@@ -32,6 +32,7 @@ const order = [
   'validation_failed',
   'invalid_request',
   'conflict',
+  'precondition_failed',
 ];
 const rank = (e: AppError) => {
   const i = order.indexOf(e.code);

@@ -478,8 +478,8 @@ function operation(
       message: `No ${route.ids?.id === 'Patient' || !route.ids?.id ? 'patient' : route.ids.id.toLowerCase()} with id '${idExample(route)}'.`,
     });
   }
-  const body = route.method === 'POST' ? requestBodies[route.field] : undefined;
-  if (route.method === 'POST' && !body)
+  const body = route.method !== 'GET' ? requestBodies()[route.field] : undefined;
+  if (route.method !== 'GET' && !body)
     throw new Error(`openapi: no request body documented for ${route.field}.`);
   if (body) {
     responses['400'] = errorResponse('`invalid_request`: the body is not valid JSON.', {

@@ -1,11 +1,14 @@
+import { z } from 'zod';
+import { allWrites } from '../services/all-writes.ts';
 import { CAPTION_MAX, PARAM_MAX, TEXT_MAX } from '../services/chat/send-input.ts';
+import { restFieldOf, type WriteOperation } from '../services/writes.ts';
 
 /**
  * The JSON bodies of the POST routes, for the OpenAPI document (src/rest/openapi.ts). The
  * services check bodies field by field (src/services/chat/send-input.ts and others); these
  * schemas say the same, and test/openapi.test.ts sends their examples and their refusals.
  */
-interface BodyDoc {
+export interface BodyDoc {
   schema: Record<string, unknown>;
   example: unknown;
   headers?: Record<string, unknown>[];
@@ -19,7 +22,76 @@ const validation = (fields: string, message: string, param: string) => ({
   param,
 });
 
-export const requestBodies: Record<string, BodyDoc> = {
+const idempotencyHeader = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Retries with the same key and body within 24 hours answer the first response (with `Idempotent-Replayed: true`) and do nothing again; the same key with another body is a 409. 1 to 255 printable ASCII characters; a UUID is a good choice.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+};
+
+const ifMatchHeader = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description:
+    'The `ETag` a GET of the object answered: when the object has changed since, the write is refused with 412 and changes nothing, so two clients never overwrite each other silently.',
+  schema: { type: 'string', example: '"1764072000123"' },
+};
+
+/** The body document of a write, from its one input definition (src/services/writes.ts). */
+function writeBody(op: WriteOperation): BodyDoc {
+  const { $schema: _, ...schema } = z.toJSONSchema(op.input, {
+    io: 'input',
+    unrepresentable: 'any',
+  }) as Record<string, unknown>;
+  const required = (schema.required as string[] | undefined)?.[0];
+  const hasId = op.path.includes(':id');
+  const errors: BodyDoc['errors'] = {
+    '422': validation(
+      'a field is missing, of the wrong type or out of range, names a record the clinic does not have, or is not one this operation takes',
+      required ? `${required} is required.` : 'Unknown field colour; it is not one this operation takes.',
+      required ?? 'colour',
+    ),
+  };
+  if (op.method === 'POST')
+    errors['409'] = {
+      code: 'conflict',
+      description:
+        '`conflict`: the Idempotency-Key was used with another body, or its first request is still running.',
+      message: 'This Idempotency-Key was used with another request body; use a new key for a new request.',
+      param: 'Idempotency-Key',
+    };
+  if (hasId)
+    errors['412'] = {
+      code: 'precondition_failed',
+      description:
+        '`precondition_failed`: If-Match names a version the object no longer has; nothing changed.',
+      message:
+        'The object changed since the version If-Match names; read it again and retry. Nothing was changed.',
+      param: 'If-Match',
+    };
+  return {
+    schema,
+    example: op.example,
+    headers: [...(op.method === 'POST' ? [idempotencyHeader] : []), ...(hasId ? [ifMatchHeader] : [])],
+    errors: { ...errors, ...op.errors },
+  };
+}
+
+let all: Record<string, BodyDoc> | undefined;
+
+/** Every write route's body, by Rest field: the chat writes' (below) and each write definition's. */
+export function requestBodies(): Record<string, BodyDoc> {
+  all ??= {
+    ...chatBodies,
+    ...Object.fromEntries(allWrites().map((op) => [restFieldOf(op), writeBody(op)])),
+  };
+  return all;
+}
+
+const chatBodies: Record<string, BodyDoc> = {
   restSendMessage: {
     schema: {
       type: 'object',
@@ -81,12 +153,9 @@ export const requestBodies: Record<string, BodyDoc> = {
     example: { to: '050-123-4567', text: 'Your appointment is confirmed for Monday at 10:00.' },
     headers: [
       {
-        name: 'Idempotency-Key',
-        in: 'header',
-        required: false,
+        ...idempotencyHeader,
         description:
           'Retries with the same key and body within 24 hours answer the first response (with `Idempotent-Replayed: true`) and send nothing; the same key with another body is a 409. 1 to 255 printable ASCII characters; a UUID is a good choice.',
-        schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
       },
     ],
     errors: {

@@ -1,11 +1,13 @@
 import type { IdKind } from '../lib/ids.ts';
+import { allWrites } from '../services/all-writes.ts';
+import { restFieldOf } from '../services/writes.ts';
 /**
  * The /v1 route table: every Rest root field, its method, path and success status. SOFA would
  * derive paths from field names; the spec's paths are explicit here instead.
  */
 export interface RestRoute {
   field: string;
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   status: 200 | 201 | 202 | 204;
   tag: string;
@@ -14,7 +16,7 @@ export interface RestRoute {
   ids?: Record<string, IdKind>;
 }
 
-export const restRoutes: RestRoute[] = [
+const readRoutes: RestRoute[] = [
   {
     field: 'listPatients',
     method: 'GET',
@@ -67,6 +69,23 @@ export const restRoutes: RestRoute[] = [
     status: 200,
     tag: 'Patients',
     summary: "Chat messages of a patient's phone",
+  },
+  {
+    field: 'listAppointments',
+    method: 'GET',
+    path: '/appointments',
+    status: 200,
+    tag: 'Appointments',
+    summary: 'Appointments',
+  },
+  {
+    field: 'getAppointment',
+    method: 'GET',
+    path: '/appointments/:id',
+    ids: { id: 'Appointment' },
+    status: 200,
+    tag: 'Appointments',
+    summary: 'Get an appointment',
   },
   {
     field: 'listConversations',
@@ -234,6 +253,20 @@ export const restRoutes: RestRoute[] = [
     tag: 'Catalog',
     summary: 'Measurements (veterinary)',
   },
+];
+
+/** Reads, then every write of src/services (their definitions carry their routes). */
+export const restRoutes: RestRoute[] = [
+  ...readRoutes,
+  ...allWrites().map((op) => ({
+    field: restFieldOf(op),
+    method: op.method,
+    path: op.path,
+    status: op.status,
+    tag: op.tag,
+    summary: op.summary,
+    ...(op.ids ? { ids: op.ids } : {}),
+  })),
 ];
 
 const compiled = restRoutes.map((r) => ({

@@ -11,12 +11,11 @@ import { Patient } from '../services/patients/patient.resource.ts';
 import { defaultFieldCost, isCosting } from './cost.ts';
 
 /**
- * What node(id:) can load, by id kind: the typename and the scope the key needs. Appointments,
- * treatments and payments are reached through their patient; their ids are a not_found there,
- * like any unknown id.
+ * What node(id:) can load, by id kind: the typename and the scope the key needs.
  */
 const nodeTypes: Record<string, { typename: string; scope: Scope }> = {
   Patient: { typename: Patient.name, scope: Patient.scopes[0] },
+  Appointment: { typename: 'Appointment', scope: 'appointments:read' },
   Conversation: { typename: 'Conversation', scope: 'chat:read' },
   InboundMessage: { typename: 'Message', scope: 'chat:read' },
   OutboundMessage: { typename: 'Message', scope: 'chat:read' },

@@ -6,6 +6,8 @@ import './catalog/catalog.ts';
 import './chat/types.ts';
 import './chat/queries.ts';
 import './chat/mutations.ts';
+import './records.ts';
+import './writes.ts';
 
 let built: { publicSchema: GraphQLSchema; restSchema: GraphQLSchema } | undefined;
 

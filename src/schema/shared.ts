@@ -12,12 +12,19 @@ export function restPage<T>(name: string, item: any) {
   });
 }
 
-/** A REST single-object body `{data}` (Rest sub-graph only). */
+const ones = new Map<string, any>();
+
+/** A REST single-object body `{data}` (Rest sub-graph only); one type per name, however many routes answer it. */
 export function restOne<T>(name: string, item: any) {
-  return builder.objectRef<{ data: T }>(name).implement({
-    subGraphs: ['Rest'],
-    fields: (t) => ({ data: t.field({ type: item, resolve: (p) => p.data as any }) }),
-  });
+  let ref = ones.get(name);
+  if (!ref) {
+    ref = builder.objectRef<{ data: T }>(name).implement({
+      subGraphs: ['Rest'],
+      fields: (t) => ({ data: t.field({ type: item, resolve: (p) => p.data as any }) }),
+    });
+    ones.set(name, ref);
+  }
+  return ref as ReturnType<typeof builder.objectRef<{ data: T }>>;
 }
 
 /** A bounded REST list `{data: [...]}` (Rest sub-graph only). */

@@ -20,8 +20,9 @@ import { checkQueryParams } from '../rest/params.ts';
 import { matchRoute } from '../rest/routes.ts';
 import { createRestRouter } from '../rest/sofa.ts';
 import { schemas } from '../schema/index.ts';
-import { checkResources } from '../services/resource.ts';
-import { readBody, sendResponse } from './body.ts';
+import { checkResources, type Row } from '../services/resource.ts';
+import { etagOf } from '../services/writes.ts';
+import { readBody } from './body.ts';
 import { chatDeps, type MediaOptions } from './chat-deps.ts';
 import { authenticateRequest, settleRateLimit } from './context.ts';
 import { corsPolicy } from './cors.ts';
@@ -73,7 +74,10 @@ export function createApp(opts: AppOptions) {
     keyCacheTtlMs: opts.keyCacheTtlMs,
     rateLimiter: createRateLimiter(opts.rateLimitPool, opts.limits),
     limits: opts.limits,
-    services: { chat: chatDeps(opts.network, opts.media, opts.limits, opts.clock) },
+    services: {
+      chat: chatDeps(opts.network, opts.media, opts.limits, opts.clock),
+      writes: { idempotencyLeaseMs: opts.limits.requestDeadlineMs + 60_000 },
+    },
   };
   const graphql = createGraphQLHandler(publicSchema, deps);
   // Authenticated before SOFA runs (authenticateThen): this returns the request's context.
@@ -135,10 +139,12 @@ export function createApp(opts: AppOptions) {
         // After authentication (a 401 comes first), before SOFA reads anything.
         const search = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
         checkQueryParams(restSchema, route, search);
-        if (route.method === 'POST') return sendResponse(res, await rest.fetch(await restPost(req, url)));
+        if (route.method !== 'GET') await readWriteBody(req);
         const ctx = await authenticateRequest(deps, req.headers.authorization ?? null, true);
         const body = await direct(route, path.slice(3), search, ctx);
-        if (!res.headersSent) sendJson(res, route.status, body);
+        // A single object carries its version: the ETag a write's If-Match names.
+        const etag = etagOf((body as { data?: Row } | null)?.data);
+        if (!res.headersSent) sendJson(res, route.status, body, etag ? { etag } : {});
       });
     }
     const err = new AppError(
@@ -183,28 +189,23 @@ export function createApp(opts: AppOptions) {
   }
 
   /**
-   * A POST's body is read here, up to the body limit, and kept as JSON on the request context:
-   * the services check it field by field (SOFA would coerce `"yes"` into false and drop nulls).
-   * SOFA then gets the same bytes.
+   * A write's body is read here, up to the body limit, and kept as JSON on the request context
+   * with its Idempotency-Key and If-Match headers: the services check it against the write's
+   * input definition (no GraphQL coercion turns `"yes"` into false or drops a null).
    */
-  async function restPost(req: IncomingMessage, url: string): Promise<Request> {
+  async function readWriteBody(req: IncomingMessage): Promise<void> {
     const raw = await readBody(req, opts.limits.maxBodyBytes);
     if (raw === null) throw new AppError('invalid_request', 'The request body did not arrive.');
     if (raw === 'too large')
       throw new AppError('payload_too_large', `The body is larger than ${opts.limits.maxBodyBytes} bytes.`);
-    const text = raw.toString('utf8');
-    const body = parseJsonBody(text, opts.limits.maxJsonDepth);
+    const body = parseJsonBody(raw.toString('utf8'), opts.limits.maxJsonDepth);
     const scope = currentRequest();
-    if (scope) {
-      scope.body = body;
-      const key = req.headers['idempotency-key'];
-      if (key !== undefined) scope.idempotencyKey = Array.isArray(key) ? key.join(',') : key;
-    }
-    return new Request(`http://localhost${url}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
-      body: text || '{}',
-    });
+    if (!scope) return;
+    scope.body = body;
+    const key = req.headers['idempotency-key'];
+    if (key !== undefined) scope.idempotencyKey = Array.isArray(key) ? key.join(',') : key;
+    const ifMatch = req.headers['if-match'];
+    if (ifMatch !== undefined) scope.ifMatch = ifMatch;
   }
 
   /**

@@ -405,9 +405,10 @@ export interface ReadPlan {
   joins: Record<string, string[]>;
 }
 
-function columnsOf(shape: Shape, where: string): string[] {
+function columnsOf(shape: Shape, where: string, active?: Groups): string[] {
   const out: string[] = [];
   for (const [name, field] of Object.entries(shape.fields)) {
+    if (active && !active.has(field.group)) continue;
     const s = field.source;
     if (s.kind === 'id') continue;
     if (s.kind === 'column' || s.kind === 'ref') out.push(s.prop);
@@ -426,10 +427,11 @@ const plans = new WeakMap<Shape, Map<string, ReadPlan>>();
  * The columns and joins that presenting `names` of a resource needs. A join marked `fromParent`
  * reads only the relation's id: the list attaches the parent record it already has.
  */
-export function readPlan(resource: Resource, names: Iterable<string>): ReadPlan {
+export function readPlan(resource: Resource, names: Iterable<string>, standalone?: Groups): ReadPlan {
   // The id is always presented (GraphQL node ids, cursors), so what it needs is always read.
   const list = [...new Set(['id', ...names])].filter((n) => resource.fields[n]).sort();
-  return cached2(plans, resource, list.join(','), () => {
+  const key = standalone ? `${list.join(',')}|${[...standalone].join(',')}` : list.join(',');
+  return cached2(plans, resource, key, () => {
     const fields = new Set<string>();
     const joins: Record<string, string[]> = {};
     for (const name of list) {
@@ -438,9 +440,13 @@ export function readPlan(resource: Resource, names: Iterable<string>): ReadPlan 
       else if (s.kind === 'derived' || (s.kind === 'id' && s.needs))
         for (const n of s.needs ?? []) fields.add(n);
       else if (s.kind === 'join') {
-        if (s.fromParent) fields.add(s.prop);
+        if (s.fromParent && !standalone) fields.add(s.prop);
         else
-          joins[s.prop] = columnsOf(shapeOf(resource.fields[name].type) as Shape, `${resource.name}.${name}`);
+          joins[s.prop] = columnsOf(
+            shapeOf(resource.fields[name].type) as Shape,
+            `${resource.name}.${name}`,
+            standalone,
+          );
       }
     }
     // Frozen: lean reads memoise a frozen plan's part of their query shapes (src/db/lean.ts).
@@ -532,6 +538,21 @@ const viewsByGroups = new WeakMap<Resource, Map<Groups, View>>();
 export function viewFor(resource: Resource, active: Groups = CORE): View {
   return cached2(viewsByGroups, resource, active, () => ({
     read: readPlan(resource, fieldsIn(resource, active)),
+    present: presenterFor(resource, active),
+    key: newKey(),
+  }));
+}
+
+const standaloneViews = new WeakMap<Resource, Map<Groups, View>>();
+
+/**
+ * A record read on its own (by id, in a top-level list, as event data): what lists of a parent
+ * attach (`fromParent`, a record's patient) is joined and presented here, with the nested
+ * shape's fields of the active groups.
+ */
+export function standaloneView(resource: Resource, active: Groups = CORE): View {
+  return cached2(standaloneViews, resource, active, () => ({
+    read: readPlan(resource, fieldsIn(resource, active), active),
     present: presenterFor(resource, active),
     key: newKey(),
   }));

@@ -39,14 +39,34 @@ export interface WriteReader {
   em: EntityManager;
   principal: Principal;
   clock: { now(): Date };
+  /** What this transaction has presented (src/services/present-by-id.ts). */
+  presented: Map<string, Row>;
 }
 
+/**
+ * Runs `work` as one write of the clinic. With `answer`, what it answers is read after the flush
+ * and the events, still inside the transaction: the written object as its event presents it.
+ */
 export async function clinicWrite<T>(
   em: EntityManager,
   clinicId: number,
   now: Date,
   work: (write: Write) => Promise<T>,
-): Promise<T> {
+): Promise<T>;
+export async function clinicWrite<T, A>(
+  em: EntityManager,
+  clinicId: number,
+  now: Date,
+  work: (write: Write) => Promise<T>,
+  answer: (reader: WriteReader, result: T) => Promise<A>,
+): Promise<A>;
+export async function clinicWrite<T, A>(
+  em: EntityManager,
+  clinicId: number,
+  now: Date,
+  work: (write: Write) => Promise<T>,
+  answer?: (reader: WriteReader, result: T) => Promise<A>,
+): Promise<T | A> {
   // The caller's EntityManager when it is bound to the clinic already (a request's), else a fork
   // bound to it (the network callback and the CLI hold an unbound one).
   const bound = em.getFilterParams<{ clinicId?: number }>('tenant')?.clinicId;
@@ -58,14 +78,16 @@ export async function clinicWrite<T>(
     const pending: PendingEvent[] = [];
     const result = await work({ em: tx, clinicId, now, record: (e) => pending.push(e) });
     await tx.flush();
-    if (pending.length) await recordEvents(tx, clinicId, now, pending);
-    return result;
+    if (!pending.length && !answer) return result;
+    const reader = await readerOf(tx, clinicId, now);
+    if (pending.length) await recordEvents(tx, reader, clinicId, now, pending);
+    return answer ? answer(reader, result) : result;
   });
 }
 
-async function recordEvents(tx: EntityManager, clinicId: number, now: Date, pending: PendingEvent[]) {
+async function readerOf(tx: EntityManager, clinicId: number, now: Date): Promise<WriteReader> {
   const clinic = await tx.findOneOrFail(Clinic, clinicId, { fields: ['kind', 'country'] });
-  const reader: WriteReader = {
+  return {
     em: tx,
     principal: {
       keyId: 'event',
@@ -75,7 +97,17 @@ async function recordEvents(tx: EntityManager, clinicId: number, now: Date, pend
       scopes: new Set(),
     },
     clock: { now: () => now },
+    presented: new Map(),
   };
+}
+
+async function recordEvents(
+  tx: EntityManager,
+  reader: WriteReader,
+  clinicId: number,
+  now: Date,
+  pending: PendingEvent[],
+) {
   for (const e of pending) {
     tx.create(Event, {
       clinic: tx.getReference(Clinic, clinicId),

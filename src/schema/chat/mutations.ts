@@ -188,7 +188,11 @@ builder.mutationFields((t) => ({
     type: SendResult,
     subGraphs: ['Rest'],
     authScopes: chatWrite,
-    resolve: (_root, _args, ctx) => send(ctx, restBody(ctx), ctx.idempotencyKey),
+    resolve: async (_root, _args, ctx) => {
+      // The REST body as the Rest type says it: meta.caption is null when there is none.
+      const sent = await send(ctx, restBody(ctx), ctx.idempotencyKey);
+      return { ...sent, meta: { ...sent.meta, caption: sent.meta.caption ?? null } };
+    },
   }),
   restReactToMessage: t.field({
     type: MessageBody,

@@ -2,7 +2,8 @@ import { Appointment } from '../../services/appointments/appointment.resource.ts
 import { Patient, PatientSummary } from '../../services/patients/patient.resource.ts';
 import { getPatient } from '../../services/patients/patients.ts';
 import { Payment } from '../../services/payments/payment.resource.ts';
-import { everyGroupOf, viewFor } from '../../services/resource.ts';
+import { getRecord } from '../../services/record-lists.ts';
+import { everyGroupOf, restGroups, viewFor } from '../../services/resource.ts';
 import { Treatment } from '../../services/treatments/treatment.resource.ts';
 import { nodeType, objectType } from '../resource-types.ts';
 
@@ -13,6 +14,8 @@ export const PatientType = nodeType(Patient, (id, ctx) =>
   getPatient(ctx, id, viewFor(Patient, everyPatientField)),
 );
 export const PatientSummaryType = objectType(PatientSummary);
-export const AppointmentType = objectType(Appointment);
+export const AppointmentType = nodeType(Appointment, (id, ctx) =>
+  getRecord(ctx, Appointment, id, restGroups(true, [])),
+);
 export const TreatmentType = objectType(Treatment);
 export const PaymentType = objectType(Payment);

@@ -17,6 +17,7 @@ export const Appointment = defineResource({
     end: f.time('endAt'),
     note: f.column('note', 'String', { nullable: true }),
     cancelled_at: f.time('cancelledAt', { nullable: true }),
+    cancellation_reason: f.column('cancellationReason', 'String', { nullable: true }),
     created_at: f.time('createdAt'),
     updated_at: f.time('updatedAt'),
   },

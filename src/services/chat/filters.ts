@@ -1,51 +1,13 @@
 import { messageTypes } from '../../entities/index.ts';
-import { AppError } from '../../lib/errors.ts';
-import { toE164 } from '../../lib/phone.ts';
-import { parseInstant } from '../../lib/timestamps.ts';
+import { invalid } from '../../lib/errors.ts';
+import { booleanParam, enumParam, instantParam, phoneParam } from '../params.ts';
+
+export { booleanParam, enumParam, instantParam, phoneParam } from '../params.ts';
 
 /**
  * The chat lists' query parameters, checked once for REST and GraphQL alike: a bad value of any
  * is a 422 naming it. REST hands over strings, GraphQL typed values; both are accepted.
  */
-const invalid = (param: string, message: string) => new AppError('validation_failed', message, { param });
-
-const given = (v: unknown): v is NonNullable<unknown> => v !== undefined && v !== null && v !== '';
-
-export function phoneParam(raw: unknown, country: string, param = 'phone'): string | undefined {
-  if (!given(raw)) return undefined;
-  const e164 = typeof raw === 'string' && !raw.includes('\u0000') ? toE164(raw, country) : null;
-  if (!e164) throw invalid(param, `${param} '${String(raw)}' is not a phone number.`);
-  return e164;
-}
-
-export function instantParam(raw: unknown, param: string): Date | undefined {
-  if (!given(raw)) return undefined;
-  const d = typeof raw === 'string' ? parseInstant(raw) : null;
-  if (!d)
-    throw invalid(
-      param,
-      `${param} must be an ISO 8601 date-time with a time zone (2026-01-02T09:30:00Z) or a date (2026-01-02).`,
-    );
-  return d;
-}
-
-export function booleanParam(raw: unknown, param: string): boolean | undefined {
-  if (!given(raw)) return undefined;
-  if (raw === true || raw === 'true') return true;
-  if (raw === false || raw === 'false') return false;
-  throw invalid(param, `${param} must be true or false.`);
-}
-
-export function enumParam<T extends string>(
-  raw: unknown,
-  param: string,
-  values: readonly T[],
-): T | undefined {
-  if (!given(raw)) return undefined;
-  if (typeof raw === 'string' && (values as readonly string[]).includes(raw)) return raw as T;
-  throw invalid(param, `${param} must be one of ${values.join(', ')}.`);
-}
-
 export const DIRECTIONS = ['inbound', 'outbound'] as const;
 export const MESSAGE_TYPES = messageTypes;
 

@@ -26,7 +26,7 @@ export type DeliveryMode = 'free_text' | 'template_fallback' | 'template';
 
 export interface Sent {
   data: Row;
-  meta: { delivery_mode: DeliveryMode; caption?: { id: string; delivery_mode: DeliveryMode } };
+  meta: { delivery_mode: DeliveryMode; caption?: { id: string; delivery_mode: DeliveryMode } | null };
 }
 
 const view = viewFor(MessageResource, CORE);

@@ -285,13 +285,26 @@ async function insertPatients(em: EntityManager, clinicId: number, rows: Record<
   );
 }
 
+/**
+ * Bulk insert. A provider's active bookings never overlap (the appointment_no_overlap exclusion
+ * constraint): a generated booking that would overlap one already made keeps its time without a
+ * provider, as a clinic books an unassigned slot.
+ */
 async function insertAppointments(em: EntityManager, clinicId: number, rows: Record<string, unknown>[]) {
+  const source = `from jsonb_to_recordset(?::jsonb) as r(patient_id int, branch_id int, provider_id int, type_id int, status_id int,
+       start_at timestamptz, end_at timestamptz, cancelled_at timestamptz, created_at timestamptz)`;
+  const columns =
+    'insert into appointment (clinic_id, patient_id, branch_id, provider_id, type_id, status_id, start_at, end_at, cancelled_at, created_at, updated_at)';
   await em.execute(
-    `insert into appointment (clinic_id, patient_id, branch_id, provider_id, type_id, status_id, start_at, end_at, cancelled_at, created_at, updated_at)
-     select ?, patient_id, branch_id, provider_id, type_id, status_id, start_at, end_at, cancelled_at, created_at, coalesce(cancelled_at, created_at)
-     from jsonb_to_recordset(?::jsonb) as r(patient_id int, branch_id int, provider_id int, type_id int, status_id int,
-       start_at timestamptz, end_at timestamptz, cancelled_at timestamptz, created_at timestamptz)`,
+    `${columns} select ?, patient_id, branch_id, provider_id, type_id, status_id, start_at, end_at, cancelled_at, created_at, coalesce(cancelled_at, created_at)
+     ${source} on conflict do nothing`,
     [clinicId, JSON.stringify(rows)],
+    'run',
+  );
+  await em.execute(
+    `${columns} select ?, patient_id, branch_id, null, type_id, status_id, start_at, end_at, cancelled_at, created_at, coalesce(cancelled_at, created_at)
+     ${source} where not exists (select 1 from appointment a where a.clinic_id = ? and a.patient_id = r.patient_id and a.start_at = r.start_at)`,
+    [clinicId, JSON.stringify(rows), clinicId],
     'run',
   );
 }

@@ -26,6 +26,7 @@ export const Treatment = defineResource({
     performed_at: f.time('performedAt'),
     note: f.column('note', 'String', { nullable: true }),
     cancelled_at: f.time('cancelledAt', { nullable: true }),
+    cancellation_reason: f.column('cancellationReason', 'String', { nullable: true }),
     created_at: f.time('createdAt'),
     updated_at: f.time('updatedAt'),
   },

@@ -1,0 +1,93 @@
+import { allOf } from '../auth/scopes.ts';
+import { relayPageArgs } from '../db/list.ts';
+import { AppError } from '../lib/errors.ts';
+import type { RequestContext } from '../lib/request-context.ts';
+import { appointmentRecords } from '../services/appointments/appointments.ts';
+import { groupsOfRequest } from '../services/groups-params.ts';
+import { getRecord, listRecords, type RecordList } from '../services/record-lists.ts';
+import { type Groups, restGroups } from '../services/resource.ts';
+import { builder } from './builder.ts';
+import { AppointmentType } from './patients/types.ts';
+import { restOne, restPage, toConnection, toRestPage } from './shared.ts';
+
+/**
+ * The top-level record reads the spec leaves open: for each, a Rest page and a Rest object
+ * (GET /v1/<plural> and /v1/<plural>/{id}) and a Public connection and field, over the one
+ * list (src/services/record-lists.ts). GraphQL presents every field (a connection's rows are
+ * read as selected by the same view the REST detailed format uses).
+ */
+interface Records {
+  list: RecordList;
+  /** appointments → listAppointments, getAppointment, appointments, appointment. */
+  plural: string;
+  singular: string;
+  type: any;
+  description: string;
+}
+
+const records: Records[] = [
+  {
+    list: appointmentRecords,
+    plural: 'appointments',
+    singular: 'appointment',
+    type: AppointmentType,
+    description: 'Newest first by start; with updated_since, oldest change first.',
+  },
+];
+
+const DETAILED: Groups = restGroups(true, []);
+const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
+
+builder.queryFields((t) => {
+  const fields: Record<string, any> = {};
+  for (const r of records) {
+    const authScopes = allOf(r.list.resource.scopes);
+    const filterArgs = () => ({
+      ...Object.fromEntries(Object.keys(r.list.refs).map((p) => [p, t.arg.string({ required: false })])),
+      from: t.arg.string({ required: false, description: 'From this time (inclusive), ISO 8601.' }),
+      to: t.arg.string({ required: false, description: 'Before this time, ISO 8601.' }),
+      updated_since: t.arg.string({
+        required: false,
+        description: 'Changed at or after this time; oldest change first (incremental sync).',
+      }),
+    });
+    fields[r.plural] = t.connection({
+      type: r.type,
+      subGraphs: ['Public'],
+      nullable: true,
+      authScopes,
+      description: r.description,
+      args: filterArgs(),
+      resolve: async (_root: unknown, args: any, ctx: RequestContext) => {
+        if (args.last != null || args.before != null)
+          throw new AppError('validation_failed', 'Only forward pagination (first, after) is supported.', {
+            param: 'last',
+          });
+        return toConnection(await listRecords(ctx, r.list, { ...args, ...relayPageArgs(args) }, DETAILED));
+      },
+    });
+    fields[`list${cap(r.plural)}`] = t.field({
+      type: restPage(`${r.list.resource.name}ListPage`, r.type),
+      subGraphs: ['Rest'],
+      authScopes,
+      args: {
+        ...filterArgs(),
+        limit: t.arg({ type: 'Limit', required: false, description: 'Page size, 1 to 100 (default 25).' }),
+        cursor: t.arg.string({ required: false, description: 'next_cursor of the previous page, verbatim.' }),
+        response_format: t.arg.string({ required: false }),
+      },
+      resolve: async (_root: unknown, args: any, ctx: RequestContext) =>
+        toRestPage(await listRecords(ctx, r.list, args, groupsOfRequest(args, []))),
+    });
+    fields[`get${cap(r.singular)}`] = t.field({
+      type: restOne(`${r.list.resource.name}Body`, r.type),
+      subGraphs: ['Rest'],
+      authScopes,
+      args: { id: t.arg.string({ required: true }), response_format: t.arg.string({ required: false }) },
+      resolve: async (_root: unknown, args: any, ctx: RequestContext) => ({
+        data: await getRecord(ctx, r.list.resource, args.id, groupsOfRequest(args, [])),
+      }),
+    });
+  }
+  return fields;
+});

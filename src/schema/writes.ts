@@ -1,0 +1,91 @@
+import { allOf } from '../auth/scopes.ts';
+import { AppError } from '../lib/errors.ts';
+import type { RequestContext } from '../lib/request-context.ts';
+import { allWrites } from '../services/all-writes.ts';
+import { expectedVersion, performWrite, restFieldOf, type WriteOperation } from '../services/writes.ts';
+import { builder } from './builder.ts';
+import { objectType } from './resource-types.ts';
+import { restOne } from './shared.ts';
+import { bodyOfInput, inputOf } from './write-inputs.ts';
+
+/**
+ * Every write of src/services/*: a GraphQL mutation (Public) and a Rest field that SOFA serves at
+ * the route's method and path, both running the one runner (`performWrite`). REST hands over the
+ * body as app.ts read it (JSON, before SOFA could coerce it), with the Idempotency-Key and
+ * If-Match headers; GraphQL its typed `input` and the same two as arguments.
+ */
+const hasId = (op: WriteOperation) => op.path.includes(':id');
+const capitalized = (s: string) => s[0].toUpperCase() + s.slice(1);
+
+function restBody(ctx: RequestContext): unknown {
+  return ctx.body ?? {};
+}
+
+builder.mutationFields((t) => {
+  const fields: Record<string, any> = {};
+  for (const op of allWrites()) {
+    const type = objectType(op.resource);
+    const authScopes = allOf(op.scopes);
+    const input = inputOf(op.input, `${capitalized(op.name)}Input`);
+    const empty = Object.keys(op.input.shape).length === 0;
+    const allOptional = Object.values(op.input.shape).every((f: any) => f.safeParse(undefined).success);
+    fields[op.name] = t.field({
+      type,
+      subGraphs: ['Public'],
+      authScopes,
+      description: `${op.summary} (${op.method} /v1${op.path.replace(':id', '{id}')}).${op.description ? ` ${op.description}` : ''}`,
+      args: {
+        ...(hasId(op) ? { id: t.arg.id({ required: true }) } : {}),
+        ...(empty ? {} : { input: t.arg({ type: input, required: !allOptional }) }),
+        ...(op.method === 'POST'
+          ? {
+              idempotency_key: t.arg.string({
+                required: false,
+                description:
+                  'The same key and input within 24 hours answer the first result and write nothing.',
+              }),
+            }
+          : {}),
+        ...(hasId(op)
+          ? {
+              expected_updated_at: t.arg.string({
+                required: false,
+                description:
+                  "The object's updated_at as last read: when it has changed since, the write is refused (precondition_failed) and changes nothing.",
+              }),
+            }
+          : {}),
+      },
+      resolve: (_root: unknown, args: any, ctx: RequestContext) =>
+        performWrite(ctx, op, bodyOfInput(args.input ?? {}), {
+          id: args.id == null ? undefined : String(args.id),
+          idempotencyKey: args.idempotency_key ?? undefined,
+          expected: expectedVersion(args.expected_updated_at, 'expected_updated_at'),
+        }),
+    });
+    fields[restFieldOf(op)] = t.field({
+      type: restOne(`${op.resource.name}Body`, type),
+      subGraphs: ['Rest'],
+      authScopes,
+      ...(hasId(op) ? { args: { id: t.arg.string({ required: true }) } } : {}),
+      resolve: async (_root: unknown, args: any, ctx: RequestContext) => {
+        if (op.method !== 'POST' && ctx.idempotencyKey !== undefined)
+          throw new AppError(
+            'validation_failed',
+            `Idempotency-Key goes with POST; ${op.method} is repeatable as it is.`,
+            {
+              param: 'Idempotency-Key',
+            },
+          );
+        return {
+          data: await performWrite(ctx, op, restBody(ctx), {
+            id: args.id,
+            idempotencyKey: ctx.idempotencyKey,
+            expected: expectedVersion(ctx.ifMatch, 'If-Match'),
+          }),
+        };
+      },
+    });
+  }
+  return fields;
+});

@@ -1,0 +1,264 @@
+import { FlushMode } from '@mikro-orm/core';
+import {
+  Appointment as AppointmentEntity,
+  AppointmentStatus,
+  AppointmentType,
+  Branch,
+  Patient,
+  Provider,
+} from '../../entities/index.ts';
+import { AppError, invalid } from '../../lib/errors.ts';
+import { toId } from '../../lib/ids.ts';
+import { clinicRef } from '../clinic-ref.ts';
+import { clearable, idOf, instant, text, z } from '../write-input.ts';
+import { defineWrite, RaceLost, type WriteContext } from '../writes.ts';
+import { Appointment } from './appointment.resource.ts';
+
+/**
+ * Appointments: book, change, cancel (issue 16). A provider's active bookings never overlap: the
+ * service looks first, to name the booking in the way (409), and the database's exclusion
+ * constraint `appointment_no_overlap` decides between two bookings racing for one slot.
+ */
+const NOTE_MAX = 4000;
+const MAX_LENGTH_MS = 24 * 3600_000;
+
+const times = {
+  start: instant.meta({ description: 'When it starts (ISO 8601 with an offset).' }),
+  end: instant.meta({
+    description: "When it ends; defaults to start plus the appointment type's duration_minutes.",
+  }),
+};
+
+export const createAppointmentInput = z.strictObject({
+  patient_id: idOf('Patient'),
+  branch_id: idOf('Branch'),
+  provider_id: idOf('Provider'),
+  type_id: idOf('AppointmentType').optional(),
+  status_id: idOf('AppointmentStatus').optional(),
+  start: times.start,
+  end: times.end.optional(),
+  note: clearable(text(NOTE_MAX)),
+});
+
+export const updateAppointmentInput = z.strictObject({
+  branch_id: idOf('Branch').optional(),
+  provider_id: idOf('Provider').optional(),
+  type_id: clearable(idOf('AppointmentType')),
+  status_id: clearable(idOf('AppointmentStatus')),
+  start: times.start.optional(),
+  end: times.end.optional(),
+  note: clearable(text(NOTE_MAX)),
+});
+
+export const cancelAppointmentInput = z.strictObject({
+  reason: clearable(text(NOTE_MAX)).meta({ description: 'Why; kept as cancellation_reason.' }),
+});
+
+const overlapError = (other: number) =>
+  new AppError(
+    'conflict',
+    `The provider has another active appointment at that time (${toId('Appointment', other)}); choose another time or provider.`,
+    { param: 'start', details: { conflicting_id: toId('Appointment', other) } },
+  );
+
+interface Booking {
+  provider: Provider | null | undefined;
+  startAt: Date;
+  endAt: Date;
+}
+
+/** Bookings of one provider take turns (a transaction-scoped advisory lock); 'appt' names the lock space. */
+const PROVIDER_LOCKS = 0x61707074;
+
+/**
+ * The provider's active booking that overlaps [start, end), other than `self`. Bookings of the
+ * provider are serialised first, so this look is the decision and the exclusion constraint only
+ * a backstop; racing inserts would otherwise wait on each other's rows, even deadlock.
+ */
+async function overlapping(w: WriteContext, b: Booking, self?: number): Promise<number | null> {
+  const provider = b.provider as Provider;
+  await w.em
+    .getConnection()
+    .execute(
+      'select pg_advisory_xact_lock(?, ?)',
+      [PROVIDER_LOCKS, provider.id],
+      'all',
+      w.em.getTransactionContext(),
+    );
+  const found = await w.em.findOne(
+    AppointmentEntity,
+    {
+      provider,
+      cancelledAt: null,
+      startAt: { $lt: b.endAt },
+      endAt: { $gt: b.startAt },
+      ...(self ? { id: { $ne: self } } : {}),
+    },
+    // Not flushed first: the change under test must not reach the table before it passes.
+    { fields: ['id'], orderBy: { startAt: 'asc' }, flushMode: FlushMode.COMMIT },
+  );
+  return found?.id ?? null;
+}
+
+async function checkTimes(w: WriteContext, b: Booking, self?: number) {
+  if (b.endAt.getTime() <= b.startAt.getTime()) throw invalid('end', 'end must be after start.');
+  if (b.endAt.getTime() - b.startAt.getTime() > MAX_LENGTH_MS)
+    throw invalid('end', 'An appointment lasts at most 24 hours.');
+  if (!b.provider) return;
+  const other = await overlapping(w, b, self);
+  if (other) throw overlapError(other);
+}
+
+/** The type's default duration, for an `end` left out. */
+async function endFrom(w: WriteContext, start: Date, typeId: number | null | undefined): Promise<Date> {
+  if (typeId == null)
+    throw invalid('end', 'end is required when there is no type_id (whose duration_minutes would give it).');
+  const type = await w.ref(AppointmentType, typeId, 'type_id');
+  return new Date(start.getTime() + type.durationMinutes * 60_000);
+}
+
+export const createAppointment = defineWrite({
+  name: 'createAppointment',
+  method: 'POST',
+  path: '/appointments',
+  status: 201,
+  tag: 'Appointments',
+  summary: 'Book an appointment',
+  description:
+    'A booking that overlaps another active appointment of the same provider is a 409 naming it; of two bookings racing for one slot exactly one succeeds. Records appointment.created.',
+  scopes: ['appointments:write'],
+  input: createAppointmentInput,
+  example: {
+    patient_id: 'pat_1',
+    branch_id: 'br_1',
+    provider_id: 'prv_1',
+    type_id: 'apt_1',
+    start: '2026-12-01T09:30:00+02:00',
+    note: 'First visit',
+  },
+  resource: Appointment,
+  event: 'appointment.created',
+  errors: {
+    '409': {
+      code: 'conflict',
+      description:
+        '`conflict`: the provider has another active appointment at that time (the message names it), or the Idempotency-Key was used with another body.',
+      message:
+        'The provider has another active appointment at that time (appt_41); choose another time or provider.',
+      param: 'start',
+    },
+  },
+  async run(w, input) {
+    const [patient, branch, provider] = await Promise.all([
+      w.ref(Patient, input.patient_id, 'patient_id'),
+      w.ref(Branch, input.branch_id, 'branch_id'),
+      w.ref(Provider, input.provider_id, 'provider_id'),
+    ]);
+    const type = input.type_id == null ? null : await w.ref(AppointmentType, input.type_id, 'type_id');
+    const status =
+      input.status_id == null ? null : await w.ref(AppointmentStatus, input.status_id, 'status_id');
+    const booking = {
+      provider,
+      startAt: input.start,
+      endAt: input.end ?? (await endFrom(w, input.start, input.type_id)),
+    };
+    await checkTimes(w, booking);
+    const a = w.em.create(AppointmentEntity, {
+      clinic: clinicRef(w),
+      patient,
+      branch,
+      type,
+      status,
+      ...booking,
+      note: input.note ?? null,
+      cancelledAt: null,
+      cancellationReason: null,
+    });
+    return (await flushed(w, a)).id;
+  },
+});
+
+export const updateAppointment = defineWrite({
+  name: 'updateAppointment',
+  method: 'PATCH',
+  path: '/appointments/:id',
+  ids: { id: 'Appointment' },
+  status: 200,
+  tag: 'Appointments',
+  summary: 'Change an appointment',
+  description:
+    'Time, status, provider, branch, type or note. Moving start alone keeps the length; a move onto another active booking of the provider is a 409. A cancelled appointment cannot be changed. Records appointment.updated.',
+  scopes: ['appointments:write'],
+  input: updateAppointmentInput,
+  example: { start: '2026-12-01T11:00:00+02:00', note: 'Moved at the patient’s request' },
+  resource: Appointment,
+  event: 'appointment.updated',
+  async run(w, input, id) {
+    const a = await w.load(AppointmentEntity, 'Appointment', id);
+    if (a.cancelledAt)
+      throw new AppError('conflict', 'The appointment is cancelled; book a new one instead.');
+    if (input.branch_id !== undefined) a.branch = await w.ref(Branch, input.branch_id, 'branch_id');
+    if (input.provider_id !== undefined) a.provider = await w.ref(Provider, input.provider_id, 'provider_id');
+    if (input.type_id !== undefined)
+      a.type = input.type_id === null ? null : await w.ref(AppointmentType, input.type_id, 'type_id');
+    if (input.status_id !== undefined)
+      a.status =
+        input.status_id === null ? null : await w.ref(AppointmentStatus, input.status_id, 'status_id');
+    if (input.note !== undefined) a.note = input.note;
+    if (input.start !== undefined || input.end !== undefined) {
+      const length = a.endAt.getTime() - a.startAt.getTime();
+      const start = input.start ?? a.startAt;
+      a.startAt = start;
+      a.endAt = input.end ?? new Date(start.getTime() + length);
+    }
+    await checkTimes(w, a, a.id);
+    return (await flushed(w, a)).id;
+  },
+});
+
+export const cancelAppointment = defineWrite({
+  name: 'cancelAppointment',
+  method: 'POST',
+  path: '/appointments/:id/cancel',
+  ids: { id: 'Appointment' },
+  status: 200,
+  tag: 'Appointments',
+  summary: 'Cancel an appointment',
+  description:
+    'Sets cancelled_at (and cancellation_reason); the slot is free again. Cancelling twice is a 409. Records appointment.cancelled.',
+  scopes: ['appointments:write'],
+  input: cancelAppointmentInput,
+  example: { reason: 'Patient called to cancel' },
+  resource: Appointment,
+  event: 'appointment.cancelled',
+  async run(w, input, id) {
+    const a = await w.load(AppointmentEntity, 'Appointment', id);
+    if (a.cancelledAt) throw new AppError('conflict', 'The appointment is cancelled already.');
+    a.cancelledAt = w.now;
+    a.cancellationReason = input.reason ?? null;
+    return a.id;
+  },
+});
+
+/**
+ * Flushes the booking. A rival that committed the same slot after the look above trips the
+ * exclusion constraint: the write runs once more (RaceLost), and that look names the rival.
+ */
+async function flushed(w: WriteContext, a: AppointmentEntity): Promise<AppointmentEntity> {
+  try {
+    await w.em.flush();
+    return a;
+  } catch (e) {
+    // 23P01: the exclusion constraint; 40P01: a deadlock between racing bookings.
+    const state = sqlState(e);
+    if (state === '23P01' || state === '40P01') throw new RaceLost();
+    throw e;
+  }
+}
+
+function sqlState(e: unknown): string | undefined {
+  let cur: any = e;
+  for (let i = 0; i < 4 && cur; i++, cur = cur.cause ?? cur.previous)
+    if (typeof cur.code === 'string') return cur.code;
+  return undefined;
+}

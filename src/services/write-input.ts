@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { AppError } from '../lib/errors.ts';
+import { type IdKind, prefixes, tryParseId } from '../lib/ids.ts';
+
+/**
+ * The one definition of a write's request body: a zod schema from which the body parser (here),
+ * the GraphQL input type (src/schema/write-inputs.ts) and the OpenAPI request body
+ * (src/rest/request-bodies.ts) follow. Bodies are strict objects: an unknown field is a 422
+ * naming it, so a misspelt field is never silently dropped.
+ */
+export { z };
+
+/** Checks a body against its definition: the value, or a 422 `validation_failed` naming the field. */
+export function parseInput<T>(schema: z.ZodType<T>, raw: unknown): T {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    throw new AppError('validation_failed', 'The body must be a JSON object.', { param: 'body' });
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  // A misspelt field explains the other complaints (a required one "missing"): it comes first.
+  const issues = result.error.issues;
+  const issue = issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0];
+  const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p)));
+  if (issue.code === 'unrecognized_keys') path.push(issue.keys[0]);
+  const param = path.join('.').replace(/\.\[/g, '[') || 'body';
+  const message =
+    issue.code === 'unrecognized_keys'
+      ? `Unknown field ${param}; it is not one this operation takes.`
+      : issue.code === 'invalid_type' && issue.input === undefined
+        ? `${param} is required.`
+        : `${param}: ${issue.message}`;
+  throw new AppError('validation_failed', message, { param });
+}
+
+const noNul = (v: string) => !v.includes('\u0000');
+
+/** Text of at most `max` characters (PostgreSQL text cannot hold a NUL). */
+export const text = (max: number) => z.string().max(max).refine(noNul, 'must not contain a NUL character');
+
+/** Text that must say something. */
+export const name = (max: number) => text(max).refine((v) => v.trim() !== '', 'must not be empty');
+
+/** A reference to another record by its public id (`<name>_id`); the number behind it. */
+export const idOf = (kind: IdKind) =>
+  z
+    .string()
+    .meta({ description: `A ${kind} id (${prefixes[kind]}_…).` })
+    .transform((v, ctx) => {
+      const n = tryParseId(kind, v);
+      if (n == null) {
+        ctx.addIssue({ code: 'custom', message: `'${v}' is not a ${prefixes[kind]}_… id` });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+/** A point in time: ISO 8601 with a UTC offset (`2026-12-01T09:30:00+02:00` or `…Z`). */
+export const instant = z
+  .string()
+  .meta({ description: 'ISO 8601 with an offset, e.g. 2026-12-01T09:30:00+02:00.', format: 'date-time' })
+  .transform((v, ctx) => {
+    const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(v);
+    const d = new Date(v);
+    if (!ok || Number.isNaN(d.getTime())) {
+      ctx.addIssue({ code: 'custom', message: 'must be ISO 8601 with an offset, e.g. 2026-12-01T09:30:00Z' });
+      return z.NEVER;
+    }
+    return d;
+  });
+
+/** A calendar date, YYYY-MM-DD. */
+export const date = z
+  .string()
+  .meta({ format: 'date' })
+  .refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)), {
+    message: 'must be a date, YYYY-MM-DD',
+  })
+  .refine((v) => new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'is not a calendar date');
+
+/** A `PATCH` body field that may be cleared: absent keeps it, null clears it. */
+export const clearable = <T extends z.ZodType>(t: T) => t.nullable().optional();
+
+/**
+ * The names of a body's fields, as the GraphQL and OpenAPI derivations see them; each write's
+ * definition exports its schemas so tests can send their refusals.
+ */
+export const fieldsOf = (schema: z.ZodObject): string[] => Object.keys(schema.shape);

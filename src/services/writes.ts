@@ -1,0 +1,242 @@
+import type { EntityClass } from '@mikro-orm/core';
+import { LockMode } from '@mikro-orm/core';
+import type { z } from 'zod';
+import type { Scope } from '../auth/scopes.ts';
+import type { ClinicKind } from '../entities/clinic.ts';
+import { AppError, notFound } from '../lib/errors.ts';
+import { type IdKind, tryParseId } from '../lib/ids.ts';
+import type { Principal, RequestContext } from '../lib/request-context.ts';
+import { checkIdempotencyKey, idempotent, requestHash } from './idempotency.ts';
+import { presentById } from './present-by-id.ts';
+import { type Groups, type Resource, type Row, restGroups } from './resource.ts';
+import { clinicWrite, type Write } from './unit-of-work.ts';
+import { parseInput } from './write-input.ts';
+
+/**
+ * Write operations: one definition per write, from which its REST route (src/rest/routes.ts),
+ * its Rest field for SOFA and its GraphQL mutation (src/schema/writes.ts), its OpenAPI body
+ * (src/rest/request-bodies.ts) and its event follow. `performWrite` is the one runner: the body
+ * checked against the input definition, `Idempotency-Key` on every POST, `If-Match` on every
+ * change of an existing object, the work in the one unit of work, the written object presented
+ * through the same transaction as its event's `data` and the response (docs/adding-a-resource.md).
+ */
+export interface WriteOperation<S extends z.ZodObject = z.ZodObject> {
+  /** The GraphQL mutation's name; the Rest field is `rest` + Name. */
+  name: string;
+  method: 'POST' | 'PATCH' | 'DELETE';
+  /** Under /v1, `:id` for the object's id. */
+  path: string;
+  ids?: Record<string, IdKind>;
+  status: 200 | 201;
+  tag: string;
+  summary: string;
+  description?: string;
+  scopes: Scope[];
+  input: S;
+  example: Record<string, unknown>;
+  /** What the write answers: the written object, as a GET of it answers. */
+  resource: Resource;
+  /** Clinics where the route exists (patients at dental ones, clients and animals at veterinary ones); elsewhere a 404. */
+  clinicKinds?: readonly ClinicKind[];
+  /** The groups of the answer and the event's data; default: the detailed format. */
+  groups?: (p: Principal) => Groups;
+  /** The event the write records, when the spec has one for it. */
+  event?: string | ((p: Principal) => string);
+  /** Refusals beyond a body's validation (documented in OpenAPI, tested). */
+  errors?: Record<string, { code: string; description: string; message: string; param?: string }>;
+  /**
+   * The work, inside the transaction: changes entities and answers the written object's id, and
+   * any further events the change causes (an owner's change: each of its animals').
+   */
+  run(w: WriteContext, input: z.output<S>, id: string | undefined): Promise<number | Written>;
+}
+
+export interface Written {
+  id: number;
+  also?: { type: string; resource: Resource; id: number; groups: Groups }[];
+}
+
+export interface WriteContext extends Write {
+  principal: Principal;
+  /**
+   * The object the path names, locked for the rest of the transaction: a 404 when it is not the
+   * clinic's, a 412 when the caller's If-Match names another version.
+   */
+  load<E extends { updatedAt: Date }>(
+    entity: EntityClass<E>,
+    kind: IdKind,
+    id: string | undefined,
+  ): Promise<E>;
+  /** A referenced record of the clinic, or the 422 naming `param` (another clinic's id is the same 422). */
+  ref<E extends object>(entity: EntityClass<E>, id: number, param: string): Promise<E>;
+}
+
+const registry: WriteOperation[] = [];
+
+export function defineWrite<S extends z.ZodObject>(op: WriteOperation<S>): WriteOperation<S> {
+  if (registry.some((o) => o.name === op.name)) throw new Error(`write ${op.name}: defined twice.`);
+  registry.push(op as unknown as WriteOperation);
+  return op;
+}
+
+/** Every write defined so far (their modules are imported by src/services/all-writes.ts). */
+export const allWrites = (): readonly WriteOperation[] => registry;
+
+export const restFieldOf = (op: WriteOperation) => `rest${op.name[0].toUpperCase()}${op.name.slice(1)}`;
+
+const DETAILED = restGroups(true, []);
+
+export const groupsOf = (op: WriteOperation, p: Principal) => op.groups?.(p) ?? DETAILED;
+
+/** `"<ms>"`: the ETag of a presented object, from its `updated_at` (which every change moves forward). */
+export function etagOf(data: Row | null | undefined): string | undefined {
+  const at = data?.updated_at;
+  return typeof at === 'string' ? `"${new Date(at).getTime()}"` : undefined;
+}
+
+/** If-Match (`"<ms>"`, `*`) or GraphQL's expected_updated_at (ISO): the version expected, in ms. */
+export function expectedVersion(ifMatch: unknown, param: string): number | '*' | undefined {
+  if (ifMatch === undefined || ifMatch === null || ifMatch === '') return undefined;
+  const v = String(ifMatch).trim();
+  if (v === '*') return '*';
+  const m = /^"(\d{1,16})"$/.exec(v);
+  const ms = m ? Number(m[1]) : param === 'If-Match' ? Number.NaN : Date.parse(v);
+  if (Number.isNaN(ms))
+    throw new AppError(
+      'validation_failed',
+      param === 'If-Match'
+        ? 'If-Match must be the ETag a GET of the object answered, e.g. "1764072000123".'
+        : `${param} must be the updated_at a read of the object answered (ISO 8601).`,
+      { param },
+    );
+  return ms;
+}
+
+export interface WriteArgs {
+  id?: string;
+  idempotencyKey?: unknown;
+  /** If-Match or expected_updated_at, as `expectedVersion` read it. */
+  expected?: number | '*';
+}
+
+export async function performWrite(
+  ctx: RequestContext,
+  op: WriteOperation,
+  body: unknown,
+  args: WriteArgs,
+): Promise<Row> {
+  const { principal } = ctx;
+  if (op.clinicKinds && !op.clinicKinds.includes(principal.clinicKind))
+    throw new AppError(
+      'not_found',
+      `${op.method} ${op.path} exists at ${op.clinicKinds.join(' and ')} clinics only.`,
+    );
+  const input = parseInput(op.input, body);
+  const key = op.method === 'POST' ? checkIdempotencyKey(args.idempotencyKey) : undefined;
+  const now = ctx.clock.now();
+  const stored = await idempotent(
+    ctx.em,
+    {
+      keyId: principal.keyId,
+      clinicId: principal.clinicId,
+      key,
+      hash: requestHash({ operation: op.name, id: args.id ?? null, body }),
+      now,
+      leaseMs: ctx.services.writes.idempotencyLeaseMs,
+    },
+    async () => ({ status: op.status, body: await write(ctx, op, input, args, now) }),
+  );
+  if (stored.replayed) ctx.setHeader('idempotent-replayed', 'true');
+  const etag = etagOf(stored.body);
+  if (etag) ctx.setHeader('etag', etag);
+  return stored.body;
+}
+
+/**
+ * Thrown by a write that lost a race the database decided (a constraint two transactions could
+ * not both pass): the write runs once more, and its checks then see the winner and say so.
+ */
+export class RaceLost extends Error {}
+
+async function write(ctx: RequestContext, op: WriteOperation, input: unknown, args: WriteArgs, now: Date) {
+  try {
+    return await writeOnce(ctx, op, input, args, now);
+  } catch (e) {
+    if (!(e instanceof RaceLost)) throw e;
+  }
+  try {
+    return await writeOnce(ctx, op, input, args, now);
+  } catch (e) {
+    if (!(e instanceof RaceLost)) throw e;
+    throw new AppError('conflict', 'A concurrent change took what this write needed; read again and retry.');
+  }
+}
+
+async function writeOnce(
+  ctx: RequestContext,
+  op: WriteOperation,
+  input: unknown,
+  args: WriteArgs,
+  now: Date,
+) {
+  const { principal } = ctx;
+  const groups = groupsOf(op, principal);
+  return clinicWrite(
+    ctx.em,
+    principal.clinicId,
+    now,
+    async (w) => {
+      const wc: WriteContext = { ...w, principal, load: loader(w, args.expected), ref: referrer(w) };
+      const result = await op.run(wc, input as Record<string, unknown>, args.id);
+      const written = typeof result === 'number' ? { id: result } : result;
+      const type = typeof op.event === 'function' ? op.event(principal) : op.event;
+      if (type) w.record(eventOf(type, op.resource, written.id, groups));
+      for (const e of written.also ?? []) w.record(eventOf(e.type, e.resource, e.id, e.groups));
+      return written.id;
+    },
+    (reader, id) => presentById(reader, op.resource, id, groups),
+  );
+}
+
+const eventOf = (type: string, resource: Resource, id: number, groups: Groups) => ({
+  type,
+  scope: resource.scopes[0] ?? '',
+  data: (reader: Parameters<typeof presentById>[0]) => presentById(reader, resource, id, groups),
+});
+
+function loader(w: Write, expected: number | '*' | undefined): WriteContext['load'] {
+  return async (entity, kind, publicId) => {
+    const n = publicId == null ? null : tryParseId(kind, publicId);
+    const found =
+      n == null
+        ? null
+        : await w.em.findOne(entity, { id: n } as any, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!found)
+      throw notFound(
+        kind.replace(/[A-Z]/g, (c, i) => (i ? ' ' : '') + c.toLowerCase()),
+        String(publicId),
+      );
+    if (expected !== undefined && expected !== '*' && new Date(found.updatedAt).getTime() !== expected)
+      throw new AppError(
+        'precondition_failed',
+        `The ${kind.toLowerCase()} changed since the version If-Match names (its updated_at is now ${new Date(found.updatedAt).toISOString()}); read it again and retry. Nothing was changed.`,
+        { param: 'If-Match' },
+      );
+    return found;
+  };
+}
+
+function referrer(w: Write): WriteContext['ref'] {
+  return async (entity, id, param) => {
+    const found = await w.em.findOne(entity, { id } as any);
+    if (!found)
+      throw new AppError('validation_failed', `${param}: no such record at this clinic.`, { param });
+    return found;
+  };
+}
+
+declare module '../lib/request-context.ts' {
+  interface AppServices {
+    writes: { idempotencyLeaseMs: number };
+  }
+}

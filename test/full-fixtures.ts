@@ -239,6 +239,7 @@ export async function fullFixtures(orm: MikroORM, clinicId: number) {
       status: AppointmentStatus;
       note: string;
       cancelledAt: Date;
+      cancellationReason: string;
       updatedAt: Date;
     }> = {},
   ) =>
@@ -253,6 +254,7 @@ export async function fullFixtures(orm: MikroORM, clinicId: number) {
       endAt: at(minutes + 30),
       note: null,
       cancelledAt: null,
+      cancellationReason: null,
       createdAt: at(0),
       updatedAt: at(0),
       ...more,
@@ -264,6 +266,7 @@ export async function fullFixtures(orm: MikroORM, clinicId: number) {
     status: scheduled,
     note: 'Bring the vaccination card',
     cancelledAt: at(100),
+    cancellationReason: 'Owner asked to move it',
     updatedAt: at(100),
   });
   appointment(stray, 30, { type: checkup });
@@ -283,6 +286,7 @@ export async function fullFixtures(orm: MikroORM, clinicId: number) {
       performedAt: at(minutes),
       note: null,
       cancelledAt: null,
+      cancellationReason: null,
       createdAt: at(0),
       updatedAt: at(0),
       ...more,
@@ -297,6 +301,7 @@ export async function fullFixtures(orm: MikroORM, clinicId: number) {
     status: 'completed',
     note: 'Tolerated well',
     cancelledAt: at(200),
+    cancellationReason: 'Recorded twice',
     updatedAt: at(200),
   });
   treatment(rex, 70, { appointment: visit });

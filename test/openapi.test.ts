@@ -2,11 +2,16 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { writeScopes } from '../src/auth/scopes.ts';
+import { entityNamed } from '../src/entities/index.ts';
+import { kindOfId, prefixes, toId } from '../src/lib/ids.ts';
 import { requestBodies } from '../src/rest/request-bodies.ts';
 import { restRoutes } from '../src/rest/routes.ts';
+import { allWrites } from '../src/services/all-writes.ts';
 import { seedDemo } from '../src/services/demo/seed-demo.ts';
 import { Patient } from '../src/services/patients/patient.resource.ts';
 import { allShapes, includesOf } from '../src/services/resource.ts';
+import { restFieldOf, type WriteOperation } from '../src/services/writes.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
 /**
@@ -20,7 +25,15 @@ const docId = 'https://clinic-gateway.invalid/openapi.json';
 
 let app: TestApp;
 let doc: any;
-let keys: { dental: string; vet: string; chatWrite: string; patientsOnly: string };
+let keys: {
+  dental: string;
+  vet: string;
+  chatWrite: string;
+  patientsOnly: string;
+  writer: string;
+  vetWriter: string;
+};
+let clinics: { dental: number; vet: number };
 
 /** Every (operationId, status) a real response was validated for, and which had non-empty data. */
 const seen = new Map<string, Set<number>>();
@@ -113,7 +126,9 @@ interface Init {
 async function call(path: string, key: string | null, expectStatus: number, init: Init = {}): Promise<any> {
   const method = init.method ?? 'GET';
   const r =
-    method === 'GET' ? await app.get(path, key) : await app.post(path, init.body ?? {}, key, init.headers);
+    method === 'GET'
+      ? await app.get(path, key)
+      : await app.send(method, path, method === 'DELETE' ? undefined : (init.body ?? {}), key, init.headers);
   const label = `${method} ${path}`;
   expect(r.status, `${label}: ${JSON.stringify(r.body).slice(0, 400)}`).toBe(expectStatus);
   expect(r.headers.get('content-type') ?? '', label).toContain('application/json');
@@ -134,11 +149,15 @@ beforeAll(async () => {
   app = await startTestApp();
   const demo = await seedDemo(app.orm.em.fork(), { now: app.clock.now() });
   const dentalClinic = Number(demo.keys.readAll.clinic_id.split('_')[1]);
+  const vetClinic = Number(demo.keys.vetReadAll.clinic_id.split('_')[1]);
+  clinics = { dental: dentalClinic, vet: vetClinic };
   keys = {
     dental: demo.keys.readAll.key,
     vet: demo.keys.vetReadAll.key,
     chatWrite: demo.keys.chatWrite.key,
     patientsOnly: await app.key(dentalClinic, ['patients:read']),
+    writer: await app.key(dentalClinic, writeScopes),
+    vetWriter: await app.key(vetClinic, writeScopes),
   };
   const r = await app.get('/v1/openapi.json');
   expect(r.status).toBe(200);
@@ -198,7 +217,7 @@ describe('GET /v1/openapi.json', () => {
         ).toEqual(inPath);
         for (const p of params) {
           expect(p.in === 'header' ? p.name : p.in, `${op.operationId} ${p.name}`).toMatch(
-            /^(path|query|Idempotency-Key)$/,
+            /^(path|query|Idempotency-Key|If-Match)$/,
           );
           if (p.in === 'path') expect(p.required).toBe(true);
           ajv.compile(p.schema); // a valid JSON schema
@@ -551,6 +570,55 @@ describe('real responses match the document', () => {
     expect(handled.data.is_handled).toBe(true);
   });
 
+  it('top-level records: every list the spec leaves open, its filters, pages and objects', async () => {
+    const lists = restRoutes.filter(
+      (r) =>
+        r.method === 'GET' && !r.path.includes(':id') && !['Patients', 'Chat', 'Catalog'].includes(r.tag),
+    );
+    for (const r of lists) {
+      const key = (await app.get(`/v1${r.path}`, keys.dental)).status === 404 ? keys.vet : keys.dental;
+      const base = `/v1${r.path}`;
+      const page = await call(`${base}?limit=2&response_format=detailed`, key, 200);
+      expect(page.data.length, r.field).toBeGreaterThan(0);
+      if (page.next_cursor) await call(`${base}?limit=2&cursor=${page.next_cursor}`, key, 200);
+      await call(`${base}?updated_since=2020-01-01T00:00:00Z&limit=3`, key, 200);
+      const op = doc.paths[oasPath(r.path)].get;
+      for (const p of op.parameters ?? []) {
+        if (p.name === 'from') await call(`${base}?from=2020-01-01&to=2100-01-01`, key, 200);
+        const ref = /^(.*)_id$/.exec(p.name) && page.data[0][p.name.replace(/_id$/, '')]?.id;
+        if (ref) await call(`${base}?${p.name}=${ref}`, key, 200);
+      }
+      const one = restRoutes.find((x) => x.method === 'GET' && x.path === `${r.path}/:id`);
+      if (one) {
+        for (const q of ['', '?response_format=detailed'])
+          await call(`${base}/${page.data[0].id}${q}`, key, 200);
+      }
+    }
+  });
+
+  it('clinic writes: every write definition, with its example body, at the clinics it exists at', async () => {
+    // Changes go to the objects this test created (a seeded one may be cancelled already).
+    const created: Record<string, string> = {};
+    for (const op of allWrites()) {
+      const kind = clinicOf(op);
+      const route = routeOf(op);
+      const path = await pathAt(route, kind, created);
+      const body = (await exampleAt(op, kind)) as Record<string, unknown>;
+      const headers = op.method === 'POST' ? { 'idempotency-key': `openapi-${op.name}` } : undefined;
+      const r = await call(path, writerAt(kind), op.status, { method: op.method, body, headers });
+      if (!route.path.includes(':id')) created[op.resource.kind] = r.data.id;
+      // The same key with another body: 409, whatever that body holds.
+      if (headers)
+        await call(path, writerAt(kind), 409, {
+          method: op.method,
+          body: { ...body, colour: 'red' },
+          headers,
+        });
+      if (documentedStatuses(route).includes(412))
+        await call(path, writerAt(kind), 412, { method: op.method, body, headers: { 'if-match': '"1"' } });
+    }
+  });
+
   it('every route answered with data at least once', () => {
     for (const r of restRoutes) {
       expect(seen.get(r.field)?.has(r.status), `${r.field} ${r.status}`).toBe(true);
@@ -572,19 +640,104 @@ async function realIds(): Promise<Record<string, string>> {
 
 /** A concrete path for each route (ids that exist at the dental clinic), with a valid body for a POST. */
 async function concretePaths(): Promise<{ route: (typeof restRoutes)[number]; path: string; init: Init }[]> {
-  const ids = await realIds();
-  return restRoutes.map((route) => ({
-    route,
-    path: `/v1${route.path.replace(':id', ids[route.ids?.id ?? 'Patient'])}`,
-    init: route.method === 'GET' ? {} : { method: route.method, body: requestBodies()[route.field].example },
-  }));
+  const out = [];
+  for (const route of restRoutes) {
+    const op = writeOf(route);
+    const kind = clinicOf(op);
+    out.push({
+      route,
+      path: await pathAt(route, kind),
+      init:
+        route.method === 'GET'
+          ? {}
+          : {
+              method: route.method,
+              body: op ? await exampleAt(op, kind) : requestBodies()[route.field].example,
+            },
+    });
+  }
+  return out;
 }
 
-/** A key that may call the route (POST routes need chat:write), and one that may not. */
-const keyFor = (route: (typeof restRoutes)[number]) =>
-  route.method === 'GET' ? keys.dental : keys.chatWrite;
-const wrongKeyFor = (route: (typeof restRoutes)[number]) =>
-  route.method === 'GET' ? keys.chatWrite : keys.dental;
+type Route = (typeof restRoutes)[number];
+
+const writeOf = (route: Route): WriteOperation | undefined =>
+  allWrites().find((o) => restFieldOf(o) === route.field);
+const routeOf = (op: WriteOperation): Route => restRoutes.find((r) => r.field === restFieldOf(op))!;
+const clinicOf = (op: WriteOperation | undefined): 'dental' | 'vet' =>
+  op?.clinicKinds && !op.clinicKinds.includes('dental') ? 'vet' : 'dental';
+const writerAt = (kind: 'dental' | 'vet') => (kind === 'vet' ? keys.vetWriter : keys.writer);
+const documentedStatuses = (route: Route): number[] =>
+  Object.keys(doc.paths[oasPath(route.path)][route.method.toLowerCase()].responses).map(Number);
+
+const firstIds = new Map<string, Record<string, string>>();
+
+/** The first id of every kind at a clinic (straight from the tables). */
+async function idsAt(kind: 'dental' | 'vet'): Promise<Record<string, string>> {
+  const known = firstIds.get(kind);
+  if (known) return known;
+  const out: Record<string, string> = {};
+  const conn = app.orm.em.fork().getConnection();
+  for (const idKind of Object.keys(prefixes) as (keyof typeof prefixes)[]) {
+    let meta: any;
+    try {
+      meta = app.orm.em.getMetadata(entityNamed(idKind));
+    } catch {
+      continue;
+    }
+    if (!meta?.properties?.clinic) continue;
+    const [row] = await conn.execute<{ id: number | null }[]>(
+      `select min("id") as "id" from "${meta.tableName}" where "clinic_id" = ?`,
+      [clinics[kind]],
+    );
+    if (row?.id) out[idKind] = toId(idKind, row.id);
+  }
+  firstIds.set(kind, out);
+  return out;
+}
+
+let slots = 0;
+
+/** A write's example body with ids of the clinic's own records, and a time no booking holds. */
+async function exampleAt(op: WriteOperation, kind: 'dental' | 'vet'): Promise<unknown> {
+  const ids = await idsAt(kind);
+  const swap = (v: unknown, key?: string): unknown => {
+    if (Array.isArray(v)) return v.map((x) => swap(x));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, swap(x, k)]));
+    if (typeof v !== 'string') return v;
+    if (key === 'start') return new Date(Date.UTC(2031, 0, 1) + ++slots * 7_200_000).toISOString();
+    if (key === 'end') return undefined;
+    const k = kindOfId(v)?.kind;
+    return k && ids[k] ? ids[k] : v;
+  };
+  return swap(op.example);
+}
+
+async function pathAt(
+  route: Route,
+  kind: 'dental' | 'vet',
+  created: Record<string, string> = {},
+): Promise<string> {
+  const ids = {
+    ...(await idsAt(kind)),
+    ...(kind === 'dental' ? await realIds() : {}),
+    ...created,
+  };
+  return `/v1${route.path.replace(':id', ids[route.ids?.id ?? 'Patient'])}`;
+}
+
+/** A key that may call the route (writes need their write scopes), and one that may not. */
+const keyFor = (route: Route) => {
+  const op = writeOf(route);
+  if (op) return writerAt(clinicOf(op));
+  return route.method === 'GET' ? keys.dental : keys.chatWrite;
+};
+const wrongKeyFor = (route: Route) => {
+  const op = writeOf(route);
+  if (op) return clinicOf(op) === 'vet' ? keys.vet : keys.dental;
+  return route.method === 'GET' ? keys.chatWrite : keys.dental;
+};
 
 /** A value each validated parameter refuses with 422. */
 const badValues: Record<string, string> = {
@@ -622,10 +775,10 @@ const badBodies: Record<string, [unknown, string][]> = {
 
 describe('error responses match the document', () => {
   it('POST bodies: 400 for invalid JSON, 413 past the limit, 409 for an Idempotency-Key reused with another body', async () => {
-    for (const { route, path } of (await concretePaths()).filter((c) => c.route.method === 'POST')) {
-      await call(path, keys.chatWrite, 400, { method: 'POST', body: '{"to": ' });
-      await call(path, keys.chatWrite, 413, {
-        method: 'POST',
+    for (const { route, path } of (await concretePaths()).filter((c) => c.route.method !== 'GET')) {
+      await call(path, keyFor(route), 400, { method: route.method, body: '{"to": ' });
+      await call(path, keyFor(route), 413, {
+        method: route.method,
         body: JSON.stringify({ text: 'x'.repeat(1 << 20) }),
       });
       if (route.field !== 'restSendMessage') continue;
@@ -680,8 +833,17 @@ describe('error responses match the document', () => {
   it('422 for each invalid parameter or body, naming it', async () => {
     for (const { route, path, init } of await concretePaths()) {
       if (route.method !== 'GET') {
-        for (const [body, param] of badBodies[route.field]) {
-          const r = await call(path, keys.chatWrite, 422, { ...init, body });
+        const op = writeOf(route);
+        const required = (requestBodies()[route.field].schema.required as string[] | undefined)?.[0];
+        const cases: [unknown, string][] = op
+          ? [
+              [{ ...(init.body as object), colour: 'red' }, 'colour'],
+              ...(required ? ([[{}, required]] as [unknown, string][]) : []),
+              ['[1]', 'body'],
+            ]
+          : badBodies[route.field];
+        for (const [body, param] of cases) {
+          const r = await call(path, keyFor(route), 422, { ...init, body });
           expect(r.error, JSON.stringify(body)).toMatchObject({ code: 'validation_failed', param });
         }
         continue;
@@ -788,7 +950,9 @@ describe('what the document says the server enforces', () => {
 
   it('path ids: real ids match the pattern; another form or an unknown id is the documented 404', async () => {
     const list = async (path: string) => (await app.get(path, keys.dental)).body.data.map((x: any) => x.id);
+    const first = await idsAt('dental');
     const ids: Record<string, string[]> = {
+      ...Object.fromEntries(Object.entries(first).map(([k, v]) => [k, [v]])),
       Patient: await list('/v1/patients?limit=100'),
       Conversation: await list('/v1/chat/conversations?limit=100'),
       Message: await list('/v1/chat/messages?limit=100'),
@@ -799,7 +963,9 @@ describe('what the document says the server enforces', () => {
     for (const { route: r, init } of (await concretePaths()).filter((x) => x.route.path.includes(':id'))) {
       const pattern = new RegExp(param(r, 'id').schema.pattern);
       for (const id of ids[r.ids?.id ?? 'Patient']) expect(id, r.field).toMatch(pattern);
-      for (const bad of ['appt_1', 'pat_01', 'pat_x', 'in_01', 'conv_x', '7']) {
+      const prefix = prefixes[r.ids?.id === 'Message' ? 'InboundMessage' : (r.ids?.id ?? 'Patient')];
+      const other = prefix === 'pat' ? 'appt_1' : 'pat_1';
+      for (const bad of [other, `${prefix}_01`, `${prefix}_x`, 'in_01', 'conv_x', '7']) {
         expect(bad).not.toMatch(pattern);
         await call(oasPath(r.path).replace('{id}', bad), keyFor(r), 404, init);
       }
@@ -811,10 +977,12 @@ describe('what the document says the server enforces', () => {
       const inc = param(r, 'include');
       const fmt = param(r, 'response_format');
       if (!inc && !fmt) continue;
-      const base = oasPath(r.path).replace(
-        '{id}',
-        (await app.get('/v1/patients?limit=1', keys.vet)).body.data[0].id,
-      );
+      const kind = r.ids?.id ?? 'Patient';
+      const id =
+        kind === 'Patient'
+          ? (await app.get('/v1/patients?limit=1', keys.vet)).body.data[0].id
+          : (await idsAt('vet'))[kind];
+      const base = oasPath(r.path).replace('{id}', id);
       for (const v of inc?.schema.items.enum ?? []) await call(`${base}?include=${v}`, keys.vet, 200);
       if (inc) await call(`${base}?include=${inc.schema.items.enum.join(',')}`, keys.vet, 200);
       if (inc) await call(`${base}?include=weight`, keys.vet, 422);

@@ -1,7 +1,8 @@
-import { Kind, parse } from 'graphql';
+import { type GraphQLObjectType, getNamedType, Kind, parse } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readScopes } from '../src/auth/scopes.ts';
 import { matchRoute, restRoutes } from '../src/rest/routes.ts';
+import { schemas } from '../src/schema/index.ts';
 import { Appointment } from '../src/services/appointments/appointment.resource.ts';
 import { catalogLists } from '../src/services/catalog/catalog.ts';
 import { Conversation } from '../src/services/chat/conversation.resource.ts';
@@ -353,6 +354,44 @@ for (const clinic of clinics) {
       const templates = await rest(key, '/v1/chat/templates');
       record('Template', Template, templates.data);
       expect((await gql(key, `{ templates ${selectionOf(Template)} }`)).templates).toEqual(templates.data);
+    });
+
+    it('the top-level record lists and their objects = their GraphQL connections and node(id:)', async () => {
+      const query = schemas().publicSchema.getQueryType()?.getFields() ?? {};
+      const lists = restRoutes.filter(
+        (r) =>
+          r.method === 'GET' && !r.path.includes(':id') && !['Patients', 'Chat', 'Catalog'].includes(r.tag),
+      );
+      for (const route of lists) {
+        const plural = route.path.slice(1);
+        const probe = await app.get(`/v1${route.path}?limit=1`, key);
+        // A list of the other kind of clinic (animals and clients at veterinary ones only).
+        if (probe.status === 404) continue;
+        const edges = (getNamedType(query[plural]?.type) as GraphQLObjectType).getFields().edges;
+        const typeName = getNamedType(
+          (getNamedType(edges.type) as GraphQLObjectType).getFields().node.type,
+        ).name;
+        const resource = allShapes().find((x) => x.name === typeName) as Resource;
+        const active = restGroups(true, []);
+        const body = await rest(key, `/v1${route.path}?limit=100&response_format=detailed`);
+        expect(body.next_cursor).toBeNull();
+        const data = await gql(
+          key,
+          `{ ${plural}(first: 100) { ${pageInfo} edges { node ${selectionOf(resource)} } } }`,
+        );
+        // GraphQL answers every field (REST leaves the patient's include groups out here).
+        record(resource.name, resource, nodes(data[plural]));
+        expect(project(nodes(data[plural]), resource, active), plural).toEqual(body.data);
+        for (const item of body.data) {
+          const one = await rest(key, `/v1${route.path}/${item.id}?response_format=detailed`);
+          expect(one.data).toEqual(item);
+          const n = await gql(
+            key,
+            `{ node(id: "${item.id}") { ... on ${typeName} ${selectionOf(resource)} } }`,
+          );
+          expect(project(n.node, resource, active)).toEqual(item);
+        }
+      }
     });
 
     for (const list of catalogLists) {

@@ -37,7 +37,8 @@ const ifMatchHeader = {
   required: false,
   description:
     'The `ETag` a GET of the object answered: when the object has changed since, the write is refused with 412 and changes nothing, so two clients never overwrite each other silently.',
-  schema: { type: 'string', example: '"1764072000123"' },
+  schema: { type: 'string' },
+  example: '"1764072000123"',
 };
 
 /** The body document of a write, from its one input definition (src/services/writes.ts). */
@@ -47,7 +48,7 @@ function writeBody(op: WriteOperation): BodyDoc {
     unrepresentable: 'any',
   }) as Record<string, unknown>;
   const required = (schema.required as string[] | undefined)?.[0];
-  const hasId = op.path.includes(':id');
+  const hasId = op.path.includes(':id') && op.ifMatch !== false;
   const errors: BodyDoc['errors'] = {
     '422': validation(
       'a field is missing, of the wrong type or out of range, names a record the clinic does not have, or is not one this operation takes',

@@ -46,7 +46,7 @@ builder.mutationFields((t) => {
               }),
             }
           : {}),
-        ...(hasId(op)
+        ...(hasId(op) && op.ifMatch !== false
           ? {
               expected_updated_at: t.arg.string({
                 required: false,

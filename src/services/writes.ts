@@ -42,6 +42,11 @@ export interface WriteOperation<S extends z.ZodObject = z.ZodObject> {
   groups?: (p: Principal) => Groups;
   /** The event the write records, when the spec has one for it. */
   event?: string | ((p: Principal) => string);
+  /**
+   * false: the path's object is a parent the write adds to (a patient's new payment), not the
+   * object it changes, so If-Match does not apply (and 412 is not documented).
+   */
+  ifMatch?: false;
   /** Refusals beyond a body's validation (documented in OpenAPI, tested). */
   errors?: Record<string, { code: string; description: string; message: string; param?: string }>;
   /**
@@ -126,12 +131,19 @@ export async function performWrite(
   args: WriteArgs,
 ): Promise<Row> {
   const { principal } = ctx;
+  if (args.expected !== undefined && (op.ifMatch === false || !op.path.includes(':id')))
+    throw new AppError(
+      'validation_failed',
+      `If-Match does not apply to ${op.method} ${op.path}: it creates an object.`,
+      {
+        param: 'If-Match',
+      },
+    );
   if (op.clinicKinds && !op.clinicKinds.includes(principal.clinicKind))
     throw new AppError(
       'not_found',
       `${op.method} ${op.path} exists at ${op.clinicKinds.join(' and ')} clinics only.`,
     );
-  const input = parseInput(op.input, body);
   const key = op.method === 'POST' ? checkIdempotencyKey(args.idempotencyKey) : undefined;
   const now = ctx.clock.now();
   const stored = await idempotent(
@@ -144,7 +156,9 @@ export async function performWrite(
       now,
       leaseMs: ctx.services.writes.idempotencyLeaseMs,
     },
-    async () => ({ status: op.status, body: await write(ctx, op, input, args, now) }),
+    // Checked inside: a key reused with another body is a 409 whatever that body holds, and a
+    // refused body frees its key for the corrected retry.
+    async () => ({ status: op.status, body: await write(ctx, op, parseInput(op.input, body), args, now) }),
   );
   if (stored.replayed) ctx.setHeader('idempotent-replayed', 'true');
   const etag = etagOf(stored.body);

@@ -19,7 +19,9 @@ let clinicPhone: string;
 let n = 0;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // Receipts far enough apart that a loaded machine still delivers them in order (the order of
+  // events per receipt is what is tested; out-of-order receipts are test/chat.test.ts's).
+  app = await startTestApp({ sandboxDelays: { sent: 10, delivered: 200, read: 400 } });
   const c = await app.clinicWithKey('dental', ['chat:read']);
   clinicId = c.clinicId;
   read = c.key;

@@ -140,9 +140,16 @@ export async function fullFixtures(orm: MikroORM, clinicId: number) {
     lastName: 'Levi',
     phone: toE164('054-123-0000', 'IL'),
     email: 'noa@example.com',
-    address: null,
+    // GET /v1/clients shows the address, and updated_at apart from created_at.
+    address: {
+      line1: '5 Rothschild Blvd',
+      line2: 'Apt 4',
+      city: 'Tel Aviv',
+      postal_code: '6688101',
+      country: 'IL',
+    },
     createdAt: at(0),
-    updatedAt: at(0),
+    updatedAt: at(5),
   });
   const anonymous = em.create(Owner, {
     clinic,

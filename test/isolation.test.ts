@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readScopes } from '../src/auth/scopes.ts';
+import { readScopes, writeScopes } from '../src/auth/scopes.ts';
 import { clinicReaders } from '../src/lib/request-context.ts';
 import { restRoutes } from '../src/rest/routes.ts';
+import { allWrites } from '../src/services/all-writes.ts';
 import { fixtures } from './fixtures.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
@@ -34,8 +35,11 @@ beforeAll(async () => {
     species: cb.species,
   });
   const appt = await fb.appointment(p, { branch: cb.branch }, 1);
-  await fb.treatment(p, { appointment: appt }, 1);
-  await fb.payment(p, cb.account, 1);
+  const treatment = await fb.treatment(p, { appointment: appt }, 1);
+  const payment = await fb.payment(p, cb.account, 1);
+  b.Treatment = `trt_${treatment.id}`;
+  b.Payment = `pay_${payment.id}`;
+  b.Owner = `own_${owner.id}`;
   b.patient = `pat_${p.id}`;
   b.appointment = `appt_${appt.id}`;
   b.species = `spc_${cb.species.id}`;
@@ -48,28 +52,9 @@ beforeAll(async () => {
 });
 
 describe('clinic isolation', () => {
-  it('covers every route with a path id', () => {
-    expect(
-      restRoutes
-        .filter((r) => r.path.includes(':id'))
-        .map((r) => r.field)
-        .sort(),
-    ).toEqual([
-      'getAppointment',
-      'getConversation',
-      'getMessage',
-      'getMessageMedia',
-      'getPatient',
-      'listConversationMessages',
-      'listPatientAppointments',
-      'listPatientChatMessages',
-      'listPatientPayments',
-      'listPatientTreatments',
-      'restCancelAppointment',
-      'restMarkConversationHandled',
-      'restReactToMessage',
-      'restUpdateAppointment',
-    ]);
+  it('knows an id of B for every kind of path id', () => {
+    const kinds = new Set(restRoutes.flatMap((r) => Object.values(r.ids ?? {})));
+    for (const kind of kinds) expect(b[kind], kind).toMatch(/^[a-z]+_\d+$/);
   });
 
   it.each(
@@ -96,6 +81,23 @@ describe('clinic isolation', () => {
     expect(handled.status).toBe(404);
     const mine = await app.get(`/v1/chat/conversations/${b.Conversation}`, keyB);
     expect(mine.body.data.is_handled).toBe(false);
+  });
+
+  it.each(
+    allWrites()
+      .filter((op) => op.ids?.id)
+      .map((op) => [op.method, op.path, op] as const),
+  )("%s %s on another clinic's id is a 404 and changes nothing", async (method, path, op) => {
+    const writeA = await app.key(clinicA, [...writeScopes]);
+    const kind = op.ids?.id as string;
+    const url = `/v1${path.replace(':id', () => b[kind])}`;
+    // The object the path names, as its owner reads it.
+    const get = `/v1/${path.split('/')[1]}/${b[kind]}`;
+    const before = (await app.get(get, keyB)).body;
+    const r = await app.send(method, url, op.example, writeA);
+    expect(r.status, JSON.stringify(r.body)).toBe(404);
+    expect(r.body.error.code).toBe('not_found');
+    expect((await app.get(get, keyB)).body).toEqual(before);
   });
 
   it("lists and searches never show another clinic's rows", async () => {

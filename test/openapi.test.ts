@@ -962,7 +962,7 @@ describe('what the document says the server enforces', () => {
     ).toBe(true);
     for (const { route: r, init } of (await concretePaths()).filter((x) => x.route.path.includes(':id'))) {
       const pattern = new RegExp(param(r, 'id').schema.pattern);
-      for (const id of ids[r.ids?.id ?? 'Patient']) expect(id, r.field).toMatch(pattern);
+      for (const id of ids[r.ids?.id ?? 'Patient'] ?? []) expect(id, r.field).toMatch(pattern);
       const prefix = prefixes[r.ids?.id === 'Message' ? 'InboundMessage' : (r.ids?.id ?? 'Patient')];
       const other = prefix === 'pat' ? 'appt_1' : 'pat_1';
       for (const bad of [other, `${prefix}_01`, `${prefix}_x`, 'in_01', 'conv_x', '7']) {

@@ -16,6 +16,9 @@ import { defaultFieldCost, isCosting } from './cost.ts';
 const nodeTypes: Record<string, { typename: string; scope: Scope }> = {
   Patient: { typename: Patient.name, scope: Patient.scopes[0] },
   Appointment: { typename: 'Appointment', scope: 'appointments:read' },
+  Treatment: { typename: 'Treatment', scope: 'treatments:read' },
+  Payment: { typename: 'Payment', scope: 'payments:read' },
+  Owner: { typename: 'Client', scope: 'patients:read' },
   Conversation: { typename: 'Conversation', scope: 'chat:read' },
   InboundMessage: { typename: 'Message', scope: 'chat:read' },
   OutboundMessage: { typename: 'Message', scope: 'chat:read' },

@@ -4,10 +4,15 @@ import { AppError } from '../lib/errors.ts';
 import type { RequestContext } from '../lib/request-context.ts';
 import { appointmentRecords } from '../services/appointments/appointments.ts';
 import { groupsOfRequest } from '../services/groups-params.ts';
-import { getRecord, listRecords, type RecordList } from '../services/record-lists.ts';
-import { type Groups, restGroups } from '../services/resource.ts';
+import { Client } from '../services/patients/client.resource.ts';
+import { animalRecords, clientRecords } from '../services/patients/clients.ts';
+import { paymentRecords } from '../services/payments/payments.ts';
+import { checkClinicKind, getRecord, listRecords, type RecordList } from '../services/record-lists.ts';
+import { ownIncludesOf, restGroups } from '../services/resource.ts';
+import { treatmentRecords } from '../services/treatments/treatments.ts';
 import { builder } from './builder.ts';
-import { AppointmentType } from './patients/types.ts';
+import { AppointmentType, PatientType, PaymentType, TreatmentType } from './patients/types.ts';
+import { nodeType } from './resource-types.ts';
 import { restOne, restPage, toConnection, toRestPage } from './shared.ts';
 
 /**
@@ -25,6 +30,9 @@ interface Records {
   description: string;
 }
 
+/** A client of a veterinary clinic (`own_…`); node(id:) reaches it. */
+const ClientType = nodeType(Client, (id, ctx) => getRecord(ctx, Client, id, restGroups(true, [])));
+
 const records: Records[] = [
   {
     list: appointmentRecords,
@@ -33,15 +41,57 @@ const records: Records[] = [
     type: AppointmentType,
     description: 'Newest first by start; with updated_since, oldest change first.',
   },
+  {
+    list: treatmentRecords,
+    plural: 'treatments',
+    singular: 'treatment',
+    type: TreatmentType,
+    description: 'Newest first by performed_at; with updated_since, oldest change first.',
+  },
+  {
+    list: paymentRecords,
+    plural: 'payments',
+    singular: 'payment',
+    type: PaymentType,
+    description: 'Payments and refunds, newest first by paid_at; with updated_since, oldest change first.',
+  },
+  {
+    list: animalRecords,
+    plural: 'animals',
+    singular: 'animal',
+    type: PatientType,
+    description:
+      "Veterinary clinics: the animals (the clinic's patients), oldest first; with updated_since, oldest change first.",
+  },
+  {
+    list: clientRecords,
+    plural: 'clients',
+    singular: 'client',
+    type: ClientType,
+    description:
+      "Veterinary clinics: the animals' owners, oldest first; with updated_since, oldest change first.",
+  },
 ];
 
-const DETAILED: Groups = restGroups(true, []);
 const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
 
 builder.queryFields((t) => {
   const fields: Record<string, any> = {};
   for (const r of records) {
-    const authScopes = allOf(r.list.resource.scopes);
+    const { resource } = r.list;
+    const authScopes = allOf(resource.scopes);
+    const includes = ownIncludesOf(resource);
+    // GraphQL reads whatever a query selects, so its plan holds every group a record can show.
+    const everything = restGroups(true, includes);
+    const includeArg: Record<string, any> = includes.length
+      ? {
+          include: t.arg({
+            type: 'CommaList',
+            required: false,
+            description: `Embeds ${includes.join(', ')}.`,
+          }),
+        }
+      : {};
     const filterArgs = () => ({
       ...Object.fromEntries(Object.keys(r.list.refs).map((p) => [p, t.arg.string({ required: false })])),
       from: t.arg.string({ required: false, description: 'From this time (inclusive), ISO 8601.' }),
@@ -63,11 +113,11 @@ builder.queryFields((t) => {
           throw new AppError('validation_failed', 'Only forward pagination (first, after) is supported.', {
             param: 'last',
           });
-        return toConnection(await listRecords(ctx, r.list, { ...args, ...relayPageArgs(args) }, DETAILED));
+        return toConnection(await listRecords(ctx, r.list, { ...args, ...relayPageArgs(args) }, everything));
       },
     });
     fields[`list${cap(r.plural)}`] = t.field({
-      type: restPage(`${r.list.resource.name}ListPage`, r.type),
+      type: restPage(`${cap(r.singular)}ListPage`, r.type),
       subGraphs: ['Rest'],
       authScopes,
       args: {
@@ -75,18 +125,25 @@ builder.queryFields((t) => {
         limit: t.arg({ type: 'Limit', required: false, description: 'Page size, 1 to 100 (default 25).' }),
         cursor: t.arg.string({ required: false, description: 'next_cursor of the previous page, verbatim.' }),
         response_format: t.arg.string({ required: false }),
+        ...includeArg,
       },
       resolve: async (_root: unknown, args: any, ctx: RequestContext) =>
-        toRestPage(await listRecords(ctx, r.list, args, groupsOfRequest(args, []))),
+        toRestPage(await listRecords(ctx, r.list, args, groupsOfRequest(args, includes))),
     });
     fields[`get${cap(r.singular)}`] = t.field({
-      type: restOne(`${r.list.resource.name}Body`, r.type),
+      type: restOne(`${cap(r.singular)}Body`, r.type),
       subGraphs: ['Rest'],
       authScopes,
-      args: { id: t.arg.string({ required: true }), response_format: t.arg.string({ required: false }) },
-      resolve: async (_root: unknown, args: any, ctx: RequestContext) => ({
-        data: await getRecord(ctx, r.list.resource, args.id, groupsOfRequest(args, [])),
-      }),
+      args: {
+        id: t.arg.string({ required: true }),
+        response_format: t.arg.string({ required: false }),
+        ...includeArg,
+      },
+      resolve: async (_root: unknown, args: any, ctx: RequestContext) => {
+        const groups = groupsOfRequest(args, includes);
+        checkClinicKind(ctx, r.list);
+        return { data: await getRecord(ctx, resource, args.id, groups) };
+      },
     });
   }
   return fields;

@@ -1,7 +1,8 @@
 import { type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../db/list.ts';
-import type { KeysetSpec } from '../db/pagination.ts';
+import { decodeCursor, type KeysetSpec, parseLimit } from '../db/pagination.ts';
+import type { ClinicKind } from '../entities/index.ts';
 import { entityNamed } from '../entities/index.ts';
-import { invalid, notFound } from '../lib/errors.ts';
+import { AppError, invalid, notFound } from '../lib/errors.ts';
 import { tryParseId } from '../lib/ids.ts';
 import { readsOf, type ServiceContext } from '../lib/request-context.ts';
 import { idParam, instantParam } from './params.ts';
@@ -21,6 +22,19 @@ export interface RecordList {
   timeProp: string;
   /** Filters of ids: parameter → [the entity's relation, the id kind]. */
   refs: Record<string, [string, Parameters<typeof idParam>[1]]>;
+  /** Kinds of clinic the list exists at (animals and clients: veterinary); elsewhere a 404. */
+  clinicKinds?: readonly ClinicKind[];
+  /** Its name in that 404 ("Animals exist at veterinary clinics only."). */
+  noun?: string;
+}
+
+/**
+ * The 404 of a list (or of one of its records) at a clinic of another kind. Its parameters are
+ * checked first, so a malformed request is a 422 wherever it is sent, as every other list's.
+ */
+export function checkClinicKind(ctx: ServiceContext, list: RecordList): void {
+  if (list.clinicKinds && !list.clinicKinds.includes(ctx.principal.clinicKind))
+    throw new AppError('not_found', `${list.noun} exist at ${list.clinicKinds.join(' and ')} clinics only.`);
 }
 
 export interface RecordFilterArgs extends PageArgs {
@@ -71,14 +85,13 @@ export async function listRecords(
 ): Promise<ListPage<Row>> {
   const view = standaloneView(list.resource, groups);
   const keyset = args.updated_since != null && args.updated_since !== '' ? syncKeyset(list) : list.keyset;
-  const page = await readPage(
-    readsOf(ctx),
-    entityNamed(list.resource.kind),
-    keyset,
-    view.read,
-    recordWhere(list, args),
-    args,
-  );
+  const where = recordWhere(list, args);
+  if (list.clinicKinds) {
+    parseLimit(args.limit, args.limitParam ?? 'limit');
+    decodeCursor(keyset, args.cursor, args.cursorParam ?? 'cursor');
+    checkClinicKind(ctx, list);
+  }
+  const page = await readPage(readsOf(ctx), entityNamed(list.resource.kind), keyset, view.read, where, args);
   return mapPage(page, (row) => view.present(row, ctx.principal));
 }
 

@@ -244,6 +244,13 @@ export function fieldsIn(shape: Shape, active: Groups): string[] {
 }
 
 /** The include names a shape's fields (and nested shapes') offer: `include:owner` → owner. */
+/** The includes of a shape's own fields: what a record read on its own can embed (one join level). */
+export function ownIncludesOf(shape: Shape): string[] {
+  return Object.values(shape.fields).flatMap((f) =>
+    f.group.startsWith('include:') ? [f.group.slice('include:'.length)] : [],
+  );
+}
+
 export function includesOf(shape: Shape, seen = new Set<Shape>()): string[] {
   if (seen.has(shape)) return [];
   seen.add(shape);

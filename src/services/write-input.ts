@@ -73,6 +73,8 @@ export const date = z
   .meta({ format: 'date' })
   .refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)), {
     message: 'must be a date, YYYY-MM-DD',
+    // The next check reads the value as a date: it must not run on one that is not.
+    abort: true,
   })
   .refine((v) => new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'is not a calendar date');
 

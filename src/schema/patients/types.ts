@@ -17,5 +17,7 @@ export const PatientSummaryType = objectType(PatientSummary);
 export const AppointmentType = nodeType(Appointment, (id, ctx) =>
   getRecord(ctx, Appointment, id, restGroups(true, [])),
 );
-export const TreatmentType = objectType(Treatment);
-export const PaymentType = objectType(Payment);
+export const TreatmentType = nodeType(Treatment, (id, ctx) =>
+  getRecord(ctx, Treatment, id, restGroups(true, [])),
+);
+export const PaymentType = nodeType(Payment, (id, ctx) => getRecord(ctx, Payment, id, restGroups(true, [])));

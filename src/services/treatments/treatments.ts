@@ -1,12 +1,15 @@
 import { AppError } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { type ChildList, newestFirst } from '../child-lists.ts';
+import type { RecordList } from '../record-lists.ts';
 import { Treatment } from './treatment.resource.ts';
 
 /** A patient's treatments, newest first by performed_at. */
+export const treatmentKeyset = newestFirst('trt', 'performedAt');
+
 export const patientTreatments: ChildList = {
   resource: Treatment,
-  keyset: newestFirst('trt', 'performedAt'),
+  keyset: treatmentKeyset,
   parent: 'patient',
   filters: (args) => treatmentFilters(args.appointment_id as string | null | undefined),
 };
@@ -22,3 +25,15 @@ export function treatmentFilters(appointmentId: string | null | undefined): Reco
   }
   return { appointment: n };
 }
+
+/** GET /v1/treatments: every treatment of the clinic, newest first by performed_at. */
+export const treatmentRecords: RecordList = {
+  resource: Treatment,
+  keyset: treatmentKeyset,
+  timeProp: 'performedAt',
+  refs: {
+    patient_id: ['patient', 'Patient'],
+    provider_id: ['provider', 'Provider'],
+    appointment_id: ['appointment', 'Appointment'],
+  },
+};

@@ -1,0 +1,29 @@
+import { toLocal } from '../../lib/phone.ts';
+import { defineResource, f } from '../resource.ts';
+import { Address } from '../shapes.ts';
+
+/**
+ * A client (an animal's owner) of a veterinary clinic read on its own: GET /v1/clients and what
+ * the client writes answer. `Owner` is the same row embedded in an animal (scopes [], fewer
+ * fields); a resource is defined once per name, so the standalone one is named Client.
+ */
+export const Client = defineResource({
+  name: 'Client',
+  kind: 'Owner',
+  scopes: ['patients:read'],
+  description: "A client of a veterinary clinic: its animals' owner.",
+  fields: {
+    id: f.id(),
+    first_name: f.column('firstName', 'String', { nullable: true }),
+    last_name: f.column('lastName', 'String', { nullable: true }),
+    phone: f.column('phone', 'String', {
+      nullable: true,
+      convert: (v, pc) => toLocal(v, pc.country),
+      description: 'Local form (e.g. 0501234567); copied to each of its animals.',
+    }),
+    email: f.column('email', 'String', { nullable: true }),
+    address: f.json('address', Address, { nullable: true, group: 'detailed' }),
+    created_at: f.time('createdAt'),
+    updated_at: f.time('updatedAt'),
+  },
+});

@@ -5,6 +5,10 @@ import { Migration20261124000000Chat } from './Migration20261124000000Chat.ts';
 import { Migration20261124000001MediaStore } from './Migration20261124000001MediaStore.ts';
 import { Migration20261125000000CallbackHardening } from './Migration20261125000000CallbackHardening.ts';
 import { Migration20261126000000Writes } from './Migration20261126000000Writes.ts';
+import { Migration20261127000000CatalogWrites } from './Migration20261127000000CatalogWrites.ts';
+import { Migration20261127000001Calls } from './Migration20261127000001Calls.ts';
+import { Migration20261127000002Events } from './Migration20261127000002Events.ts';
+import { Migration20261127000003WorkingHours } from './Migration20261127000003WorkingHours.ts';
 
 /** Listed explicitly so migrations load the same way under Node, vitest and the CLI. */
 export const migrationsList: MigrationObject[] = [
@@ -14,4 +18,8 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261124000001MediaStore', class: Migration20261124000001MediaStore },
   { name: 'Migration20261125000000CallbackHardening', class: Migration20261125000000CallbackHardening },
   { name: 'Migration20261126000000Writes', class: Migration20261126000000Writes },
+  { name: 'Migration20261127000000CatalogWrites', class: Migration20261127000000CatalogWrites },
+  { name: 'Migration20261127000001Calls', class: Migration20261127000001Calls },
+  { name: 'Migration20261127000002Events', class: Migration20261127000002Events },
+  { name: 'Migration20261127000003WorkingHours', class: Migration20261127000003WorkingHours },
 ];

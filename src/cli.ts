@@ -6,6 +6,8 @@
  * With `--json` a command prints exactly one JSON object on stdout, so scripts can parse it;
  * logs, progress and errors always go to stderr.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MikroORM } from '@mikro-orm/postgresql';
 import cliProgress from 'cli-progress';
@@ -14,20 +16,27 @@ import { ormConfig } from '../mikro-orm.config.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './auth/keys.ts';
 import { allScopes } from './auth/scopes.ts';
 import { Clinic, clinicKinds } from './entities/clinic.ts';
+import { systemClock } from './lib/clock.ts';
 import { limitsOf, loadConfig } from './lib/config.ts';
 import { migrate, startDatabase } from './lib/database.ts';
 import { AppError } from './lib/errors.ts';
 import { parseIdOr404, toId } from './lib/ids.ts';
+import { runRequest } from './lib/request-context.ts';
+import { parseInstant } from './lib/timestamps.ts';
 import { pgMediaStore } from './media/store.ts';
+import { toneWav } from './media/wav.ts';
 import { inboundEvent } from './network/sandbox.ts';
 import { SANDBOX_TEMPLATES } from './network/sandbox-templates.ts';
+import { callDeps } from './server/call-deps.ts';
 import { mediaCopier } from './server/chat-deps.ts';
+import { type EventEnvelope, phoneSystemContext, playCall } from './services/calls/phone-system.ts';
 import { recordNetworkEvent } from './services/chat/network-events.ts';
 import { PATIENT_MEDIA_TYPES, patientMessage, patientReaction } from './services/chat/patient-side.ts';
 import { writeTemplates } from './services/chat/template-sync.ts';
 import { createClinic, listClinics, updateClinic } from './services/clinics/clinics.ts';
 import { seedDemo } from './services/demo/seed-demo.ts';
 import { seedPatients } from './services/demo/seed-patients.ts';
+import { pruneEvents, retentionCutoff } from './services/events/retention.ts';
 
 interface Run {
   em: EntityManager;
@@ -81,6 +90,13 @@ function withDb<A extends unknown[]>(body: (run: Run, ...args: A) => Promise<voi
 /** Accepts the public id (`cln_3`) or the bare number. */
 function clinicId(value: string): number {
   return /^[1-9][0-9]*$/.test(value) ? Number(value) : parseIdOr404('Clinic', value, 'clinic');
+}
+
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new AppError('validation_failed', `Expected a whole number of 0 or more, got '${value}'.`);
+  return n;
 }
 
 function positiveInt(value: string): number {
@@ -243,14 +259,34 @@ clinic
       'off',
     ]),
   )
+  .addOption(
+    new Option('--ai-transcription <on|off>', 'transcripts of answered, recorded calls').choices([
+      'on',
+      'off',
+    ]),
+  )
   .action(
-    withDb(async ({ em, out }, opts: { id: string; handledMarking?: 'on' | 'off' }) => {
-      const c = await updateClinic(em, clinicId(opts.id), {
-        ...(opts.handledMarking ? { handledMarkingEnabled: opts.handledMarking === 'on' } : {}),
-      });
-      const data = { id: toId('Clinic', c.id), handled_marking_enabled: c.handledMarkingEnabled };
-      out(data, `${data.id}: handled-marking ${c.handledMarkingEnabled ? 'on' : 'off'}.`);
-    }),
+    withDb(
+      async (
+        { em, out },
+        opts: { id: string; handledMarking?: 'on' | 'off'; aiTranscription?: 'on' | 'off' },
+      ) => {
+        const c = await updateClinic(em, clinicId(opts.id), {
+          ...(opts.handledMarking ? { handledMarkingEnabled: opts.handledMarking === 'on' } : {}),
+          ...(opts.aiTranscription ? { aiTranscriptionEnabled: opts.aiTranscription === 'on' } : {}),
+        });
+        const data = {
+          id: toId('Clinic', c.id),
+          handled_marking_enabled: c.handledMarkingEnabled,
+          ai_transcription_enabled: c.aiTranscriptionEnabled,
+        };
+        const onOff = (v: boolean) => (v ? 'on' : 'off');
+        out(
+          data,
+          `${data.id}: handled-marking ${onOff(c.handledMarkingEnabled)}, ai-transcription ${onOff(c.aiTranscriptionEnabled)}.`,
+        );
+      },
+    ),
   );
 
 const network = program
@@ -337,6 +373,110 @@ network
     }),
   );
 
+const phone = program
+  .command('phone')
+  .description("the clinic's phone system: play a call from end to transcript");
+
+phone
+  .command('call')
+  .description(
+    'a call ends at the clinic (call.completed); with --recording its recording arrives (call.recording.available), with --transcript then its transcript (call.transcript.*): the same writes as the API, a pause between steps, each event printed as it is recorded',
+  )
+  .requiredOption('--clinic <id>', 'the clinic called')
+  .requiredOption('--from <phone>', "the caller's phone (a patient's: the call is matched to them)")
+  .option('--to <phone>', "the number called (default: the clinic's own)")
+  .option('--answered', 'the call was answered')
+  .option('--duration <seconds>', 'how long it lasted (default 95 when answered, else 0)', nonNegativeInt)
+  .option('--recording', 'the phone system recorded it; the recording follows (served from this process)')
+  .addOption(
+    new Option(
+      '--transcript <status>',
+      'then the transcript (needs --recording, an answered call and AI transcription on)',
+    ).choices(['completed', 'failed']),
+  )
+  .option('--delay <ms>', 'pause between the steps (default: PHONE_CALL_DELAY_MS, else 1500)', nonNegativeInt)
+  .action(
+    withDb(
+      async (
+        { em, json, out },
+        opts: {
+          clinic: string;
+          from: string;
+          to?: string;
+          answered?: boolean;
+          duration?: number;
+          recording?: boolean;
+          transcript?: 'completed' | 'failed';
+          delay?: number;
+        },
+      ) => {
+        const delay = opts.delay ?? nonNegativeInt(process.env.PHONE_CALL_DELAY_MS ?? '1500');
+        const limits = limitsOf(loadConfig());
+        // The phone system's copy of the recording: a generated WAV on a loopback port of this
+        // process, and plain http to loopback allowed for this one download only.
+        const audio = opts.recording ? await serveAudio(toneWav(Math.min(opts.duration ?? 3, 3) || 1)) : null;
+        if (audio) cleanups.push(audio.close);
+        const media = {
+          store: pgMediaStore(em),
+          secret: 'cli',
+          baseUrl: () => 'http://localhost',
+          allowLoopback: true,
+        };
+        const ctx = await phoneSystemContext(em, clinicId(opts.clinic), systemClock, {
+          calls: callDeps(media, limits, systemClock),
+          writes: { idempotencyLeaseMs: limits.requestDeadlineMs + 60_000 },
+        });
+        const events: EventEnvelope[] = [];
+        const data = await runRequest(ctx, () =>
+          playCall(
+            ctx,
+            {
+              from: opts.from,
+              to: opts.to,
+              answered: opts.answered ?? false,
+              duration: opts.duration,
+              recordingUrl: audio ? `${audio.url}/recording.wav` : undefined,
+              transcript: opts.transcript,
+            },
+            {
+              pause: () => new Promise((resolve) => setTimeout(resolve, delay)),
+              onEvent: (e) => {
+                events.push(e);
+                // --json prints one object at the end; the progress goes to stderr meanwhile.
+                (json ? process.stderr : process.stdout).write(`${eventLine(e)}\n`);
+              },
+            },
+          ),
+        );
+        out({ data, events }, `${data.id}: ${events.length} event(s).`);
+      },
+    ),
+  );
+
+/** One event as a line: time, type, the call and its two flags. */
+function eventLine(e: EventEnvelope): string {
+  const d = e.data as {
+    id: string;
+    recording?: { available: boolean };
+    transcript?: { status: string | null };
+  };
+  return `${e.created_at}  ${e.id}  ${e.type.padEnd(26)} ${d.id}  recording.available=${d.recording?.available} transcript.status=${d.transcript?.status}`;
+}
+
+/** Serves `bytes` as audio/wav on a loopback port until closed. */
+async function serveAudio(bytes: Buffer): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': String(bytes.length) });
+    res.end(bytes);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
 const key = program.command('key').description('create, list and revoke API keys');
 
 key
@@ -381,6 +521,33 @@ key
     withDb(async ({ em, out }, id: string) => {
       await revokeApiKey(em, id);
       out({ id, revoked: true }, `Revoked ${id}.`);
+    }),
+  );
+
+const events = program.command('events').description('the outbox: every event the clinics recorded');
+
+events
+  .command('prune')
+  .description(
+    'delete events older than the retention period (EVENT_RETENTION_DAYS, default 30), every clinic’s, with their webhook deliveries; the service also does this every hour',
+  )
+  .option('--before <time>', 'delete the events created before this time instead (ISO 8601)')
+  .action(
+    withDb(async ({ em, out }, opts: { before?: string }) => {
+      const days = limitsOf(loadConfig()).eventRetentionDays;
+      if (opts.before === undefined && days === 0) {
+        out({ deleted: 0, before: null }, 'EVENT_RETENTION_DAYS is 0: events are kept.');
+        return;
+      }
+      const before =
+        opts.before === undefined ? retentionCutoff(new Date(), days) : parseInstant(opts.before);
+      if (!before)
+        throw new AppError('validation_failed', `--before must be an ISO 8601 time, got '${opts.before}'.`);
+      const deleted = await pruneEvents(em, before, { maxBatches: Number.POSITIVE_INFINITY });
+      out(
+        { deleted, before: before.toISOString() },
+        `Deleted ${deleted} event(s) created before ${before.toISOString()}.`,
+      );
     }),
   );
 

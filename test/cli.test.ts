@@ -328,6 +328,7 @@ describe('cli: the sandbox network and clinic settings', () => {
     expect(await cliJson(db, 'clinic', 'update', '--id', clinicId, '--handled-marking', 'off')).toEqual({
       id: clinicId,
       handled_marking_enabled: false,
+      ai_transcription_enabled: false,
     });
     expect(
       (await cliJson(db, 'clinic', 'update', '--id', clinicId, '--handled-marking', 'on'))

@@ -6,6 +6,7 @@ import {
   BillingAccount,
   Branch,
   Breed,
+  Call,
   Clinic,
   Conversation,
   Measurement,
@@ -277,6 +278,36 @@ export function fixtures(orm: MikroORM, clinicId: number) {
       });
       await em.flush();
       return { conversation, inbound, outbound };
+    },
+    /**
+     * A call written straight to the table: answered and recorded, its recording available (a key
+     * the store need not hold: only the link is asked for) unless `more` says otherwise.
+     */
+    async call(patient: Patient | null, minutes: number, more: Partial<Call> = {}) {
+      const c = em.create(Call, {
+        clinic,
+        patient,
+        direction: 'inbound',
+        fromPhone: patient?.phone ?? '+972521234567',
+        toPhone: '+97235550199',
+        startedAt: at(minutes),
+        endedAt: at(minutes + 2),
+        durationSeconds: 120,
+        answered: true,
+        recorded: true,
+        note: null,
+        recordingAvailable: true,
+        recordingPath: 'med_1',
+        recordingMime: 'audio/wav',
+        transcriptStatus: null,
+        transcriptSummary: null,
+        transcriptSegments: null,
+        createdAt: at(minutes + 2),
+        updatedAt: at(minutes + 2),
+        ...more,
+      });
+      await em.flush();
+      return c;
     },
   };
 }

@@ -6,8 +6,10 @@ import {
   BillingAccount,
   Branch,
   Breed,
+  Call,
   Clinic,
   Conversation,
+  Event,
   Measurement,
   Message,
   Owner,
@@ -21,6 +23,7 @@ import {
   TreatmentCategory,
   TreatmentMenuItem,
   Vaccine,
+  WorkingHours,
 } from '../src/entities/index.ts';
 import type { Address } from '../src/entities/tenant.ts';
 import { toE164 } from '../src/lib/phone.ts';
@@ -132,6 +135,41 @@ export async function fullFixtures(orm: MikroORM, clinicId: number) {
   });
   em.create(Measurement, { clinic, name: 'Weight', unit: 'kg', isRequired: true });
   em.create(Measurement, { clinic, name: 'Mood', unit: null, isRequired: false });
+
+  // ---- one disabled entry of each catalog list (out of the lists, read by id) ----
+  const retired = {
+    createdAt: at(-3000),
+    disabledAt: at(-2000),
+    updatedAt: at(-1000),
+  };
+  em.create(Branch, { clinic, name: 'Old branch', phone: null, address: null, color: null, ...retired });
+  em.create(AppointmentType, { clinic, name: 'Old type', durationMinutes: 45, color: null, ...retired });
+  em.create(AppointmentStatus, { clinic, name: 'Old status', color: '#123', enabled: false, ...retired });
+  em.create(TreatmentMenuItem, {
+    clinic,
+    name: 'Old item',
+    code: null,
+    price: null,
+    color: null,
+    category: null,
+    ...retired,
+  });
+  em.create(Provider, { clinic, name: 'Dr. Former', type: 'dentist', color: null, ...retired });
+  em.create(BillingAccount, { clinic, businessName: 'Old Ltd.', businessId: null, ...retired });
+  em.create(Species, { clinic, name: 'Dodo', ...retired });
+  em.create(Breed, { clinic, name: 'Old breed', species: null, ...retired });
+  em.create(Vaccine, {
+    clinic,
+    name: 'Old vaccine',
+    code: null,
+    species: null,
+    intervalMonths: null,
+    nextVaccine: null,
+    price: null,
+    batchRequired: false,
+    ...retired,
+  });
+  em.create(Measurement, { clinic, name: 'Old measure', unit: null, isRequired: false, ...retired });
 
   // ---- owners and animals ----
   const noa = em.create(Owner, {
@@ -381,11 +419,127 @@ export async function fullFixtures(orm: MikroORM, clinicId: number) {
     treatment(p, 11);
     payment(p, 12);
   }
+  callFixtures(em, clinic, rex, ghost, at);
+  workingHours(em, clinic, [
+    [vet, main, 1, 9 * 60, 13 * 60],
+    [vet, main, 1, 14 * 60, 18 * 60],
+    [nurse, main, 5, 8 * 60, 12 * 60 + 30],
+  ]);
   await em.flush();
   return { patients: [rex, stray, mitzi, ghost, ghost2].map((p) => `pat_${p.id}`) };
 }
 
 const STRANGER_PHONE = '+972521112222';
+
+/** Weekly working intervals (weekday, start and end in minutes), for working hours and availability. */
+function workingHours(
+  em: EntityManager,
+  clinic: Clinic,
+  rows: [provider: Provider, branch: Branch, weekday: number, start: number, end: number][],
+) {
+  for (const [provider, branch, weekday, startMinute, endMinute] of rows)
+    em.create(WorkingHours, { clinic, provider, branch, weekday, startMinute, endMinute });
+}
+
+/**
+ * Calls in each state: Rex's with its recording and a completed transcript (and a note), an
+ * outbound one to an unknown number never answered, a withheld caller's with a failed
+ * transcript, and one on the shared number (its oldest animal) answered but not recorded.
+ */
+function callFixtures(
+  em: EntityManager,
+  clinic: Clinic,
+  rex: Patient,
+  shared: Patient,
+  at: (minutes: number) => Date,
+) {
+  const CLINIC_LINE = '+97235550199';
+  const call = (minutes: number, seconds: number, more: Partial<Call>) =>
+    em.create(Call, {
+      clinic,
+      patient: null,
+      direction: 'inbound',
+      fromPhone: null,
+      toPhone: CLINIC_LINE,
+      startedAt: at(minutes),
+      endedAt: new Date(at(minutes).getTime() + seconds * 1000),
+      durationSeconds: seconds,
+      answered: true,
+      recorded: false,
+      note: null,
+      recordingAvailable: false,
+      recordingPath: null,
+      recordingMime: null,
+      transcriptStatus: null,
+      transcriptSummary: null,
+      transcriptSegments: null,
+      createdAt: at(minutes + 5),
+      updatedAt: at(minutes + 5),
+      ...more,
+    });
+  call(160, 95, {
+    patient: rex,
+    fromPhone: rex.phone,
+    recorded: true,
+    note: 'Asked about the vaccination card',
+    recordingAvailable: true,
+    recordingPath: 'med_1',
+    recordingMime: 'audio/mpeg',
+    transcriptStatus: 'completed',
+    transcriptSummary: 'The owner asked whether to bring the vaccination card.',
+    transcriptSegments: [
+      { start: 0, end: 2.5, speaker: 'clinic', text: 'Happy Paws, hello.' },
+      { start: 3, end: 8.25, speaker: 'patient', text: 'Should I bring the vaccination card?' },
+    ],
+    updatedAt: at(180),
+  });
+  call(170, 0, {
+    direction: 'outbound',
+    fromPhone: CLINIC_LINE,
+    toPhone: '+972549998877',
+    answered: false,
+  });
+  call(175, 60, {
+    recorded: true,
+    recordingAvailable: true,
+    recordingPath: 'med_2',
+    recordingMime: 'audio/wav',
+    transcriptStatus: 'failed',
+  });
+  call(178, 45, { patient: shared, fromPhone: STRANGER_PHONE });
+}
+
+/**
+ * Events of a clinic as the outbox holds them (a change of the first patient, a chat message),
+ * written as rows: the parity test compares how GET /v1/events and GraphQL read them back
+ * (test/events-api.test.ts records them through real writes).
+ */
+export async function eventFixtures(orm: MikroORM, clinicId: number, patientId: string) {
+  const em = orm.em.fork();
+  em.setFilterParams('tenant', { clinicId });
+  const clinic = em.getReference(Clinic, clinicId);
+  em.create(Event, {
+    clinic,
+    type: 'patient.updated',
+    scope: 'patients:read',
+    data: {
+      id: patientId,
+      first_name: 'Dana',
+      last_name: null,
+      tags: ['a', 1, true],
+      address: { city: 'Haifa' },
+    },
+    createdAt: new Date('2026-10-30T08:00:00Z'),
+  });
+  em.create(Event, {
+    clinic,
+    type: 'chat.message.received',
+    scope: 'chat:read',
+    data: { id: 'in_1', direction: 'inbound', status: 'received', text: 'Hello' },
+    createdAt: new Date('2026-10-31T09:30:00Z'),
+  });
+  await em.flush();
+}
 
 /** A dental clinic: the base fixtures (test/fixtures.ts) with one patient and a record of each kind. */
 export async function dentalFixtures(orm: MikroORM, clinicId: number) {
@@ -407,6 +561,12 @@ export async function dentalFixtures(orm: MikroORM, clinicId: number) {
   await fx.appointment(bare, { branch: c.branch }, 90);
   await fx.treatment(dana, { menuItem: c.menuItem, appointment: visit }, 70);
   await fx.payment(dana, c.account, 80);
+  await fx.call(dana, 100, { note: 'Called back' });
+  workingHours(fx.em, fx.em.getReference(Clinic, clinicId), [
+    [c.provider, c.branch, 1, 9 * 60, 12 * 60],
+    [c.provider, c.branch, 3, 13 * 60, 24 * 60],
+  ]);
+  await fx.em.flush();
   return { patients: [dana, bare].map((p) => `pat_${p.id}`) };
 }
 

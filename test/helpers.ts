@@ -43,6 +43,8 @@ export interface TestApp {
     kind: 'dental' | 'veterinary',
     scopes: string[],
     name?: string,
+    /** The clinic's IANA time zone (default UTC). */
+    opts?: { timezone?: string },
   ): Promise<{ clinicId: number; key: string }>;
   key(clinicId: number, scopes: string[]): Promise<string>;
   /** POSTs JSON (a string is sent as it is) to a path of the server. */
@@ -142,11 +144,12 @@ export async function startTestApp(
     clock,
     queries,
     key,
-    async clinicWithKey(kind, scopes, name = `${kind} clinic`) {
+    async clinicWithKey(kind, scopes, name = `${kind} clinic`, opts = {}) {
       const clinic = await createClinic(orm.em.fork(), {
         name,
         kind,
         country: 'IL',
+        ...(opts.timezone ? { timezone: opts.timezone } : {}),
         // Each clinic its own messaging number: the network's callbacks name the clinic by it.
         phone: `+9723${5550100 + ++clinicPhones}`,
       });

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readScopes, writeScopes } from '../src/auth/scopes.ts';
+import { type IdKind, toId } from '../src/lib/ids.ts';
 import { clinicReaders } from '../src/lib/request-context.ts';
 import { restRoutes } from '../src/rest/routes.ts';
 import { allWrites } from '../src/services/all-writes.ts';
@@ -15,8 +16,9 @@ const b: Record<string, string> = {};
 
 beforeAll(async () => {
   app = await startTestApp();
-  const A = await app.clinicWithKey('veterinary', readScopes, 'A');
-  const B = await app.clinicWithKey('veterinary', readScopes, 'B');
+  // webhooks:manage too: the events (GET /v1/events/{id}) are the clinic's records as well.
+  const A = await app.clinicWithKey('veterinary', [...readScopes, 'webhooks:manage'], 'A');
+  const B = await app.clinicWithKey('veterinary', [...readScopes, 'webhooks:manage'], 'B');
   keyA = A.key;
   keyB = B.key;
   clinicA = A.clinicId;
@@ -43,12 +45,34 @@ beforeAll(async () => {
   b.patient = `pat_${p.id}`;
   b.appointment = `appt_${appt.id}`;
   b.species = `spc_${cb.species.id}`;
+  // Every catalog entry kind, by its id kind (GET and writes of /v1/catalog/<list>/{id}).
+  for (const [kind, e] of Object.entries({
+    Branch: cb.branch,
+    AppointmentType: cb.type,
+    AppointmentStatus: cb.status,
+    TreatmentMenuItem: cb.menuItem,
+    Provider: cb.provider,
+    BillingAccount: cb.account,
+    Species: cb.species,
+    Breed: cb.breed,
+    Vaccine: cb.rabies,
+    Measurement: cb.weight,
+  }))
+    b[kind] = toId(kind as IdKind, e.id);
   const chat = await fb.chat('050-000-0002');
   b.Patient = b.patient;
   b.Appointment = b.appointment;
   b.Conversation = `conv_${chat.conversation.id}`;
   b.Message = `out_${chat.outbound.id}`;
+  // A recorded call of B's patient, its recording available (GET /v1/calls/{id}/recording).
+  b.Call = `call_${(await fb.call(p, 5)).id}`;
   await fa.chat('050-000-0001');
+  // An event of B, recorded by a real write (animal.updated).
+  const writeB = await app.key(B.clinicId, ['patients:write']);
+  expect((await app.send('PATCH', `/v1/animals/${b.patient}`, { first_name: 'Bella' }, writeB)).status).toBe(
+    200,
+  );
+  b.Event = (await app.get('/v1/events?limit=1', keyB)).body.data[0].id;
 });
 
 describe('clinic isolation', () => {
@@ -88,11 +112,12 @@ describe('clinic isolation', () => {
       .filter((op) => op.ids?.id)
       .map((op) => [op.method, op.path, op] as const),
   )("%s %s on another clinic's id is a 404 and changes nothing", async (method, path, op) => {
-    const writeA = await app.key(clinicA, [...writeScopes]);
+    const writeA = await app.key(clinicA, [...new Set([...writeScopes, ...op.scopes])]);
     const kind = op.ids?.id as string;
     const url = `/v1${path.replace(':id', () => b[kind])}`;
     // The object the path names, as its owner reads it.
-    const get = `/v1/${path.split('/')[1]}/${b[kind]}`;
+    const read = restRoutes.find((r) => r.method === 'GET' && r.ids?.id === kind && r.path.endsWith('/:id'));
+    const get = `/v1${read?.path.replace(':id', () => b[kind])}`;
     const before = (await app.get(get, keyB)).body;
     const r = await app.send(method, url, op.example, writeA);
     expect(r.status, JSON.stringify(r.body)).toBe(404);
@@ -124,10 +149,13 @@ describe('clinic isolation', () => {
       ).toBe(true);
     }
     expect((await app.get('/v1/chat/messages?phone=0500000002', keyA)).body.data).toEqual([]);
+    const events = await app.get('/v1/events', keyA);
+    expect(events.status).toBe(200);
+    expect(events.body.data.map((e: any) => e.id)).not.toContain(b.Event);
   });
 
   it("catalog lists are per clinic, and another clinic's species filters to nothing", async () => {
-    for (const r of restRoutes.filter((x) => x.path.startsWith('/catalog'))) {
+    for (const r of restRoutes.filter((x) => x.path.startsWith('/catalog') && !x.path.includes(':'))) {
       const a = (await app.get(`/v1${r.path}`, keyA)).body.data.map((x: any) => x.id);
       const bb = (await app.get(`/v1${r.path}`, keyB)).body.data.map((x: any) => x.id);
       expect(a.filter((id: string) => bb.includes(id))).toEqual([]);

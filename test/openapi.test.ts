@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { writeScopes } from '../src/auth/scopes.ts';
 import { entityNamed } from '../src/entities/index.ts';
 import { kindOfId, prefixes, toId } from '../src/lib/ids.ts';
+import { toneWav } from '../src/media/wav.ts';
 import { requestBodies } from '../src/rest/request-bodies.ts';
 import { restRoutes } from '../src/rest/routes.ts';
 import { allWrites } from '../src/services/all-writes.ts';
@@ -13,6 +14,7 @@ import { Patient } from '../src/services/patients/patient.resource.ts';
 import { allShapes, includesOf } from '../src/services/resource.ts';
 import { restFieldOf, type WriteOperation } from '../src/services/writes.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
+import { serve, type TestServer } from './media-files.ts';
 
 /**
  * The /v1 OpenAPI document against the code: it is the committed openapi.json, it covers exactly
@@ -34,6 +36,8 @@ let keys: {
   vetWriter: string;
 };
 let clinics: { dental: number; vet: number };
+/** Where the example call recording is downloaded from (a real HTTP server on loopback). */
+let recordings: TestServer;
 
 /** Every (operationId, status) a real response was validated for, and which had non-empty data. */
 const seen = new Map<string, Set<number>>();
@@ -147,6 +151,7 @@ async function call(path: string, key: string | null, expectStatus: number, init
 
 beforeAll(async () => {
   app = await startTestApp();
+  recordings = await serve((_req, res) => res.end(toneWav(0.1)));
   const demo = await seedDemo(app.orm.em.fork(), { now: app.clock.now() });
   const dentalClinic = Number(demo.keys.readAll.clinic_id.split('_')[1]);
   const vetClinic = Number(demo.keys.vetReadAll.clinic_id.split('_')[1]);
@@ -156,8 +161,8 @@ beforeAll(async () => {
     vet: demo.keys.vetReadAll.key,
     chatWrite: demo.keys.chatWrite.key,
     patientsOnly: await app.key(dentalClinic, ['patients:read']),
-    writer: await app.key(dentalClinic, writeScopes),
-    vetWriter: await app.key(vetClinic, writeScopes),
+    writer: await app.key(dentalClinic, [...writeScopes, 'vaccines:read', 'measurements:read']),
+    vetWriter: await app.key(vetClinic, [...writeScopes, 'vaccines:read', 'measurements:read']),
   };
   const r = await app.get('/v1/openapi.json');
   expect(r.status).toBe(200);
@@ -537,7 +542,13 @@ describe('real responses match the document', () => {
 
     it(`catalog (${kind})`, async () => {
       const key = keys[kind];
-      for (const r of restRoutes.filter((x) => x.tag === 'Catalog')) await call(`/v1${r.path}`, key, 200);
+      for (const r of restRoutes.filter(
+        (x) => x.tag === 'Catalog' && x.method === 'GET' && !x.path.includes(':'),
+      )) {
+        const [first] = (await call(`/v1${r.path}`, key, 200)).data;
+        // Each entry by id (its route follows its list's).
+        if (first) await call(`/v1${r.path}/${first.id}`, key, 200);
+      }
       const species = (await call('/v1/catalog/species', key, 200)).data;
       if (species.length) await call(`/v1/catalog/breeds?species_id=${species[0].id}`, key, 200);
     });
@@ -573,7 +584,9 @@ describe('real responses match the document', () => {
   it('top-level records: every list the spec leaves open, its filters, pages and objects', async () => {
     const lists = restRoutes.filter(
       (r) =>
-        r.method === 'GET' && !r.path.includes(':id') && !['Patients', 'Chat', 'Catalog'].includes(r.tag),
+        r.method === 'GET' &&
+        !r.path.includes(':id') &&
+        !['Patients', 'Chat', 'Catalog', 'Events', 'Availability'].includes(r.tag),
     );
     for (const r of lists) {
       const key = (await app.get(`/v1${r.path}`, keys.dental)).status === 404 ? keys.vet : keys.dental;
@@ -596,6 +609,30 @@ describe('real responses match the document', () => {
     }
   });
 
+  it("calls: a recording's link, and the 404 of a call without one", async () => {
+    const calls = (await call('/v1/calls?limit=100', keys.dental, 200)).data;
+    const recorded = calls.find((c: any) => c.recording.available);
+    const link = await call(`/v1/calls/${recorded.id}/recording`, keys.dental, 200);
+    expect((await fetch(link.data.url)).status).toBe(200);
+    const without = calls.find((c: any) => !c.recording.available);
+    await call(`/v1/calls/${without.id}/recording`, keys.dental, 404);
+  });
+
+  it("availability: a provider's working hours and the free slots of the demo week", async () => {
+    const ids = await idsAt('dental');
+    const hours = await call(`/v1/catalog/providers/${ids.Provider}/working_hours`, keys.dental, 200);
+    expect(hours.data.length).toBeGreaterThan(0);
+    const week = `appointment_type_id=${ids.AppointmentType}&from=2026-11-01&to=2026-11-08`;
+    const slots = await call(`/v1/availability?${week}`, keys.dental, 200);
+    expect(slots.data.length).toBeGreaterThan(0);
+    await call(
+      `/v1/availability?${week}&provider_id=${ids.Provider}&branch_id=${ids.Branch}`,
+      keys.dental,
+      200,
+    );
+    await call(`/v1/availability?${week.replace('2026-11-08', '2026-12-08')}`, keys.dental, 422);
+  });
+
   it('clinic writes: every write definition, with its example body, at the clinics it exists at', async () => {
     // Changes go to the objects this test created (a seeded one may be cancelled already).
     const created: Record<string, string> = {};
@@ -616,6 +653,23 @@ describe('real responses match the document', () => {
         });
       if (documentedStatuses(route).includes(412))
         await call(path, writerAt(kind), 412, { method: op.method, body, headers: { 'if-match': '"1"' } });
+    }
+  });
+
+  it('events: the list, its filters and pages, and one event (after the writes above recorded them)', async () => {
+    const page = await call('/v1/events?limit=2', keys.dental, 200);
+    expect(page.data.length).toBe(2);
+    await call(`/v1/events?limit=2&cursor=${page.next_cursor}`, keys.dental, 200);
+    const types = [...new Set(page.data.map((e: any) => e.type))].join(',');
+    expect((await call(`/v1/events?type=${types}`, keys.dental, 200)).data.length).toBeGreaterThan(0);
+    const since = await call('/v1/events?created_since=2020-01-01T00:00:00Z&limit=3', keys.dental, 200);
+    if (since.next_cursor)
+      await call(`/v1/events?created_since=2020-01-01&cursor=${since.next_cursor}`, keys.dental, 200);
+    const idParam = doc.paths['/v1/events/{id}'].get.parameters.find((p: any) => p.name === 'id');
+    const pattern = new RegExp(idParam.schema.pattern);
+    for (const e of page.data) {
+      expect(e.id).toMatch(pattern);
+      await call(`/v1/events/${e.id}`, keys.dental, 200);
     }
   });
 
@@ -706,8 +760,12 @@ async function exampleAt(op: WriteOperation, kind: 'dental' | 'vet'): Promise<un
     if (v && typeof v === 'object')
       return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, swap(x, k)]));
     if (typeof v !== 'string') return v;
-    if (key === 'start') return new Date(Date.UTC(2031, 0, 1) + ++slots * 7_200_000).toISOString();
-    if (key === 'end') return undefined;
+    // A call's recording is downloaded: from the audio server of this test.
+    if (key === 'url' && op.name === 'addCallRecording') return `${recordings.url}/call.wav`;
+    // An appointment's times (working hours' start and end are wall-clock HH:MM, kept).
+    if (key === 'start' && v.includes('T'))
+      return new Date(Date.UTC(2031, 0, 1) + ++slots * 7_200_000).toISOString();
+    if (key === 'end' && v.includes('T')) return undefined;
     const k = kindOfId(v)?.kind;
     return k && ids[k] ? ids[k] : v;
   };
@@ -746,6 +804,7 @@ const badValues: Record<string, string> = {
   from: 'yesterday',
   to: '2026-13-01',
   updated_since: 'last week',
+  created_since: 'last week',
   is_handled: 'yes',
   sendable: 'maybe',
   limit: '0',

@@ -1,14 +1,20 @@
 import { type GraphQLObjectType, getNamedType, Kind, parse } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readScopes } from '../src/auth/scopes.ts';
+import { entityNamed } from '../src/entities/index.ts';
+import { toId } from '../src/lib/ids.ts';
 import { matchRoute, restRoutes } from '../src/rest/routes.ts';
 import { schemas } from '../src/schema/index.ts';
 import { Appointment } from '../src/services/appointments/appointment.resource.ts';
+import { AvailableSlot } from '../src/services/availability/availability.ts';
+import { WorkingInterval } from '../src/services/availability/working-hours.ts';
+import { CallRecordingLink } from '../src/services/calls/calls.ts';
 import { catalogLists } from '../src/services/catalog/catalog.ts';
 import { Conversation } from '../src/services/chat/conversation.resource.ts';
 import { MediaLink } from '../src/services/chat/media.ts';
 import { Message } from '../src/services/chat/message.resource.ts';
 import { Template } from '../src/services/chat/template.resource.ts';
+import { EventEnvelope } from '../src/services/events/event.resource.ts';
 import { Patient } from '../src/services/patients/patient.resource.ts';
 import { Payment } from '../src/services/payments/payment.resource.ts';
 import {
@@ -24,7 +30,7 @@ import {
   shapeOf,
 } from '../src/services/resource.ts';
 import { Treatment } from '../src/services/treatments/treatment.resource.ts';
-import { dentalFixtures, fullFixtures } from './full-fixtures.ts';
+import { dentalFixtures, eventFixtures, fullFixtures } from './full-fixtures.ts';
 import { selectionOf, startTestApp, type TestApp } from './helpers.ts';
 
 /**
@@ -211,10 +217,12 @@ for (const clinic of clinics) {
   describe(`GraphQL and REST answer the same resources at a ${clinic.kind} clinic`, () => {
     let key: string;
     let ids: string[];
+    let clinicId: number;
 
     beforeAll(async () => {
       const c = await app.clinicWithKey(clinic.kind, readScopes);
       key = c.key;
+      clinicId = c.clinicId;
       ids = (await clinic.rows(app.orm, c.clinicId)).patients;
     });
 
@@ -360,7 +368,9 @@ for (const clinic of clinics) {
       const query = schemas().publicSchema.getQueryType()?.getFields() ?? {};
       const lists = restRoutes.filter(
         (r) =>
-          r.method === 'GET' && !r.path.includes(':id') && !['Patients', 'Chat', 'Catalog'].includes(r.tag),
+          r.method === 'GET' &&
+          !r.path.includes(':id') &&
+          !['Patients', 'Chat', 'Catalog', 'Events', 'Availability'].includes(r.tag),
       );
       for (const route of lists) {
         const plural = route.path.slice(1);
@@ -394,6 +404,59 @@ for (const clinic of clinics) {
       }
     });
 
+    it("a call's recording: GET /v1/calls/{id}/recording = recording_link on the Call", async () => {
+      const calls = (await rest(key, '/v1/calls?limit=100')).data.filter((c: Row) => c.recording.available);
+      expect(calls.length).toBeGreaterThan(0);
+      const selection = selectionOf(CallRecordingLink);
+      for (const c of calls) {
+        const link = await rest(key, `/v1/calls/${c.id}/recording`);
+        record(CallRecordingLink.name, CallRecordingLink, link.data);
+        const g = await gql(key, `{ node(id: "${c.id}") { ... on Call { recording_link ${selection} } } }`);
+        expect(g.node.recording_link).toEqual(link.data);
+      }
+    });
+
+    it('the events: GET /v1/events and /v1/events/{id} = events(first:) and node(id:)', async () => {
+      await eventFixtures(app.orm, clinicId, ids[0]);
+      const events = await app.key(clinicId, ['webhooks:manage', 'chat:read']);
+      const selection = selectionOf(EventEnvelope);
+      const body = await rest(events, '/v1/events?limit=100');
+      expect(body.data).toHaveLength(2);
+      record(EventEnvelope.name, EventEnvelope, body.data);
+      const data = await gql(events, `{ events(first: 100) { ${pageInfo} edges { node ${selection} } } }`);
+      expect(nodes(data.events)).toEqual(body.data);
+      for (const item of body.data) {
+        expect((await rest(events, `/v1/events/${item.id}`)).data).toEqual(item);
+        const n = await gql(events, `{ node(id: "${item.id}") { ... on Event ${selection} } }`);
+        expect(n.node).toEqual(item);
+      }
+    });
+
+    it('working hours and availability = workingHours and availability', async () => {
+      let intervals = 0;
+      for (const p of (await rest(key, '/v1/catalog/providers')).data) {
+        const hours = await rest(key, `/v1/catalog/providers/${p.id}/working_hours`);
+        record('WorkingInterval', WorkingInterval, hours.data);
+        const g = await gql(key, `{ workingHours(provider_id: "${p.id}") ${selectionOf(WorkingInterval)} }`);
+        expect(g.workingHours).toEqual(hours.data);
+        intervals += hours.data.length;
+      }
+      expect(intervals).toBeGreaterThan(0);
+      const [type] = (await rest(key, '/v1/catalog/appointments/types')).data;
+      // The week after the test clock's Sunday.
+      const slots = await rest(
+        key,
+        `/v1/availability?appointment_type_id=${type.id}&from=2026-11-02&to=2026-11-09`,
+      );
+      record('AvailableSlot', AvailableSlot, slots.data);
+      expect(slots.data.length).toBeGreaterThan(0);
+      const g = await gql(
+        key,
+        `{ availability(appointment_type_id: "${type.id}", from: "2026-11-02", to: "2026-11-09") ${selectionOf(AvailableSlot)} }`,
+      );
+      expect(g.availability).toEqual(slots.data);
+    });
+
     for (const list of catalogLists) {
       const route = restRoutes.find((r) => r.field === list.restName);
       it(`${list.publicName} = GET /v1${route?.path ?? ` (no route for ${list.restName})`}`, async () => {
@@ -405,11 +468,35 @@ for (const clinic of clinics) {
         if (list.veterinaryOnly && clinic.kind !== 'veterinary') expect(body.data).toEqual([]);
         else expect(body.data.length).toBeGreaterThan(0);
 
+        // Each entry by id, the disabled ones too (out of the list): REST = node(id:).
+        const disabled = await app.orm.em
+          .fork()
+          .find(
+            entityNamed(list.resource.kind),
+            { clinic: clinicId, disabledAt: { $ne: null } },
+            { filters: false },
+          );
+        const entryIds = [
+          ...body.data.map((e: Row) => e.id),
+          ...disabled.map((e: any) => toId(list.resource.kind, e.id)),
+        ];
+        // test/full-fixtures.ts disables one entry of each list at the veterinary clinic.
+        if (clinic.kind === 'veterinary') expect(disabled.length).toBeGreaterThan(0);
+        for (const id of entryIds) {
+          const one = (await rest(key, `/v1${route.path}/${id}`)).data;
+          record(list.resource.name, list.resource, one);
+          const n = await gql(key, `{ node(id: "${id}") { ... on ${list.resource.name} ${selection} } }`);
+          expect(n.node).toEqual(one);
+        }
+
         // Filters name a field of the resource; filtering by each value it takes answers the same.
         for (const name of Object.keys(list.filters ?? {})) {
           expect(Object.keys(list.resource.fields), `filter ${name}`).toContain(name);
           for (const value of new Set(body.data.map((i: Row) => i[name]).filter((v: unknown) => v != null))) {
-            const filtered = await rest(key, `/v1${route.path}?${name}=${value}`);
+            const filtered = await rest(
+              key,
+              withQuery(`/v1${route.path}`, `${name}=${value}`, everyGroup(list.resource).query),
+            );
             expect(filtered.data).toEqual(body.data.filter((i: Row) => i[name] === value));
             const data = await gql(key, `{ ${list.publicName}(${name}: "${value}") ${selection} }`);
             expect(data[list.publicName]).toEqual(filtered.data);
@@ -449,6 +536,7 @@ const roots: Resource[] = [
   Conversation,
   Message,
   Template,
+  EventEnvelope,
 ];
 
 describe('the comparisons covered every definition', () => {

@@ -150,8 +150,18 @@ describe('scope coverage', () => {
       })),
     );
     const values = reads.filter((r) => valueShapes.has(dataTypeOf(getNamedType(fields[r.field].type))));
-    expect(values.map((r) => r.field)).toEqual(['getMessageMedia']);
+    // A provider's working hours and the free slots are values, not records (test/availability.test.ts).
+    const availability = ['getProviderWorkingHours', 'listAvailability'];
+    for (const f of availability) expect(values.map((r) => r.field)).toContain(f);
+    expect(scopesOf(fields.getProviderWorkingHours)).toEqual(['catalog:read']);
+    expect(scopesOf(fields.listAvailability)).toEqual(['appointments:read']);
+    // Media links are values too: a message's and a call recording's.
+    expect(values.map((r) => r.field).filter((f) => !availability.includes(f))).toEqual([
+      'getCallRecording',
+      'getMessageMedia',
+    ]);
     expect(scopesOf(fields.getMessageMedia)).toEqual(['chat:read']);
+    expect(scopesOf(fields.getCallRecording)).toEqual(['calls:read']);
     expect(reaching).toHaveLength(reads.length - values.length);
     expect(missingScopes(reaching)).toEqual([]);
   });

@@ -1,10 +1,21 @@
 import { defineEntity, p } from '@mikro-orm/core';
-import { type Address, tenantColumns } from './tenant.ts';
+import { type Address, tenantColumns, versionedTimestamps } from './tenant.ts';
+
+/**
+ * What every entry of a catalog list the API writes has (issue 16): its versioned timestamps (the
+ * If-Match version) and `disabledAt`. A disabled entry leaves its list but stays readable by id,
+ * since records written before still name it (docs/decisions.md: catalog writes).
+ */
+const catalogEntry = () => ({
+  ...tenantColumns(),
+  disabledAt: p.datetime().nullable(),
+  ...versionedTimestamps(),
+});
 
 const BranchSchema = defineEntity({
   name: 'Branch',
   properties: {
-    ...tenantColumns(),
+    ...catalogEntry(),
     name: p.string(),
     phone: p.string().nullable(),
     address: p.json<Address>().nullable(),
@@ -17,7 +28,7 @@ BranchSchema.setClass(Branch);
 const AppointmentTypeSchema = defineEntity({
   name: 'AppointmentType',
   properties: {
-    ...tenantColumns(),
+    ...catalogEntry(),
     name: p.string(),
     durationMinutes: p.integer(),
     color: p.string().nullable(),
@@ -29,7 +40,7 @@ AppointmentTypeSchema.setClass(AppointmentType);
 const AppointmentStatusSchema = defineEntity({
   name: 'AppointmentStatus',
   properties: {
-    ...tenantColumns(),
+    ...catalogEntry(),
     name: p.string(),
     color: p.string(),
     enabled: p.boolean().default(true),
@@ -51,7 +62,7 @@ TreatmentCategorySchema.setClass(TreatmentCategory);
 const TreatmentMenuItemSchema = defineEntity({
   name: 'TreatmentMenuItem',
   properties: {
-    ...tenantColumns(),
+    ...catalogEntry(),
     name: p.string(),
     code: p.string().nullable(),
     price: p.decimal('number').precision(12).scale(2).nullable(),
@@ -65,7 +76,7 @@ TreatmentMenuItemSchema.setClass(TreatmentMenuItem);
 const ProviderSchema = defineEntity({
   name: 'Provider',
   properties: {
-    ...tenantColumns(),
+    ...catalogEntry(),
     name: p.string(),
     type: p.string(),
     color: p.string().nullable(),
@@ -77,7 +88,7 @@ ProviderSchema.setClass(Provider);
 const BillingAccountSchema = defineEntity({
   name: 'BillingAccount',
   properties: {
-    ...tenantColumns(),
+    ...catalogEntry(),
     businessName: p.string(),
     businessId: p.string().nullable(),
   },
@@ -88,7 +99,7 @@ BillingAccountSchema.setClass(BillingAccount);
 const SpeciesSchema = defineEntity({
   name: 'Species',
   properties: {
-    ...tenantColumns(),
+    ...catalogEntry(),
     name: p.string(),
   },
 });
@@ -98,7 +109,7 @@ SpeciesSchema.setClass(Species);
 const BreedSchema = defineEntity({
   name: 'Breed',
   properties: {
-    ...tenantColumns(),
+    ...catalogEntry(),
     name: p.string(),
     species: () => p.manyToOne(Species).nullable(),
   },
@@ -109,7 +120,7 @@ BreedSchema.setClass(Breed);
 const VaccineSchema = defineEntity({
   name: 'Vaccine',
   properties: {
-    ...tenantColumns(),
+    ...catalogEntry(),
     name: p.string(),
     code: p.string().nullable(),
     species: () => p.manyToOne(Species).nullable(),
@@ -125,7 +136,7 @@ VaccineSchema.setClass(Vaccine);
 const MeasurementSchema = defineEntity({
   name: 'Measurement',
   properties: {
-    ...tenantColumns(),
+    ...catalogEntry(),
     name: p.string(),
     unit: p.string().nullable(),
     isRequired: p.boolean().default(false),

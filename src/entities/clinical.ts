@@ -86,6 +86,8 @@ PaymentSchema.setClass(Payment);
 
 const CallSchema = defineEntity({
   name: 'Call',
+  // GET /v1/calls: the clinic's calls newest first by started_at (keyset on started_at, id).
+  indexes: [{ properties: ['clinic', 'startedAt', 'id'] }],
   properties: {
     ...tenantColumns(),
     patient: () => p.manyToOne(Patient).nullable(),
@@ -99,7 +101,10 @@ const CallSchema = defineEntity({
     note: p.text().nullable(),
     recorded: p.boolean().default(false),
     recordingAvailable: p.boolean().default(false),
+    /** The media store's key of the service's own copy (src/media/store.ts). */
     recordingPath: p.string().nullable(),
+    /** The sniffed type of that copy (audio/mpeg, audio/wav, ...). */
+    recordingMime: p.string().nullable(),
     /** null, pending, completed or failed */
     transcriptStatus: p.string().nullable(),
     transcriptSummary: p.text().nullable(),

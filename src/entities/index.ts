@@ -20,6 +20,7 @@ import { Appointment, Call, Payment, Treatment } from './clinical.ts';
 import { MediaObject } from './media.ts';
 import { Owner, Patient } from './patient.ts';
 import { Event, WebhookDelivery, WebhookSubscription } from './webhooks.ts';
+import { WorkingHours } from './working-hours.ts';
 
 export * from './api-key.ts';
 export * from './catalog.ts';
@@ -30,6 +31,7 @@ export * from './media.ts';
 export * from './patient.ts';
 export type { Address } from './tenant.ts';
 export * from './webhooks.ts';
+export * from './working-hours.ts';
 
 /** Entities whose rows belong to one clinic: the `tenant` filter applies to all of them. */
 export const tenantEntities = [
@@ -58,6 +60,7 @@ export const tenantEntities = [
   WebhookSubscription,
   WebhookDelivery,
   MediaObject,
+  WorkingHours,
 ];
 
 export const allEntities = [Clinic, ApiKey, ...tenantEntities];

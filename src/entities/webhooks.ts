@@ -3,7 +3,12 @@ import { tenantColumns, timestamps } from './tenant.ts';
 
 const EventSchema = defineEntity({
   name: 'Event',
-  indexes: [{ properties: ['clinic', 'createdAt', 'id'] }],
+  indexes: [
+    // The list, newest first or since a time; with a type filter; the retention sweep (global).
+    { properties: ['clinic', 'createdAt', 'id'] },
+    { properties: ['clinic', 'type', 'createdAt', 'id'] },
+    { properties: ['createdAt'] },
+  ],
   properties: {
     ...tenantColumns(),
     type: p.string(),
@@ -41,7 +46,8 @@ const WebhookDeliverySchema = defineEntity({
   properties: {
     ...tenantColumns(),
     subscription: () => p.manyToOne(WebhookSubscription),
-    event: () => p.manyToOne(Event),
+    // Deleted with their event (retention, docs/limits.md): a delivery log of an event that is gone.
+    event: () => p.manyToOne(Event).deleteRule('cascade').index(),
     /** pending, succeeded or failed */
     status: p.string(),
     attempts: p.integer().default(0),

@@ -34,6 +34,7 @@ const schema = z.object({
   DB_CONNECT_TIMEOUT_MS: int(defaultLimits.dbConnectTimeoutMs, 100),
   MEDIA_MAX_BYTES: int(defaultLimits.mediaMaxBytes, 1),
   MEDIA_DOWNLOAD_TIMEOUT_MS: int(defaultLimits.mediaDownloadTimeoutMs, 100),
+  EVENT_RETENTION_DAYS: int(defaultLimits.eventRetentionDays),
   /** The HMAC key of media links; instances behind one address need the same. Random per process when unset. */
   MEDIA_LINK_SECRET: z.string().min(16).optional(),
   /** The messaging network's callback secret (the sandbox signs with it). Random per process when unset. */
@@ -117,5 +118,6 @@ export function limitsOf(c: Config): Limits {
     dbConnectTimeoutMs: c.DB_CONNECT_TIMEOUT_MS,
     mediaMaxBytes: c.MEDIA_MAX_BYTES,
     mediaDownloadTimeoutMs: c.MEDIA_DOWNLOAD_TIMEOUT_MS,
+    eventRetentionDays: c.EVENT_RETENTION_DAYS,
   };
 }

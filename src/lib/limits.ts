@@ -45,6 +45,8 @@ export interface Limits {
   mediaMaxBytes: number;
   /** How long a media download may take, redirects included. */
   mediaDownloadTimeoutMs: number;
+  /** Events older than this many days are deleted, with their webhook deliveries (docs/limits.md, Events); 0 keeps them. */
+  eventRetentionDays: number;
 }
 
 export const defaultLimits: Limits = {
@@ -67,4 +69,5 @@ export const defaultLimits: Limits = {
   maxConnections: 2_000,
   mediaMaxBytes: 16 << 20,
   mediaDownloadTimeoutMs: 8_000,
+  eventRetentionDays: 30,
 };

@@ -7,8 +7,8 @@ import ipaddr from 'ipaddr.js';
 import { AppError } from '../lib/errors.ts';
 
 /**
- * Downloads the file behind a caller's `media.url` (spec, Chat: write) and checks it, refusing
- * anything else with a 422 `validation_failed` on `media.url`:
+ * Downloads the file behind a caller's `media.url` (spec, Chat: write) or a call's recording
+ * `url` and checks it, refusing anything else with a 422 `validation_failed` on that field:
  * - https only; plain http only to a loopback host, and only with `allowLoopback`
  *   (ALLOW_LOOPBACK_URLS, tests and local development);
  * - every address the service connects to is checked when it connects: an IP literal before the
@@ -21,22 +21,25 @@ import { AppError } from '../lib/errors.ts';
  * - `maxBytes` while the body streams (a larger Content-Length is refused before reading), and
  *   `timeoutMs` for the whole download, redirects included, so a server trickling bytes is cut off;
  * - the type is sniffed from the bytes (file-type), never taken from Content-Type: an image must
- *   be JPEG or PNG, a document PDF.
+ *   be JPEG or PNG, a document PDF, audio one of the common recording formats.
+ * `param` names the body field refused (`media.url` for chat, `url` for a call's recording).
  */
 export interface DownloadOptions {
   /** `any`: the network's own media (inbound audio, video, stickers...), whatever its type. */
-  declared: 'image' | 'document' | 'any';
+  declared: 'image' | 'document' | 'audio' | 'any';
   /** With `any`: the type to record when the content's is not recognised. */
   fallbackMime?: string;
   maxBytes: number;
   timeoutMs: number;
   allowLoopback: boolean;
   maxRedirects?: number;
+  /** The field a refusal names (default `media.url`). */
+  param?: string;
 }
 
 export interface DownloadedMedia {
   bytes: Buffer;
-  /** The sniffed type: image/jpeg, image/png or application/pdf. */
+  /** The sniffed type: image/jpeg, image/png, application/pdf, or an audio type. */
   mime: string;
   /** The last path segment of the final URL, percent-decoded; null when there is none. */
   filename: string | null;
@@ -45,55 +48,76 @@ export interface DownloadedMedia {
 const PARAM = 'media.url';
 const ACCEPTED: Record<
   Exclude<DownloadOptions['declared'], 'any'>,
-  { mimes: readonly string[]; what: string }
+  { mimes: readonly string[]; what: string; as?: Record<string, string> }
 > = {
   image: { mimes: ['image/jpeg', 'image/png'], what: 'a JPEG or PNG image' },
   document: { mimes: ['application/pdf'], what: 'a PDF' },
+  // What phone systems record in. WebM and MP4 are containers the sniffer names as video
+  // whatever they hold; a recording in one is audio, and is kept as such.
+  audio: {
+    mimes: [
+      'audio/mpeg',
+      'audio/wav',
+      'audio/ogg',
+      'audio/ogg; codecs=opus',
+      'audio/opus',
+      'audio/mp4',
+      'audio/x-m4a',
+      'audio/aac',
+      'audio/flac',
+      'audio/amr',
+      'video/webm',
+      'video/mp4',
+    ],
+    what: 'an audio recording',
+    as: { 'video/webm': 'audio/webm', 'video/mp4': 'audio/mp4' },
+  },
 };
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-const refuse = (message: string) => new AppError('validation_failed', message, { param: PARAM });
+const refuse = (message: string, param: string) => new AppError('validation_failed', message, { param });
 
 export async function downloadMedia(url: string, opts: DownloadOptions): Promise<DownloadedMedia> {
   const maxRedirects = opts.maxRedirects ?? 3;
+  const param = opts.param ?? PARAM;
   let current: URL;
   try {
     current = new URL(url);
   } catch {
-    throw refuse('media.url is not a valid URL.');
+    throw refuse(`${param} is not a valid URL.`, param);
   }
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), opts.timeoutMs);
   try {
     for (let redirects = 0; ; redirects++) {
-      const policy = checkUrl(current, opts.allowLoopback);
+      const policy = checkUrl(current, opts.allowLoopback, param);
       const res = await request(current, policy, controller.signal);
       const status = res.statusCode ?? 0;
       if (REDIRECTS.has(status)) {
         res.destroy();
         const location = res.headers.location;
         if (!location)
-          throw refuse(`media.url could not be downloaded (status ${status} without a Location).`);
+          throw refuse(`${param} could not be downloaded (status ${status} without a Location).`, param);
         if (redirects >= maxRedirects) {
-          throw refuse(`media.url could not be downloaded (more than ${maxRedirects} redirects).`);
+          throw refuse(`${param} could not be downloaded (more than ${maxRedirects} redirects).`, param);
         }
         try {
           current = new URL(location, current);
         } catch {
-          throw refuse(`media.url could not be downloaded (status ${status} to an invalid URL).`);
+          throw refuse(`${param} could not be downloaded (status ${status} to an invalid URL).`, param);
         }
         continue;
       }
       if (status !== 200) {
         res.destroy();
-        throw refuse(`media.url could not be downloaded (status ${status}).`);
+        throw refuse(`${param} could not be downloaded (status ${status}).`, param);
       }
       const declaredLength = Number(res.headers['content-length']);
       if (declaredLength > opts.maxBytes) {
         res.destroy();
-        throw tooLarge(opts.maxBytes);
+        throw tooLarge(opts.maxBytes, param);
       }
-      const bytes = await readBody(res, opts.maxBytes);
+      const bytes = await readBody(res, opts.maxBytes, param);
       const type = await fileTypeFromBuffer(bytes);
       if (opts.declared === 'any')
         return {
@@ -104,18 +128,19 @@ export async function downloadMedia(url: string, opts: DownloadOptions): Promise
       const accepted = ACCEPTED[opts.declared];
       if (!type || !accepted.mimes.includes(type.mime)) {
         const seen = type ? ` (its content is ${type.mime})` : '';
-        throw refuse(`The file at media.url is not ${accepted.what}${seen}; media.type is ${opts.declared}.`);
+        const declared = param === PARAM ? `; media.type is ${opts.declared}` : '';
+        throw refuse(`The file at ${param} is not ${accepted.what}${seen}${declared}.`, param);
       }
-      return { bytes, mime: type.mime, filename: lastSegment(current) };
+      return { bytes, mime: accepted.as?.[type.mime] ?? type.mime, filename: lastSegment(current) };
     }
   } catch (err) {
     if (err instanceof AppError) throw err;
     if (controller.signal.aborted) {
-      throw refuse(`media.url could not be downloaded within ${opts.timeoutMs} ms (timed out).`);
+      throw refuse(`${param} could not be downloaded within ${opts.timeoutMs} ms (timed out).`, param);
     }
-    if (err instanceof RefusedAddress) throw addressRefused(err.range);
+    if (err instanceof RefusedAddress) throw addressRefused(err.range, param);
     const code = (err as NodeJS.ErrnoException)?.code ?? (err as Error)?.message ?? 'unknown';
-    throw refuse(`media.url could not be downloaded (network error ${code}).`);
+    throw refuse(`${param} could not be downloaded (network error ${code}).`, param);
   } finally {
     clearTimeout(timer);
   }
@@ -128,7 +153,7 @@ interface Policy {
 }
 
 /** The scheme and, for an IP literal, the address of one hop; the policy its connection is held to. */
-function checkUrl(u: URL, allowLoopback: boolean): Policy {
+function checkUrl(u: URL, allowLoopback: boolean, param: string): Policy {
   const host = bareHost(u);
   let policy: Policy;
   if (u.protocol === 'https:') policy = { loopback: allowLoopback, public: true };
@@ -137,13 +162,14 @@ function checkUrl(u: URL, allowLoopback: boolean): Policy {
   else {
     throw refuse(
       allowLoopback
-        ? `media.url must be an https URL (plain http only to a loopback address), not ${u.protocol}//${u.host}.`
-        : `media.url must be an https URL, not ${u.protocol}.`,
+        ? `${param} must be an https URL (plain http only to a loopback address), not ${u.protocol}//${u.host}.`
+        : `${param} must be an https URL, not ${u.protocol}.`,
+      param,
     );
   }
   if (isIP(host)) {
     const range = refusedRange(host, policy);
-    if (range) throw addressRefused(range);
+    if (range) throw addressRefused(range, param);
   }
   return policy;
 }
@@ -188,12 +214,13 @@ const RANGE_NAMES: Record<string, string> = {
   metadata: 'cloud metadata',
 };
 
-function addressRefused(range: string): AppError {
+function addressRefused(range: string, param: string): AppError {
   if (range === 'public') {
-    return refuse('media.url uses plain http to an address that is not loopback; use https.');
+    return refuse(`${param} uses plain http to an address that is not loopback; use https.`, param);
   }
   return refuse(
-    `media.url points to an address that is not allowed (${RANGE_NAMES[range] ?? 'reserved'} range).`,
+    `${param} points to an address that is not allowed (${RANGE_NAMES[range] ?? 'reserved'} range).`,
+    param,
   );
 }
 
@@ -249,14 +276,14 @@ function request(u: URL, policy: Policy, signal: AbortSignal): Promise<IncomingM
 }
 
 /** The body, refused as soon as it passes `max` bytes. */
-function readBody(res: IncomingMessage, max: number): Promise<Buffer> {
+function readBody(res: IncomingMessage, max: number, param: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     res.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > max) {
-        reject(tooLarge(max));
+        reject(tooLarge(max, param));
         res.destroy();
         return;
       }
@@ -270,8 +297,8 @@ function readBody(res: IncomingMessage, max: number): Promise<Buffer> {
   });
 }
 
-function tooLarge(max: number): AppError {
-  return refuse(`The file at media.url is too large (limit ${formatBytes(max)}).`);
+function tooLarge(max: number, param: string): AppError {
+  return refuse(`The file at ${param} is too large (limit ${formatBytes(max)}).`, param);
 }
 
 const formatBytes = (n: number) =>

@@ -16,7 +16,7 @@ import type { RestRoute } from './routes.ts';
 /**
  * Every /v1 route without SOFA's request cycle (SOFA generates the OpenAPI document from the
  * same Rest schema: src/rest/sofa.ts). Each route is still its Rest field, a query for GET and
- * a mutation for POST, PATCH and DELETE: the
+ * a mutation for POST, PUT, PATCH and DELETE: the
  * same resolver (the function the schema was built with), the same arguments, the cost of the
  * same operation SOFA documents for it (built the way SOFA builds it) and the scopes its field
  * names. Only the conversions around it are gone (a fetch Request from the node request, a

@@ -7,11 +7,13 @@ import {
   isObjectType,
 } from 'graphql';
 import { forbidden, scopesIn } from '../auth/scopes.ts';
+import { EVENT_TYPES } from '../events/types.ts';
 import { errorStatuses, RETRY_AFTER_UNAVAILABLE } from '../lib/errors.ts';
-import { idPattern } from '../lib/ids.ts';
+import { idPattern, prefixes } from '../lib/ids.ts';
 import { defaultLimits } from '../lib/limits.ts';
 import { schemas } from '../schema/index.ts';
 import { MESSAGE_TYPES } from '../services/chat/filters.ts';
+import { EVENT_EXAMPLE } from '../services/events/event.resource.ts';
 import { RESPONSE_FORMATS } from '../services/groups-params.ts';
 import { Patient } from '../services/patients/patient.resource.ts';
 import { allShapes, type Field, includesOf } from '../services/resource.ts';
@@ -59,6 +61,11 @@ export function openApiDocument(
   if (converted.Error)
     throw new Error('openapi: a Rest GraphQL type is named Error, which clashes with the error schema.');
   converted.Error = errorSchema;
+  // The event envelope: `data` is a JSON object (the GraphQL JSON scalar says only "any value").
+  if (converted.Event) {
+    converted.Event.properties.data = { ...converted.Event.properties.data, type: 'object' };
+    converted.Event.examples = [EVENT_EXAMPLE];
+  }
 
   const paths: Record<string, any> = {};
   for (const route of restRoutes) {
@@ -169,6 +176,12 @@ const infoDescription = [
 const tagDescriptions: Record<string, string> = {
   Patients: 'Patients (animals at veterinary clinics) and their appointments, treatments and payments.',
   Catalog: 'Read-only reference data of the clinic; bounded lists, no cursor.',
+  Calls:
+    "Calls the clinic's phone system reports (scope calls:write), then their recording and transcript; read with calls:read.",
+  Availability:
+    "Providers' weekly working hours (read and replaced whole) and the free slots computed from them in the clinic's time zone; bounded lists, no cursor.",
+  Events:
+    'The outbox: every event the clinic recorded, in the envelope webhooks deliver, kept for 30 days by default (scope webhooks:manage; chat.* events also need chat:read).',
 };
 
 /** `/patients/:id` → `/patients/{id}`. */
@@ -197,6 +210,8 @@ interface ParameterSpec {
   example?: unknown;
   /** The 422 message for a bad value, when the services validate it. */
   invalid?: string;
+  /** Required although its Rest argument is optional (the service names it in a 422 when missing). */
+  required?: true;
 }
 
 const patientFormatNote = Object.keys(Patient.fields)
@@ -294,7 +309,59 @@ const knownParameters: Record<string, ParameterSpec> = {
     schema: { type: 'string', pattern: idPattern('Species') },
     invalid: "species_id 'x' is not a species id.",
   },
+  created_since: {
+    description:
+      'Incremental sync: only events created at or after this time, oldest first (ascending created_at, ties by id). ISO 8601 with a zone, or a date.',
+    schema: { type: 'string', format: 'date-time' },
+    example: '2026-11-01T00:00:00Z',
+    invalid:
+      'created_since must be an ISO 8601 date-time with a time zone (2026-01-02T09:30:00Z) or a date (2026-01-02).',
+  },
 };
+
+/** Parameters of one route whose name means something else elsewhere (`type` of events vs messages). */
+const routeParameters: Record<string, Record<string, ParameterSpec>> = {
+  listEvents: {
+    type: {
+      description:
+        'Only events of these types: repeat the parameter (`type=patient.created&type=appointment.updated`) or separate them by commas. A chat.* type needs `chat:read` on the key (else 403); an unknown type is a 422.',
+      schema: { type: 'array', items: { type: 'string', enum: EVENT_TYPES }, uniqueItems: true },
+      style: 'form',
+      explode: true,
+      example: ['patient.created', 'appointment.updated'],
+      invalid: `Unknown event type 'patient.deleted'. Known types: ${EVENT_TYPES.join(', ')}.`,
+    },
+  },
+  listAvailability: availabilityParameters(),
+};
+
+/** GET /v1/availability (src/services/availability/availability.ts). */
+function availabilityParameters(): Record<string, ParameterSpec> {
+  const id = (kind: 'AppointmentType' | 'Branch' | 'Provider', what: string, required?: true) => ({
+    description: `${what} Unknown, another clinic's or disabled: a 422.`,
+    schema: { type: 'string', pattern: idPattern(kind) },
+    invalid: `${what.split(':')[0]} 'x' is not a ${prefixes[kind]}_… id.`,
+    ...(required ? { required } : {}),
+  });
+  const when = (param: string, what: string, example: string) => ({
+    description: `${what} ISO 8601 with an offset, or a date: the clinic's midnight starting it, in its time zone.`,
+    schema: { type: 'string' },
+    example,
+    required: true as const,
+    invalid: `${param} must be an ISO 8601 date-time with an offset (2026-12-01T09:00:00+02:00) or a date (2026-12-01: the clinic's midnight starting it).`,
+  });
+  return {
+    appointment_type_id: id(
+      'AppointmentType',
+      'appointment_type_id: the appointment type; slots last its duration_minutes.',
+      true,
+    ),
+    branch_id: id('Branch', 'branch_id: only slots at this branch.'),
+    provider_id: id('Provider', 'provider_id: only slots of this provider.'),
+    from: when('from', 'Slots starting at or after this (inclusive).', '2026-12-01'),
+    to: when('to', 'Slots starting before this (exclusive); at most 31 days after from.', '2026-12-08'),
+  };
+}
 
 function parameters(
   route: RestRoute,
@@ -321,14 +388,14 @@ function parameters(
         schema: { type: 'string', pattern: idPattern(kind) },
       };
     }
-    const known = knownParameters[p.name];
+    const known = routeParameters[route.field]?.[p.name] ?? knownParameters[p.name];
     // An unknown parameter keeps SOFA's schema and is assumed to be validated.
     if (!known || known.invalid)
       invalid.push({ param: p.name, message: known?.invalid ?? `${p.name} is not valid.` });
     const out: Record<string, unknown> = {
       name: p.name,
       in: 'query',
-      required: p.required === true,
+      required: known?.required ?? p.required === true,
       description: known?.description ?? p.description ?? schemaDescription ?? '',
     };
     if (known?.style) out.style = known.style;
@@ -527,7 +594,13 @@ function operation(
 
 function idExample(route: RestRoute): string {
   const kind = route.ids?.id;
-  return kind === 'Message' ? 'out_999' : kind === 'Conversation' ? 'conv_999' : 'pat_999';
+  return kind === 'Message'
+    ? 'out_999'
+    : kind === 'Conversation'
+      ? 'conv_999'
+      : kind === 'Event'
+        ? 'evt_999'
+        : 'pat_999';
 }
 
 // ---------- component schemas ----------

@@ -1,5 +1,6 @@
 import type { IdKind } from '../lib/ids.ts';
 import { allWrites } from '../services/all-writes.ts';
+import { catalogLists, nounText } from '../services/catalog/catalog.ts';
 import { restFieldOf } from '../services/writes.ts';
 /**
  * The /v1 route table: every Rest root field, its method, path and success status. SOFA would
@@ -7,7 +8,7 @@ import { restFieldOf } from '../services/writes.ts';
  */
 export interface RestRoute {
   field: string;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   status: 200 | 201 | 202 | 204;
   tag: string;
@@ -122,6 +123,32 @@ const readRoutes: RestRoute[] = [
     summary: 'Get a payment or refund',
   },
   {
+    field: 'listCalls',
+    method: 'GET',
+    path: '/calls',
+    status: 200,
+    tag: 'Calls',
+    summary: 'Calls',
+  },
+  {
+    field: 'getCall',
+    method: 'GET',
+    path: '/calls/:id',
+    ids: { id: 'Call' },
+    status: 200,
+    tag: 'Calls',
+    summary: 'Get a call',
+  },
+  {
+    field: 'getCallRecording',
+    method: 'GET',
+    path: '/calls/:id/recording',
+    ids: { id: 'Call' },
+    status: 200,
+    tag: 'Calls',
+    summary: "A link to a call's recording",
+  },
+  {
     field: 'listAnimals',
     method: 'GET',
     path: '/animals',
@@ -154,6 +181,23 @@ const readRoutes: RestRoute[] = [
     status: 200,
     tag: 'Clients',
     summary: 'Get a client (veterinary)',
+  },
+  {
+    field: 'getProviderWorkingHours',
+    method: 'GET',
+    path: '/catalog/providers/:id/working_hours',
+    ids: { id: 'Provider' },
+    status: 200,
+    tag: 'Availability',
+    summary: "A provider's working hours",
+  },
+  {
+    field: 'listAvailability',
+    method: 'GET',
+    path: '/availability',
+    status: 200,
+    tag: 'Availability',
+    summary: 'Free slots of an appointment type',
   },
   {
     field: 'listConversations',
@@ -242,90 +286,42 @@ const readRoutes: RestRoute[] = [
     summary: 'Message templates',
   },
   {
-    field: 'listBranches',
+    field: 'listEvents',
     method: 'GET',
-    path: '/catalog/branches',
+    path: '/events',
     status: 200,
-    tag: 'Catalog',
-    summary: 'Branches',
+    tag: 'Events',
+    summary: 'Events, newest first',
   },
   {
-    field: 'listAppointmentTypes',
+    field: 'getEvent',
     method: 'GET',
-    path: '/catalog/appointments/types',
+    path: '/events/:id',
+    ids: { id: 'Event' },
     status: 200,
-    tag: 'Catalog',
-    summary: 'Appointment types',
-  },
-  {
-    field: 'listAppointmentStatuses',
-    method: 'GET',
-    path: '/catalog/appointments/statuses',
-    status: 200,
-    tag: 'Catalog',
-    summary: 'Appointment statuses',
-  },
-  {
-    field: 'listTreatmentMenu',
-    method: 'GET',
-    path: '/catalog/treatments',
-    status: 200,
-    tag: 'Catalog',
-    summary: 'Treatment menu',
-  },
-  {
-    field: 'listProviders',
-    method: 'GET',
-    path: '/catalog/providers',
-    status: 200,
-    tag: 'Catalog',
-    summary: 'Providers',
-  },
-  {
-    field: 'listBillingAccounts',
-    method: 'GET',
-    path: '/catalog/billing/accounts',
-    status: 200,
-    tag: 'Catalog',
-    summary: 'Billing accounts',
-  },
-  {
-    field: 'listSpecies',
-    method: 'GET',
-    path: '/catalog/species',
-    status: 200,
-    tag: 'Catalog',
-    summary: 'Species (veterinary)',
-  },
-  {
-    field: 'listBreeds',
-    method: 'GET',
-    path: '/catalog/breeds',
-    status: 200,
-    tag: 'Catalog',
-    summary: 'Breeds (veterinary)',
-  },
-  {
-    field: 'listVaccines',
-    method: 'GET',
-    path: '/catalog/vaccines',
-    status: 200,
-    tag: 'Catalog',
-    summary: 'Vaccines (veterinary)',
-  },
-  {
-    field: 'listMeasurements',
-    method: 'GET',
-    path: '/catalog/measurements',
-    status: 200,
-    tag: 'Catalog',
-    summary: 'Measurements (veterinary)',
+    tag: 'Events',
+    summary: 'Get an event',
   },
 ];
+
+/** Each catalog list and each of its entries by id (src/services/catalog/catalog.ts). */
+const catalogRoutes: RestRoute[] = catalogLists.flatMap((l) => [
+  { field: l.restName, method: 'GET', path: l.path, status: 200, tag: 'Catalog', summary: l.summary },
+  {
+    field: `get${l.noun}`,
+    method: 'GET',
+    path: `${l.path}/:id`,
+    ids: { id: l.resource.kind },
+    status: 200,
+    tag: 'Catalog',
+    summary: `Get a ${nounText(l)}, disabled or not`,
+  },
+]);
 
 /** Reads, then every write of src/services (their definitions carry their routes). */
 export const restRoutes: RestRoute[] = [
   ...readRoutes,
+  ...catalogRoutes,
   ...allWrites().map((op) => ({
     field: restFieldOf(op),
     method: op.method,

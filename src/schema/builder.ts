@@ -3,25 +3,32 @@ import ComplexityPlugin from '@pothos/plugin-complexity';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import SubGraphPlugin from '@pothos/plugin-sub-graph';
-import { allScopes, forbidden, lackingScopes, type Scope } from '../auth/scopes.ts';
+import { allOf, allScopes, forbidden, lackingScopes, type Scope } from '../auth/scopes.ts';
 import { AppError } from '../lib/errors.ts';
 import { kindOfId } from '../lib/ids.ts';
 import type { RequestContext } from '../lib/request-context.ts';
+import { catalogLists } from '../services/catalog/catalog.ts';
 import { Patient } from '../services/patients/patient.resource.ts';
 import { defaultFieldCost, isCosting } from './cost.ts';
 
 /**
  * What node(id:) can load, by id kind: the typename and the scope the key needs.
  */
-const nodeTypes: Record<string, { typename: string; scope: Scope }> = {
+const nodeTypes: Record<string, { typename: string; scope: Scope | readonly Scope[] }> = {
+  // Every catalog entry, disabled or not; vaccines and measurements need their own scope too.
+  ...Object.fromEntries(
+    catalogLists.map((l) => [l.resource.kind, { typename: l.resource.name, scope: l.resource.scopes }]),
+  ),
   Patient: { typename: Patient.name, scope: Patient.scopes[0] },
   Appointment: { typename: 'Appointment', scope: 'appointments:read' },
   Treatment: { typename: 'Treatment', scope: 'treatments:read' },
   Payment: { typename: 'Payment', scope: 'payments:read' },
+  Call: { typename: 'Call', scope: 'calls:read' },
   Owner: { typename: 'Client', scope: 'patients:read' },
   Conversation: { typename: 'Conversation', scope: 'chat:read' },
   InboundMessage: { typename: 'Message', scope: 'chat:read' },
   OutboundMessage: { typename: 'Message', scope: 'chat:read' },
+  Event: { typename: 'Event', scope: 'webhooks:manage' },
 };
 
 /** Collects the scope names a scope-auth failure was about (for type-level checks). */
@@ -89,7 +96,7 @@ export const builder = new SchemaBuilder<{
       // The scope of the kind of object asked for (the id arrives decoded by decodeGlobalID).
       authScopes: (_root: unknown, args: { id: { typename: string } }) => {
         const scope = Object.values(nodeTypes).find((t) => t.typename === args.id.typename)?.scope;
-        return scope ? ({ [scope]: true } as Record<Scope, boolean>) : false;
+        return scope ? allOf(typeof scope === 'string' ? [scope] : scope) : false;
       },
     } as any,
     nodesQueryOptions: false,

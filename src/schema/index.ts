@@ -7,6 +7,9 @@ import './chat/types.ts';
 import './chat/queries.ts';
 import './chat/mutations.ts';
 import './records.ts';
+import './availability/availability.ts';
+import './calls/recording.ts';
+import './events/events.ts';
 import './writes.ts';
 
 let built: { publicSchema: GraphQLSchema; restSchema: GraphQLSchema } | undefined;

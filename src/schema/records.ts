@@ -3,6 +3,7 @@ import { relayPageArgs } from '../db/list.ts';
 import { AppError } from '../lib/errors.ts';
 import type { RequestContext } from '../lib/request-context.ts';
 import { appointmentRecords } from '../services/appointments/appointments.ts';
+import { callRecords } from '../services/calls/calls.ts';
 import { groupsOfRequest } from '../services/groups-params.ts';
 import { Client } from '../services/patients/client.resource.ts';
 import { animalRecords, clientRecords } from '../services/patients/clients.ts';
@@ -11,6 +12,7 @@ import { checkClinicKind, getRecord, listRecords, type RecordList } from '../ser
 import { ownIncludesOf, restGroups } from '../services/resource.ts';
 import { treatmentRecords } from '../services/treatments/treatments.ts';
 import { builder } from './builder.ts';
+import { CallType } from './calls/types.ts';
 import { AppointmentType, PatientType, PaymentType, TreatmentType } from './patients/types.ts';
 import { nodeType } from './resource-types.ts';
 import { restOne, restPage, toConnection, toRestPage } from './shared.ts';
@@ -54,6 +56,14 @@ const records: Records[] = [
     singular: 'payment',
     type: PaymentType,
     description: 'Payments and refunds, newest first by paid_at; with updated_since, oldest change first.',
+  },
+  {
+    list: callRecords,
+    plural: 'calls',
+    singular: 'call',
+    type: CallType,
+    description:
+      "Calls the clinic's phone system reported, newest first by started_at; with updated_since, oldest change first.",
   },
   {
     list: animalRecords,

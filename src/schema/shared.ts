@@ -27,12 +27,19 @@ export function restOne<T>(name: string, item: any) {
   return ref as ReturnType<typeof builder.objectRef<{ data: T }>>;
 }
 
-/** A bounded REST list `{data: [...]}` (Rest sub-graph only). */
+const lists = new Map<string, any>();
+
+/** A bounded REST list `{data: [...]}` (Rest sub-graph only); one type per name, as restOne. */
 export function restList<T>(name: string, item: any) {
-  return builder.objectRef<{ data: T[] }>(name).implement({
-    subGraphs: ['Rest'],
-    fields: (t) => ({ data: t.field({ type: [item], resolve: (p) => p.data as any }) }),
-  });
+  let ref = lists.get(name);
+  if (!ref) {
+    ref = builder.objectRef<{ data: T[] }>(name).implement({
+      subGraphs: ['Rest'],
+      fields: (t) => ({ data: t.field({ type: [item], resolve: (p) => p.data as any }) }),
+    });
+    lists.set(name, ref);
+  }
+  return ref as ReturnType<typeof builder.objectRef<{ data: T[] }>>;
 }
 
 export function toRestPage<T>(page: ListPage<T>) {

@@ -5,7 +5,7 @@ import { allWrites } from '../services/all-writes.ts';
 import { expectedVersion, performWrite, restFieldOf, type WriteOperation } from '../services/writes.ts';
 import { builder } from './builder.ts';
 import { objectType } from './resource-types.ts';
-import { restOne } from './shared.ts';
+import { restList, restOne } from './shared.ts';
 import { bodyOfInput, inputOf } from './write-inputs.ts';
 
 /**
@@ -24,7 +24,11 @@ function restBody(ctx: RequestContext): unknown {
 builder.mutationFields((t) => {
   const fields: Record<string, any> = {};
   for (const op of allWrites()) {
-    const type = objectType(op.resource);
+    // A write that replaces a list (WriteOperation.list) answers the list, as its GET does.
+    const type: any = op.list ? [objectType(op.list.item)] : objectType(op.resource);
+    const body = op.list
+      ? restList(`${op.list.item.name}List`, objectType(op.list.item))
+      : restOne(`${op.resource.name}Body`, type);
     const authScopes = allOf(op.scopes);
     const input = inputOf(op.input, `${capitalized(op.name)}Input`);
     const empty = Object.keys(op.input.shape).length === 0;
@@ -56,7 +60,7 @@ builder.mutationFields((t) => {
             }
           : {}),
       },
-      resolve: (_root: unknown, args: any, ctx: RequestContext) =>
+      resolve: (_root: unknown, args: any, ctx: RequestContext): Promise<any> =>
         performWrite(ctx, op, bodyOfInput(args.input ?? {}), {
           id: args.id == null ? undefined : String(args.id),
           idempotencyKey: args.idempotency_key ?? undefined,
@@ -64,7 +68,7 @@ builder.mutationFields((t) => {
         }),
     });
     fields[restFieldOf(op)] = t.field({
-      type: restOne(`${op.resource.name}Body`, type),
+      type: body,
       subGraphs: ['Rest'],
       authScopes,
       ...(hasId(op) ? { args: { id: t.arg.string({ required: true }) } } : {}),

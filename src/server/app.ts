@@ -23,6 +23,7 @@ import { schemas } from '../schema/index.ts';
 import { checkResources, type Row } from '../services/resource.ts';
 import { etagOf } from '../services/writes.ts';
 import { readBody } from './body.ts';
+import { callDeps } from './call-deps.ts';
 import { chatDeps, type MediaOptions } from './chat-deps.ts';
 import { authenticateRequest, settleRateLimit } from './context.ts';
 import { corsPolicy } from './cors.ts';
@@ -76,6 +77,7 @@ export function createApp(opts: AppOptions) {
     limits: opts.limits,
     services: {
       chat: chatDeps(opts.network, opts.media, opts.limits, opts.clock),
+      calls: callDeps(opts.media, opts.limits, opts.clock),
       writes: { idempotencyLeaseMs: opts.limits.requestDeadlineMs + 60_000 },
     },
   };

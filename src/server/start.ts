@@ -9,6 +9,7 @@ import { defaultLimits, type Limits } from '../lib/limits.ts';
 import { pgMediaStore } from '../media/store.ts';
 import { CALLBACK_PATH } from '../network/adapter.ts';
 import { SandboxNetwork } from '../network/sandbox.ts';
+import { type EventRetention, startEventRetention } from '../services/events/retention.ts';
 import { createApp } from './app.ts';
 
 export interface RunningServer {
@@ -16,6 +17,8 @@ export interface RunningServer {
   url: string;
   app: ReturnType<typeof createApp>;
   network: SandboxNetwork;
+  /** The periodic deletion of old events (docs/limits.md, Events). */
+  eventRetention: EventRetention;
   close(): Promise<void>;
 }
 
@@ -105,10 +108,17 @@ export async function startHttpServer(opts: {
   });
   const { port } = server.address() as AddressInfo;
   url = `http://${opts.host ?? '127.0.0.1'}:${port}`;
+  // Every instance sweeps; concurrent sweeps skip each other's rows (src/services/events/retention.ts).
+  const eventRetention = startEventRetention({
+    em: opts.orm.em,
+    clock: opts.clock ?? systemClock,
+    days: limits.eventRetentionDays,
+  });
   return {
     server,
     app,
     network,
+    eventRetention,
     url,
     // Stop accepting, close idle keep-alive connections, let requests in flight finish (each
     // connection closes after its response), and cut what is still open after the grace period.
@@ -122,6 +132,7 @@ export async function startHttpServer(opts: {
       });
       clearTimeout(grace);
       network.close();
+      await eventRetention.stop();
       await keyChanges?.close();
     },
   };

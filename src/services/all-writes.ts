@@ -3,11 +3,15 @@
  * routes, the schema and the OpenAPI document see them all. A new write module is added here.
  */
 import './appointments/appointment-writes.ts';
+import './calls/call-writes.ts';
 import './payments/payment-writes.ts';
 import './treatments/treatment-writes.ts';
 // Last: their animals are Patient rows of veterinary clinics, and tests that reuse the last
 // created object of each kind at a dental clinic would otherwise be handed an animal.
 import './patients/patient-writes.ts';
 import './patients/owner-writes.ts';
+// After the patients' (it takes their address and phone fields), so their order above stands.
+import './catalog/catalog-writes.ts';
+import './availability/working-hours-writes.ts';
 
 export { allWrites } from './writes.ts';

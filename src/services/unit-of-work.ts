@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Clinic, Event } from '../entities/index.ts';
+import { isEventType } from '../events/types.ts';
 import type { Principal } from '../lib/request-context.ts';
 import type { Row } from './resource.ts';
 
@@ -28,6 +29,7 @@ export interface Write {
 }
 
 export interface PendingEvent {
+  /** One of the catalog's (src/events/types.ts): checked when recorded. */
   type: string;
   /** The scope a reader of the event needs (chat.* events: chat:read). */
   scope: string;
@@ -109,6 +111,9 @@ async function recordEvents(
   pending: PendingEvent[],
 ) {
   for (const e of pending) {
+    // A type outside the catalog could never be listed, filtered or subscribed to.
+    if (!isEventType(e.type))
+      throw new Error(`Event type ${e.type} is not in the catalog (src/events/types.ts).`);
     tx.create(Event, {
       clinic: tx.getReference(Clinic, clinicId),
       type: e.type,

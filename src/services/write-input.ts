@@ -78,6 +78,18 @@ export const date = z
   })
   .refine((v) => new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'is not a calendar date');
 
+/** An amount as numeric(12, 2) holds it: at most two decimals, below 10^10; zero only when `min` is 0. */
+export const amount2 = (min: 0 | 'positive') =>
+  (min === 0 ? z.number().min(0) : z.number().positive())
+    .max(9_999_999_999.99)
+    .refine((v) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-6, 'must have at most two decimals');
+
+/** A display colour: #RGB or #RRGGBB. */
+export const color = z
+  .string()
+  .regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a colour, #RGB or #RRGGBB')
+  .meta({ description: 'A display colour, e.g. #336699.' });
+
 /** A `PATCH` body field that may be cleared: absent keeps it, null clears it. */
 export const clearable = <T extends z.ZodType>(t: T) => t.nullable().optional();
 

@@ -3,13 +3,14 @@ import { LockMode } from '@mikro-orm/core';
 import type { z } from 'zod';
 import type { Scope } from '../auth/scopes.ts';
 import type { ClinicKind } from '../entities/clinic.ts';
+import type { EventType } from '../events/types.ts';
 import { AppError, notFound } from '../lib/errors.ts';
 import { type IdKind, tryParseId } from '../lib/ids.ts';
 import type { Principal, RequestContext } from '../lib/request-context.ts';
 import { checkIdempotencyKey, idempotent, requestHash } from './idempotency.ts';
 import { presentById } from './present-by-id.ts';
-import { type Groups, type Resource, type Row, restGroups } from './resource.ts';
-import { clinicWrite, type Write } from './unit-of-work.ts';
+import { type Groups, type Resource, type Row, restGroups, type Shape } from './resource.ts';
+import { clinicWrite, type Write, type WriteReader } from './unit-of-work.ts';
 import { parseInput } from './write-input.ts';
 
 /**
@@ -20,10 +21,10 @@ import { parseInput } from './write-input.ts';
  * change of an existing object, the work in the one unit of work, the written object presented
  * through the same transaction as its event's `data` and the response (docs/adding-a-resource.md).
  */
-export interface WriteOperation<S extends z.ZodObject = z.ZodObject> {
+export interface WriteOperation<S extends z.ZodObject = z.ZodObject, P = unknown> {
   /** The GraphQL mutation's name; the Rest field is `rest` + Name. */
   name: string;
-  method: 'POST' | 'PATCH' | 'DELETE';
+  method: 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Under /v1, `:id` for the object's id. */
   path: string;
   ids?: Record<string, IdKind>;
@@ -36,12 +37,19 @@ export interface WriteOperation<S extends z.ZodObject = z.ZodObject> {
   example: Record<string, unknown>;
   /** What the write answers: the written object, as a GET of it answers. */
   resource: Resource;
+  /**
+   * A PUT that replaces a bounded list the path's object owns (a provider's working hours)
+   * answers that list as its GET does: `{data: [...]}` of `item` in REST, a list in GraphQL, read
+   * by `read` through the write's transaction for the id `run` answered (`resource` is then the
+   * owner's definition). Such a list has no version of its own: no ETag, and `ifMatch: false`.
+   */
+  list?: { item: Shape; read(reader: WriteReader, id: number): Promise<Row[]> };
   /** Clinics where the route exists (patients at dental ones, clients and animals at veterinary ones); elsewhere a 404. */
   clinicKinds?: readonly ClinicKind[];
   /** The groups of the answer and the event's data; default: the detailed format. */
   groups?: (p: Principal) => Groups;
   /** The event the write records, when the spec has one for it. */
-  event?: string | ((p: Principal) => string);
+  event?: EventType | ((p: Principal) => EventType);
   /**
    * false: the path's object is a parent the write adds to (a patient's new payment), not the
    * object it changes, so If-Match does not apply (and 412 is not documented).
@@ -50,10 +58,23 @@ export interface WriteOperation<S extends z.ZodObject = z.ZodObject> {
   /** Refusals beyond a body's validation (documented in OpenAPI, tested). */
   errors?: Record<string, { code: string; description: string; message: string; param?: string }>;
   /**
+   * Optional work before the transaction, for what must not hold a transaction open (a call
+   * recording's download: seconds of network I/O). Runs once, after the body is parsed, inside
+   * the Idempotency-Key guard; it may refuse early (404, 412, 422) so nothing slow is done for a
+   * request that cannot succeed. `expected` is the If-Match version. Its result goes to `run`,
+   * which checks again under the row lock: the object may change in between.
+   */
+  prepare?(
+    ctx: RequestContext,
+    input: z.output<S>,
+    id: string | undefined,
+    expected: number | '*' | undefined,
+  ): Promise<P>;
+  /**
    * The work, inside the transaction: changes entities and answers the written object's id, and
    * any further events the change causes (an owner's change: each of its animals').
    */
-  run(w: WriteContext, input: z.output<S>, id: string | undefined): Promise<number | Written>;
+  run(w: WriteContext, input: z.output<S>, id: string | undefined, prepared: P): Promise<number | Written>;
 }
 
 export interface Written {
@@ -72,13 +93,18 @@ export interface WriteContext extends Write {
     kind: IdKind,
     id: string | undefined,
   ): Promise<E>;
-  /** A referenced record of the clinic, or the 422 naming `param` (another clinic's id is the same 422). */
+  /**
+   * A referenced record of the clinic, or the 422 naming `param` (another clinic's id is the same
+   * 422, and so is a disabled catalog entry).
+   */
   ref<E extends object>(entity: EntityClass<E>, id: number, param: string): Promise<E>;
 }
 
 const registry: WriteOperation[] = [];
 
-export function defineWrite<S extends z.ZodObject>(op: WriteOperation<S>): WriteOperation<S> {
+export function defineWrite<S extends z.ZodObject, P = unknown>(
+  op: WriteOperation<S, P>,
+): WriteOperation<S, P> {
   if (registry.some((o) => o.name === op.name)) throw new Error(`write ${op.name}: defined twice.`);
   registry.push(op as unknown as WriteOperation);
   return op;
@@ -134,7 +160,7 @@ export async function performWrite(
   if (args.expected !== undefined && (op.ifMatch === false || !op.path.includes(':id')))
     throw new AppError(
       'validation_failed',
-      `If-Match does not apply to ${op.method} ${op.path}: it creates an object.`,
+      `If-Match does not apply to ${op.method} ${op.path}${op.method === 'POST' ? ': it creates an object' : ''}.`,
       {
         param: 'If-Match',
       },
@@ -158,7 +184,11 @@ export async function performWrite(
     },
     // Checked inside: a key reused with another body is a 409 whatever that body holds, and a
     // refused body frees its key for the corrected retry.
-    async () => ({ status: op.status, body: await write(ctx, op, parseInput(op.input, body), args, now) }),
+    async () => {
+      const input = parseInput(op.input, body);
+      const prepared = op.prepare ? await op.prepare(ctx, input, args.id, args.expected) : undefined;
+      return { status: op.status, body: await write(ctx, op, input, args, now, prepared) };
+    },
   );
   if (stored.replayed) ctx.setHeader('idempotent-replayed', 'true');
   const etag = etagOf(stored.body);
@@ -172,14 +202,21 @@ export async function performWrite(
  */
 export class RaceLost extends Error {}
 
-async function write(ctx: RequestContext, op: WriteOperation, input: unknown, args: WriteArgs, now: Date) {
+async function write(
+  ctx: RequestContext,
+  op: WriteOperation,
+  input: unknown,
+  args: WriteArgs,
+  now: Date,
+  prepared: unknown,
+) {
   try {
-    return await writeOnce(ctx, op, input, args, now);
+    return await writeOnce(ctx, op, input, args, now, prepared);
   } catch (e) {
     if (!(e instanceof RaceLost)) throw e;
   }
   try {
-    return await writeOnce(ctx, op, input, args, now);
+    return await writeOnce(ctx, op, input, args, now, prepared);
   } catch (e) {
     if (!(e instanceof RaceLost)) throw e;
     throw new AppError('conflict', 'A concurrent change took what this write needed; read again and retry.');
@@ -192,6 +229,7 @@ async function writeOnce(
   input: unknown,
   args: WriteArgs,
   now: Date,
+  prepared: unknown,
 ) {
   const { principal } = ctx;
   const groups = groupsOf(op, principal);
@@ -201,14 +239,15 @@ async function writeOnce(
     now,
     async (w) => {
       const wc: WriteContext = { ...w, principal, load: loader(w, args.expected), ref: referrer(w) };
-      const result = await op.run(wc, input as Record<string, unknown>, args.id);
+      const result = await op.run(wc, input as Record<string, unknown>, args.id, prepared);
       const written = typeof result === 'number' ? { id: result } : result;
       const type = typeof op.event === 'function' ? op.event(principal) : op.event;
       if (type) w.record(eventOf(type, op.resource, written.id, groups));
       for (const e of written.also ?? []) w.record(eventOf(e.type, e.resource, e.id, e.groups));
       return written.id;
     },
-    (reader, id) => presentById(reader, op.resource, id, groups),
+    (reader, id): Promise<Row> =>
+      op.list ? op.list.read(reader, id) : presentById(reader, op.resource, id, groups),
   );
 }
 
@@ -230,14 +269,23 @@ function loader(w: Write, expected: number | '*' | undefined): WriteContext['loa
         kind.replace(/[A-Z]/g, (c, i) => (i ? ' ' : '') + c.toLowerCase()),
         String(publicId),
       );
-    if (expected !== undefined && expected !== '*' && new Date(found.updatedAt).getTime() !== expected)
-      throw new AppError(
-        'precondition_failed',
-        `The ${kind.toLowerCase()} changed since the version If-Match names (its updated_at is now ${new Date(found.updatedAt).toISOString()}); read it again and retry. Nothing was changed.`,
-        { param: 'If-Match' },
-      );
+    checkVersion(kind, found.updatedAt, expected);
     return found;
   };
+}
+
+/** The 412 when `expected` (If-Match, in ms) names another version than `updatedAt` (also for a `prepare` step's early check). */
+export function checkVersion(
+  kind: IdKind,
+  updatedAt: Date | string,
+  expected: number | '*' | undefined,
+): void {
+  if (expected !== undefined && expected !== '*' && new Date(updatedAt).getTime() !== expected)
+    throw new AppError(
+      'precondition_failed',
+      `The ${kind.toLowerCase()} changed since the version If-Match names (its updated_at is now ${new Date(updatedAt).toISOString()}); read it again and retry. Nothing was changed.`,
+      { param: 'If-Match' },
+    );
 }
 
 function referrer(w: Write): WriteContext['ref'] {
@@ -245,6 +293,15 @@ function referrer(w: Write): WriteContext['ref'] {
     const found = await w.em.findOne(entity, { id } as any);
     if (!found)
       throw new AppError('validation_failed', `${param}: no such record at this clinic.`, { param });
+    // A disabled catalog entry stays with what named it before, but a write cannot name it anew.
+    if ((found as { disabledAt?: Date | null }).disabledAt)
+      throw new AppError(
+        'validation_failed',
+        `${param}: that entry is disabled; enable it first or pick another.`,
+        {
+          param,
+        },
+      );
     return found;
   };
 }

@@ -1,16 +1,18 @@
 import { allOf } from '../../auth/scopes.ts';
 import type { RequestContext } from '../../lib/request-context.ts';
-import { catalogLists, listCatalog } from '../../services/catalog/catalog.ts';
+import { catalogLists, getCatalogEntry, listCatalog } from '../../services/catalog/catalog.ts';
+import { RESPONSE_FORMATS } from '../../services/groups-params.ts';
 import { builder } from '../builder.ts';
-import { objectType } from '../resource-types.ts';
-import { restList } from '../shared.ts';
+import { nodeType } from '../resource-types.ts';
+import { restList, restOne } from '../shared.ts';
 
 /**
  * Each catalog list (src/services/catalog/catalog.ts) is one Public field (a plain list) and one
- * Rest field (`{data: [...]}`), both over the same service call and the resource's scopes.
+ * Rest field (`{data: [...]}`), both over the same service call and the resource's scopes; each
+ * entry is a node (`node(id:)`, disabled entries included) and a Rest object (GET by id).
  */
 for (const list of catalogLists) {
-  const type = objectType(list.resource);
+  const type = nodeType(list.resource, (id, ctx) => getCatalogEntry(ctx, list, id));
   const authScopes = allOf(list.resource.scopes);
   const Body = restList(`${list.resource.name}List`, type);
   const args = (t: any) =>
@@ -27,7 +29,7 @@ for (const list of catalogLists) {
       // Nullable, like every scope-guarded root field: a forbidden list does not null the others.
       nullable: true,
       authScopes,
-      description: list.description,
+      description: `${list.description} Disabled entries are left out.`,
       args: args(t),
       resolve: (_root: unknown, a: any, ctx: RequestContext) => listCatalog(ctx, list, a),
     }),
@@ -35,10 +37,26 @@ for (const list of catalogLists) {
       type: Body,
       subGraphs: ['Rest'],
       authScopes,
-      description: list.description,
-      args: args(t),
+      description: `${list.description} Disabled entries are left out.`,
+      args: {
+        ...args(t),
+        response_format: t.arg.string({
+          required: false,
+          description: `${RESPONSE_FORMATS.join(' or ')}; detailed adds created_at, updated_at and disabled_at.`,
+        }),
+      },
       resolve: async (_root: unknown, a: any, ctx: RequestContext) => ({
         data: await listCatalog(ctx, list, a),
+      }),
+    }),
+    [`get${list.noun}`]: t.field({
+      type: restOne(`${list.resource.name}Body`, type),
+      subGraphs: ['Rest'],
+      authScopes,
+      description: 'Disabled entries too (disabled_at set), in the detailed format.',
+      args: { id: t.arg.string({ required: true }) },
+      resolve: async (_root: unknown, a: any, ctx: RequestContext) => ({
+        data: await getCatalogEntry(ctx, list, a.id),
       }),
     }),
   }));

@@ -1,9 +1,10 @@
-import { readAll } from '../../db/list.ts';
+import { readAll, readByIds } from '../../db/list.ts';
 import { entityNamed } from '../../entities/index.ts';
-import { AppError } from '../../lib/errors.ts';
+import { AppError, notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
-import { type Resource, type Row, viewFor } from '../resource.ts';
+import { parseResponseFormat } from '../groups-params.ts';
+import { type Resource, type Row, restGroups, viewFor } from '../resource.ts';
 import { AppointmentStatusItem } from './resources/appointment-status.ts';
 import { AppointmentTypeItem } from './resources/appointment-type.ts';
 import { BillingAccount } from './resources/billing-account.ts';
@@ -16,8 +17,8 @@ import { TreatmentMenuItem } from './resources/treatment-menu-item.ts';
 import { Vaccine } from './resources/vaccine.ts';
 
 /**
- * Catalog lists are bounded reference data: every row, no cursor, `{data: [...]}` in REST and a
- * plain list in GraphQL. Ordered by name then id (statuses by their configured order, billing
+ * Catalog lists are bounded reference data: every entry still offered (not disabled), no cursor,
+ * `{data: [...]}` in REST and a plain list in GraphQL; each entry is also readable by id. Ordered by name then id (statuses by their configured order, billing
  * accounts by business name). The veterinary lists answer empty at a dental clinic
  * (docs/decisions.md).
  */
@@ -25,6 +26,12 @@ export interface CatalogList {
   /** The GraphQL root field (Public) and the REST field (Rest, routed by src/rest/routes.ts). */
   publicName: string;
   restName: string;
+  /** Under /v1; an entry is at `<path>/{id}`. */
+  path: string;
+  /** The list's route summary in the OpenAPI document. */
+  summary: string;
+  /** One entry, in names: getBranch, createBranch, "branch" in messages. */
+  noun: string;
   resource: Resource;
   description: string;
   orderBy: object[];
@@ -39,6 +46,9 @@ const vetNote = ' Veterinary clinics only; empty at a dental clinic.';
 export const catalogLists: CatalogList[] = [
   {
     publicName: 'branches',
+    summary: 'Branches',
+    path: '/catalog/branches',
+    noun: 'Branch',
     restName: 'listBranches',
     resource: Branch,
     description: 'Branches.',
@@ -46,6 +56,9 @@ export const catalogLists: CatalogList[] = [
   },
   {
     publicName: 'appointmentTypes',
+    summary: 'Appointment types',
+    path: '/catalog/appointments/types',
+    noun: 'AppointmentType',
     restName: 'listAppointmentTypes',
     resource: AppointmentTypeItem,
     description: 'Appointment types.',
@@ -53,6 +66,9 @@ export const catalogLists: CatalogList[] = [
   },
   {
     publicName: 'appointmentStatuses',
+    summary: 'Appointment statuses',
+    path: '/catalog/appointments/statuses',
+    noun: 'AppointmentStatus',
     restName: 'listAppointmentStatuses',
     resource: AppointmentStatusItem,
     description: 'Appointment statuses.',
@@ -60,6 +76,9 @@ export const catalogLists: CatalogList[] = [
   },
   {
     publicName: 'treatmentMenu',
+    summary: 'Treatment menu',
+    path: '/catalog/treatments',
+    noun: 'TreatmentMenuItem',
     restName: 'listTreatmentMenu',
     resource: TreatmentMenuItem,
     description: 'The procedure menu.',
@@ -67,6 +86,9 @@ export const catalogLists: CatalogList[] = [
   },
   {
     publicName: 'providers',
+    summary: 'Providers',
+    path: '/catalog/providers',
+    noun: 'Provider',
     restName: 'listProviders',
     resource: Provider,
     description: 'Providers.',
@@ -74,6 +96,9 @@ export const catalogLists: CatalogList[] = [
   },
   {
     publicName: 'billingAccounts',
+    summary: 'Billing accounts',
+    path: '/catalog/billing/accounts',
+    noun: 'BillingAccount',
     restName: 'listBillingAccounts',
     resource: BillingAccount,
     description: 'Billing accounts.',
@@ -81,6 +106,9 @@ export const catalogLists: CatalogList[] = [
   },
   {
     publicName: 'species',
+    summary: 'Species (veterinary)',
+    path: '/catalog/species',
+    noun: 'Species',
     restName: 'listSpecies',
     resource: Species,
     description: `Species.${vetNote}`,
@@ -89,6 +117,9 @@ export const catalogLists: CatalogList[] = [
   },
   {
     publicName: 'breeds',
+    summary: 'Breeds (veterinary)',
+    path: '/catalog/breeds',
+    noun: 'Breed',
     restName: 'listBreeds',
     resource: Breed,
     description: `Breeds, optionally of one species.${vetNote}`,
@@ -110,6 +141,9 @@ export const catalogLists: CatalogList[] = [
   },
   {
     publicName: 'vaccines',
+    summary: 'Vaccines (veterinary)',
+    path: '/catalog/vaccines',
+    noun: 'Vaccine',
     restName: 'listVaccines',
     resource: Vaccine,
     description: `Vaccines.${vetNote}`,
@@ -118,6 +152,9 @@ export const catalogLists: CatalogList[] = [
   },
   {
     publicName: 'measurements',
+    summary: 'Measurements (veterinary)',
+    path: '/catalog/measurements',
+    noun: 'Measurement',
     restName: 'listMeasurements',
     resource: Measurement,
     description: `Measurements.${vetNote}`,
@@ -126,25 +163,50 @@ export const catalogLists: CatalogList[] = [
   },
 ];
 
-/** Every row of a catalog list, presented. Filter values are checked before anything else. */
+/** Every entry of a catalog list still offered, presented. Parameters are checked before anything else. */
 export async function listCatalog(
   ctx: ServiceContext,
   list: CatalogList,
   args: Record<string, unknown> = {},
 ): Promise<Row[]> {
-  const where: object[] = [];
+  const groups = restGroups(parseResponseFormat(args.response_format), []);
+  const where: object[] = [{ disabledAt: null }];
   for (const [name, filter] of Object.entries(list.filters ?? {})) {
     const value = args[name];
     if (value != null && value !== '') where.push(filter.where(String(value)));
   }
   if (list.veterinaryOnly && ctx.principal.clinicKind !== 'veterinary') return [];
-  const view = viewFor(list.resource);
+  const view = viewFor(list.resource, groups);
   const rows = await readAll(
     readsOf(ctx),
     entityNamed(list.resource.kind),
     view.read,
-    where.length ? { $and: where } : undefined,
+    { $and: where },
     list.orderBy,
   );
   return rows.map((row) => view.present(row, ctx.principal));
 }
+
+/** The detailed format: what a read by id and a write answer. */
+export const ENTRY_GROUPS = restGroups(true, []);
+
+/**
+ * One entry by id, disabled or not (records written before still name it), in the detailed
+ * format. A veterinary list's entry at a dental clinic is a 404, as any unknown id.
+ */
+export async function getCatalogEntry(ctx: ServiceContext, list: CatalogList, id: string): Promise<Row> {
+  const n = tryParseId(list.resource.kind, id);
+  const view = viewFor(list.resource, ENTRY_GROUPS);
+  const [row] =
+    n == null || (list.veterinaryOnly && ctx.principal.clinicKind !== 'veterinary')
+      ? [null]
+      : await readByIds(readsOf(ctx), entityNamed(list.resource.kind), view.read, [n]);
+  if (!row) throw notFound(nounText(list), id);
+  return view.present(row, ctx.principal);
+}
+
+/** "appointment type", for messages. */
+export const nounText = (list: CatalogList) =>
+  list.noun.replace(/[A-Z]/g, (c, i) => (i ? ' ' : '') + c.toLowerCase());
+
+export const catalogListOfKind = (kind: string) => catalogLists.find((l) => l.resource.kind === kind);

@@ -1,4 +1,5 @@
 import type { Message } from '../../entities/index.ts';
+import type { EventType } from '../../events/types.ts';
 import { messageId } from '../../lib/ids.ts';
 import { CORE, viewFor } from '../resource.ts';
 import type { PendingEvent } from '../unit-of-work.ts';
@@ -6,12 +7,7 @@ import { Message as MessageResource } from './message.resource.ts';
 import { getMessage } from './messages.ts';
 
 /** The chat events of the spec (Events, Event types): one per message change the spec names. */
-export type ChatEventType =
-  | 'chat.message.received'
-  | 'chat.message.sent'
-  | 'chat.message.delivered'
-  | 'chat.message.read'
-  | 'chat.message.failed';
+export type ChatEventType = Extract<EventType, `chat.${string}`>;
 
 const view = viewFor(MessageResource, CORE);
 

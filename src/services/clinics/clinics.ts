@@ -60,11 +60,13 @@ export async function listClinics(em: EntityManager) {
 export async function updateClinic(
   em: EntityManager,
   id: number,
-  input: { handledMarkingEnabled?: boolean },
+  input: { handledMarkingEnabled?: boolean; aiTranscriptionEnabled?: boolean },
 ): Promise<Clinic> {
   const clinic = await em.findOne(Clinic, id);
   if (!clinic) throw new AppError('not_found', `No clinic with id '${toId('Clinic', id)}'.`);
   if (input.handledMarkingEnabled !== undefined) clinic.handledMarkingEnabled = input.handledMarkingEnabled;
+  if (input.aiTranscriptionEnabled !== undefined)
+    clinic.aiTranscriptionEnabled = input.aiTranscriptionEnabled;
   await em.flush();
   return clinic;
 }

@@ -12,7 +12,9 @@ import { foldedNames } from '../patients/search-columns.ts';
 import { type SeededCatalog, seedCatalog } from './catalog.ts';
 import { birthDate, emailFor, type Gender, israeliId, microchip, person, petNames } from './people.ts';
 import { Rng, seedOf } from './random.ts';
+import { seedCalls } from './seed-calls.ts';
 import { seedChat } from './seed-chat.ts';
+import { seedWorkingHours } from './seed-working-hours.ts';
 
 export interface DemoKey {
   id: string;
@@ -68,6 +70,8 @@ export async function seedDemo(
       seeder.createRefunds();
       await tx.flush();
       await seedChat(tx, clinic, new Rng(seedOf(clinic.kind === 'dental' ? 3 : 4)), now);
+      await seedCalls(tx, clinic, new Rng(seedOf(clinic.kind === 'dental' ? 5 : 6)), now);
+      await seedWorkingHours(tx, clinic);
     }
 
     const key = async (clinic: Clinic, name: string, scopes: string[]): Promise<DemoKey> => {

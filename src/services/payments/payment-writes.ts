@@ -9,7 +9,7 @@ import { AppError, invalid } from '../../lib/errors.ts';
 import { prefixes, tryParseId } from '../../lib/ids.ts';
 import { clinicRef } from '../clinic-ref.ts';
 import { restGroups } from '../resource.ts';
-import { date, instant, text, z } from '../write-input.ts';
+import { amount2, date, instant, text, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { refuseCardNumbers } from './card-data.ts';
 import { Payment } from './payment.resource.ts';
@@ -38,13 +38,7 @@ export const currencyOfCountry = (country: string) => CURRENCY_OF_COUNTRY[countr
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
 /** Money as numeric(12, 2) holds it: positive, at most two decimals. */
-const money = (description: string) =>
-  z
-    .number()
-    .positive()
-    .max(9_999_999_999.99)
-    .refine((v) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-6, 'must have at most two decimals')
-    .meta({ description });
+const money = (description: string) => amount2('positive').meta({ description });
 
 const cents = (v: number) => Math.round(v * 100);
 
@@ -138,11 +132,12 @@ export const cancelPaymentInput = z.strictObject({});
 
 async function accountOf(w: WriteContext, id: number | undefined): Promise<BillingAccount> {
   if (id !== undefined) return w.ref(BillingAccount, id, 'billing_account_id');
-  const accounts = await w.em.find(BillingAccount, {}, { limit: 2 });
+  // The accounts the clinic still offers: a disabled one is not a choice (docs/decisions.md).
+  const accounts = await w.em.find(BillingAccount, { disabledAt: null }, { limit: 2 });
   if (accounts.length !== 1)
     throw invalid(
       'billing_account_id',
-      'billing_account_id is required: the clinic has more than one billing account (or none).',
+      'billing_account_id is required: the clinic has more than one billing account in use (or none).',
     );
   return accounts[0];
 }

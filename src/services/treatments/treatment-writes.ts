@@ -8,7 +8,7 @@ import {
 } from '../../entities/index.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
 import { clinicRef } from '../clinic-ref.ts';
-import { clearable, idOf, instant, text, z } from '../write-input.ts';
+import { amount2, clearable, idOf, instant, text, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { Treatment } from './treatment.resource.ts';
 
@@ -22,12 +22,7 @@ const NOTE_MAX = 4000;
 const FDI = /^(?:[1-4][1-8]|[5-8][1-5])$/;
 
 /** A price as the column holds it: numeric(12, 2), so at most two decimals and below 10^10. */
-const price = z
-  .number()
-  .min(0)
-  .max(9_999_999_999.99)
-  .refine((v) => Math.abs(v * 100 - Math.round(v * 100)) < 1e-6, 'must have at most two decimals')
-  .meta({ description: "The price charged; defaults to the menu item's price." });
+const price = amount2(0).meta({ description: "The price charged; defaults to the menu item's price." });
 
 const fields = {
   appointment_id: idOf('Appointment').meta({ description: 'An appointment of the same patient.' }),

@@ -1,4 +1,5 @@
 import { defineResource, f } from '../../resource.ts';
+import { entryFields } from './entry-fields.ts';
 
 export const AppointmentStatusItem = defineResource({
   name: 'AppointmentStatusItem',
@@ -9,5 +10,6 @@ export const AppointmentStatusItem = defineResource({
     name: f.column('name', 'String'),
     color: f.column('color', 'String'),
     enabled: f.column('enabled', 'Boolean'),
+    ...entryFields(),
   },
 });

@@ -1,4 +1,5 @@
 import { defineResource, f } from '../../resource.ts';
+import { entryFields } from './entry-fields.ts';
 
 export const AppointmentTypeItem = defineResource({
   name: 'AppointmentTypeItem',
@@ -9,5 +10,6 @@ export const AppointmentTypeItem = defineResource({
     name: f.column('name', 'String'),
     duration_minutes: f.column('durationMinutes', 'Int', { description: 'Default duration.' }),
     color: f.column('color', 'String', { nullable: true }),
+    ...entryFields(),
   },
 });

@@ -1,4 +1,5 @@
 import { defineResource, f } from '../../resource.ts';
+import { entryFields } from './entry-fields.ts';
 
 export const BillingAccount = defineResource({
   name: 'BillingAccount',
@@ -11,5 +12,6 @@ export const BillingAccount = defineResource({
       nullable: true,
       description: 'Registered number printed on receipts.',
     }),
+    ...entryFields(),
   },
 });

@@ -1,5 +1,6 @@
 import { defineResource, f } from '../../resource.ts';
 import { Address } from '../../shapes.ts';
+import { entryFields } from './entry-fields.ts';
 
 const noAddress = () => ({ line1: null, line2: null, city: null, postal_code: null, country: null });
 
@@ -14,5 +15,6 @@ export const Branch = defineResource({
     // Always an object: a branch without an address has every line null.
     address: f.json('address', Address, { whenNull: noAddress }),
     color: f.column('color', 'String', { nullable: true }),
+    ...entryFields(),
   },
 });

@@ -1,4 +1,5 @@
 import { defineResource, f } from '../../resource.ts';
+import { entryFields } from './entry-fields.ts';
 
 export const Breed = defineResource({
   name: 'Breed',
@@ -8,5 +9,6 @@ export const Breed = defineResource({
     id: f.id(),
     name: f.column('name', 'String'),
     species_id: f.ref('species', 'Species', { nullable: true }),
+    ...entryFields(),
   },
 });

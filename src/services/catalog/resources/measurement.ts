@@ -1,4 +1,5 @@
 import { defineResource, f } from '../../resource.ts';
+import { entryFields } from './entry-fields.ts';
 
 export const Measurement = defineResource({
   name: 'Measurement',
@@ -9,5 +10,6 @@ export const Measurement = defineResource({
     name: f.column('name', 'String'),
     unit: f.column('unit', 'String', { nullable: true }),
     is_required: f.column('isRequired', 'Boolean'),
+    ...entryFields(),
   },
 });

@@ -1,4 +1,5 @@
 import { defineResource, f } from '../../resource.ts';
+import { entryFields } from './entry-fields.ts';
 
 export const Provider = defineResource({
   name: 'Provider',
@@ -9,5 +10,6 @@ export const Provider = defineResource({
     name: f.column('name', 'String'),
     type: f.column('type', 'String', { description: 'e.g. dentist, hygienist, veterinarian' }),
     color: f.column('color', 'String', { nullable: true }),
+    ...entryFields(),
   },
 });

@@ -1,4 +1,5 @@
 import { defineResource, f } from '../../resource.ts';
+import { entryFields } from './entry-fields.ts';
 
 export const TreatmentMenuItem = defineResource({
   name: 'TreatmentMenuItem',
@@ -11,5 +12,6 @@ export const TreatmentMenuItem = defineResource({
     price: f.column('price', 'Float', { nullable: true }),
     color: f.column('color', 'String', { nullable: true }),
     category_id: f.ref('category', 'TreatmentCategory', { nullable: true }),
+    ...entryFields(),
   },
 });

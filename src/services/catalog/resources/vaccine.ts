@@ -1,4 +1,5 @@
 import { defineResource, f } from '../../resource.ts';
+import { entryFields } from './entry-fields.ts';
 
 export const Vaccine = defineResource({
   name: 'Vaccine',
@@ -13,5 +14,6 @@ export const Vaccine = defineResource({
     next_vaccine_id: f.ref('nextVaccine', 'Vaccine', { nullable: true }),
     price: f.column('price', 'Float', { nullable: true }),
     batch_required: f.column('batchRequired', 'Boolean'),
+    ...entryFields(),
   },
 });

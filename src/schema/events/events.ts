@@ -1,0 +1,77 @@
+import { allOf } from '../../auth/scopes.ts';
+import { relayPageArgs } from '../../db/list.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { RequestContext } from '../../lib/request-context.ts';
+import { EventEnvelope } from '../../services/events/event.resource.ts';
+import { getEvent, listEvents } from '../../services/events/events.ts';
+import { builder } from '../builder.ts';
+import { nodeType } from '../resource-types.ts';
+import { restOne, restPage, toConnection, toRestPage } from '../shared.ts';
+
+/**
+ * The outbox read back: GET /v1/events and /v1/events/{id} (Rest fields) and the Public
+ * `events` connection and `node(id:)`, over the one list (src/services/events/events.ts).
+ */
+export const EventType = nodeType(EventEnvelope, (id, ctx) => getEvent(ctx, id));
+
+const authScopes = allOf(EventEnvelope.scopes);
+
+const ORDER =
+  'Newest first; with created_since, oldest first (incremental sync). chat.* events only with chat:read on the key.';
+
+builder.queryFields((t) => ({
+  events: t.connection({
+    type: EventType,
+    subGraphs: ['Public'],
+    nullable: true,
+    authScopes,
+    description: `The clinic's events (the last 30 days by default: docs/limits.md). ${ORDER}`,
+    args: {
+      types: t.arg.stringList({
+        required: false,
+        description: 'Only these event types; a chat.* type needs chat:read (else forbidden).',
+      }),
+      created_since: t.arg.string({
+        required: false,
+        description: 'Created at or after this time (ISO 8601); oldest first.',
+      }),
+    },
+    resolve: async (_root, args, ctx: RequestContext) => {
+      if (args.last != null || args.before != null)
+        throw new AppError('validation_failed', 'Only forward pagination (first, after) is supported.', {
+          param: 'last',
+        });
+      const page = await listEvents(ctx, {
+        type: args.types ?? undefined,
+        typeParam: 'types',
+        created_since: args.created_since,
+        ...relayPageArgs(args),
+      });
+      return toConnection(page);
+    },
+  }),
+  listEvents: t.field({
+    type: restPage('EventPage', EventType),
+    subGraphs: ['Rest'],
+    authScopes,
+    description: ORDER,
+    args: {
+      type: t.arg({
+        type: 'CommaList',
+        required: false,
+        description: 'Only these event types: repeat it or separate them by commas.',
+      }),
+      created_since: t.arg.string({ required: false }),
+      limit: t.arg({ type: 'Limit', required: false, description: 'Page size, 1 to 100 (default 25).' }),
+      cursor: t.arg.string({ required: false, description: 'next_cursor of the previous page, verbatim.' }),
+    },
+    resolve: async (_root, args, ctx: RequestContext) => toRestPage(await listEvents(ctx, args)),
+  }),
+  getEvent: t.field({
+    type: restOne('EventBody', EventType),
+    subGraphs: ['Rest'],
+    authScopes,
+    args: { id: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx: RequestContext) => ({ data: await getEvent(ctx, args.id) }),
+  }),
+}));

@@ -1,0 +1,106 @@
+import { toLocal } from '../../lib/phone.ts';
+import { isoOf } from '../../lib/timestamps.ts';
+import { PatientSummary } from '../patients/patient.resource.ts';
+import { defineResource, defineShape, f, type PresentContext, type Row } from '../resource.ts';
+
+/**
+ * A call reported by the clinic's phone system (docs/decisions.md, Calls). The spec names only
+ * `recording.available` and `transcript.status`; the rest is decided there. Every call event
+ * carries this object whole (its detailed GET), so a consumer can upsert on the call id.
+ */
+export const CallRecording = defineShape(
+  'CallRecording',
+  {
+    available: f.key('available', 'Boolean', {
+      description: 'The service holds its copy; GET /v1/calls/{id}/recording answers a link to it.',
+    }),
+  },
+  "The call's recording.",
+);
+
+export const TranscriptSegment = defineShape(
+  'TranscriptSegment',
+  {
+    start: f.key('start', 'Float', { description: 'Seconds from the start of the call.' }),
+    end: f.key('end', 'Float', { description: 'Seconds from the start of the call.' }),
+    speaker: f.key('speaker', 'String', { description: 'clinic, patient or unknown.' }),
+    text: f.key('text', 'String'),
+  },
+  'One stretch of speech.',
+);
+
+export const CallTranscript = defineShape(
+  'CallTranscript',
+  {
+    status: f.key('status', 'String', {
+      nullable: true,
+      description: 'completed or failed; null while there is none (most calls never get one).',
+    }),
+    summary: f.key('summary', 'String', { nullable: true, description: 'Set by a completed transcript.' }),
+    // A list of shapes under a key: f.key takes scalars only, so the field is spelt out.
+    segments: {
+      type: [TranscriptSegment],
+      nullable: true,
+      group: 'core',
+      source: { kind: 'key', key: 'segments' },
+      description: 'The whole transcript, in order; null unless completed.',
+    },
+  },
+  "The call's transcript: sent after the recording, for answered calls with a non-zero duration at clinics with AI transcription on.",
+);
+
+/** Phones as the API shows a patient's: local form (`0…`), international (`+…`) for a number of another country. */
+const phone = (prop: 'fromPhone' | 'toPhone', description: string) =>
+  f.column(prop, 'String', {
+    nullable: true,
+    convert: (v, pc: PresentContext) => toLocal(v, pc.country),
+    description,
+  });
+
+export const Call = defineResource({
+  name: 'Call',
+  kind: 'Call',
+  scopes: ['calls:read'],
+  description: "A completed phone call, as the clinic's phone system reported it.",
+  fields: {
+    id: f.id(),
+    // As a treatment's: read on its own (top-level list, by id, event data), the patient is
+    // joined with the include groups asked for (owner, species: one join level further).
+    patient: f.join('patient', 'Patient', PatientSummary, {
+      fromParent: true,
+      nullable: true,
+      description:
+        "The patient whose phone is the other side's (the oldest such patient); null when none is.",
+    }),
+    direction: f.column('direction', 'String', { description: 'inbound or outbound.' }),
+    from: phone('fromPhone', 'The calling number; null when the caller withheld it.'),
+    to: phone('toPhone', 'The called number.'),
+    started_at: f.time('startedAt'),
+    ended_at: f.derived(
+      ['startedAt', 'durationSeconds'],
+      'String',
+      (row: Row) => isoOf(new Date(new Date(row.startedAt).getTime() + row.durationSeconds * 1000)),
+      { description: 'started_at plus duration.' },
+    ),
+    duration: f.column('durationSeconds', 'Int', { description: 'Seconds, from started_at to ended_at.' }),
+    answered: f.column('answered', 'Boolean'),
+    recorded: f.column('recorded', 'Boolean', {
+      description: 'The phone system recorded it; only then can a recording arrive.',
+    }),
+    note: f.column('note', 'String', { nullable: true, description: "Staff's note (PATCH)." }),
+    recording: f.derived(['recordingAvailable'], CallRecording, (row) => ({
+      available: row.recordingAvailable,
+    })),
+    transcript: f.derived(
+      ['transcriptStatus', 'transcriptSummary', 'transcriptSegments'],
+      CallTranscript,
+      (row) => ({
+        status: row.transcriptStatus ?? null,
+        summary: row.transcriptSummary ?? null,
+        segments: row.transcriptSegments ?? null,
+      }),
+    ),
+    created_at: f.time('createdAt'),
+    updated_at: f.time('updatedAt'),
+  },
+});

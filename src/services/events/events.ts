@@ -1,0 +1,92 @@
+import { forbidden } from '../../auth/scopes.ts';
+import { type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../../db/list.ts';
+import type { KeysetSpec } from '../../db/pagination.ts';
+import { Event } from '../../entities/index.ts';
+import { EVENT_TYPES, type EventType, GATING_SCOPES, isEventType, scopeToSee } from '../../events/types.ts';
+import { invalid, notFound } from '../../lib/errors.ts';
+import { tryParseId } from '../../lib/ids.ts';
+import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
+import { instantParam } from '../params.ts';
+import { CORE, type Row, standaloneView } from '../resource.ts';
+import { EventEnvelope } from './event.resource.ts';
+
+/**
+ * The outbox read back (GET /v1/events, GET /v1/events/{id}, the `events` connection): the one
+ * list mechanism over the `event` table, newest first; with `created_since`, oldest first for
+ * incremental sync (as `updated_since` on the record lists). chat.* events only for keys that
+ * hold chat:read, the rule webhook subscriptions follow (docs/decisions.md, Events).
+ */
+const newestFirst: KeysetSpec<Row> = {
+  tag: 'evt',
+  sortBy: { prop: 'createdAt', kind: 'date', dir: 'desc', get: (r) => r.createdAt },
+  idDir: 'desc',
+  id: (r) => r.id,
+};
+
+/** Ascending `created_at`, ties by id: the order of `created_since`. Its own tag, so cursors never cross. */
+const oldestFirst: KeysetSpec<Row> = {
+  tag: 'evts',
+  sortBy: { prop: 'createdAt', kind: 'date', dir: 'asc', get: (r) => r.createdAt },
+  idDir: 'asc',
+  id: (r) => r.id,
+};
+
+const view = standaloneView(EventEnvelope, CORE);
+
+export interface EventListArgs extends PageArgs {
+  /** REST: one or more types, repeated or comma-separated (CommaList); GraphQL: a list. */
+  type?: unknown;
+  created_since?: unknown;
+  /** The name of the type filter in 422s (GraphQL: types). */
+  typeParam?: string;
+}
+
+/** The scopes gating event families (chat:read) that this key lacks: their events are out of sight. */
+const hiddenScopes = (ctx: ServiceContext): string[] =>
+  GATING_SCOPES.filter((s) => !ctx.principal.scopes.has(s));
+
+/**
+ * The `type` filter: a 422 naming the first unknown type; a 403 for a type the key may not see
+ * (a chat.* type without chat:read), as creating such a subscription is.
+ */
+export function eventTypesParam(ctx: ServiceContext, raw: unknown, param = 'type'): EventType[] | undefined {
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const values = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => String(v).split(','));
+  const types = new Set<EventType>();
+  for (const v of values) {
+    if (!isEventType(v))
+      throw invalid(param, `Unknown event type '${v}'. Known types: ${EVENT_TYPES.join(', ')}.`);
+    types.add(v);
+  }
+  const lacking = [...types]
+    .map(scopeToSee)
+    .filter((s): s is NonNullable<typeof s> => s !== undefined && !ctx.principal.scopes.has(s));
+  if (lacking.length) throw forbidden([...new Set(lacking)]);
+  return [...types];
+}
+
+export async function listEvents(ctx: ServiceContext, args: EventListArgs): Promise<ListPage<Row>> {
+  const types = eventTypesParam(ctx, args.type, args.typeParam);
+  const since = instantParam(args.created_since, 'created_since');
+  const where: object[] = [];
+  if (types) where.push({ type: { $in: types } });
+  const hidden = hiddenScopes(ctx);
+  if (hidden.length) where.push({ scope: { $nin: hidden } });
+  if (since) where.push({ createdAt: { $gte: since } });
+  const page = await readPage(readsOf(ctx), Event, since ? oldestFirst : newestFirst, view.read, where, args);
+  return mapPage(page, (row) => view.present(row, ctx.principal));
+}
+
+/** One envelope; a malformed id, another clinic's, or a chat event the key may not see: 404. */
+export async function getEvent(ctx: ServiceContext, id: string): Promise<Row> {
+  const n = tryParseId('Event', id);
+  const [row] = n == null ? [null] : await readByIds(readsOf(ctx), Event, readWithScope, [n]);
+  if (!row || hiddenScopes(ctx).includes(row.scope)) throw notFound('event', id);
+  return view.present(row, ctx.principal);
+}
+
+/** The envelope's columns and the event's `scope` (to hide what the key may not see). */
+const readWithScope = Object.freeze({
+  fields: Object.freeze([...view.read.fields, 'scope']),
+  joins: view.read.joins,
+});

@@ -13,6 +13,18 @@ declare module 'autocannon' {
     p99: number;
   }
 
+  export interface RequestParams {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+  }
+
+  export interface Request extends RequestParams {
+    /** Called before each request is sent: what it returns is sent (null: skip). */
+    setupRequest?: (req: RequestParams, context: Record<string, unknown>) => RequestParams | null;
+  }
+
   export interface Options {
     url: string;
     connections?: number;
@@ -24,6 +36,8 @@ declare module 'autocannon' {
     method?: string;
     headers?: Record<string, string>;
     body?: string;
+    /** Requests sent in turn by each connection, instead of the one of `method`, `headers`, `body`. */
+    requests?: Request[];
     title?: string;
   }
 

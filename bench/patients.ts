@@ -1,17 +1,27 @@
 /**
- * `npm run bench`: the patients endpoints of the real app against a hand-written raw baseline.
+ * `npm run bench`: the patients and chat endpoints and the booking of an appointment of the real
+ * app against a hand-written raw baseline.
  *
  *   1. Database `cg_bench` on DATABASE_URL's server (else postgresql://postgres@127.0.0.1:5432):
  *      created, migrated, and seeded once with one veterinary clinic of 100,000 animals (owners,
- *      species, appointments) and a read-everything API key. Reruns reuse the data.
+ *      species, appointments) and an API key with every read scope and appointments:write. Reruns
+ *      reuse the data. For the booking case, the clinic also gets 32 providers of the bench's own
+ *      ("Bench provider N"), and every run first deletes the bookings (and their events) that earlier
+ *      runs made.
  *   2. Two child processes on loopback: bench/server.ts (the app: startHttpServer over MikroORM)
  *      and bench/raw-server.ts (node:http + pg). Separate processes, so the load generator does
  *      not share their event loop and the app's peak RSS (VmHWM) is its own.
  *   3. Every case is checked once on both servers (200, non-empty, same JSON), then each server
  *      gets a warm-up and a timed autocannon run with fixed concurrency, alternating app and raw.
  *      Each run also prints the CPU per request of the server process and of PostgreSQL.
+ *   4. The booking case (POST /v1/appointments: the appointment and its appointment.created event
+ *      in one transaction) sends a new slot with every request, so every one is a 201: request n
+ *      books provider n mod 32 at 2100-01-01 plus (n div 32) slots of the type's duration, n
+ *      counting up over the whole run (both servers, warm-ups included), so no two bookings ever
+ *      overlap. Its check compares the two answers but for ids and times, and reads both event
+ *      rows back: each one's `data` must be its server's answer.
  *
- * Options: --cases=list,search,phone,graphql,chat-messages,chat-conversations,chat-sync  --rounds=3  --duration=5  --warmup=2  --connections=32
+ * Options: --cases=list,search,phone,graphql,chat-messages,chat-conversations,chat-sync,booking  --rounds=3  --duration=5  --warmup=2  --connections=32
  *          --patients=100000  --cpu-prof (profile the app server; writes bench/.profiles/*.cpuprofile)
  *          --cpu-prof-raw (with --cpu-prof: the raw server as well)
  *          --app-flags="--max-semi-space-size=64"  (node flags for the app server, replacing the ones
@@ -23,11 +33,12 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
 import { createApiKey } from '../src/auth/keys.ts';
 import { readScopes } from '../src/auth/scopes.ts';
-import { Clinic } from '../src/entities/index.ts';
+import { Clinic, Provider } from '../src/entities/index.ts';
 import { ensureDatabase, migrate, openOrm } from '../src/lib/database.ts';
 import { toLocal } from '../src/lib/phone.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
@@ -41,7 +52,7 @@ const { values: opts } = parseArgs({
   options: {
     cases: {
       type: 'string',
-      default: 'list,search,phone,graphql,chat-messages,chat-conversations,chat-sync',
+      default: 'list,search,phone,graphql,chat-messages,chat-conversations,chat-sync,booking',
     },
     /** Timed runs per case and server, alternating app and raw; the report takes medians. */
     rounds: { type: 'string', default: '3' },
@@ -68,6 +79,12 @@ const DB_NAME = 'cg_bench';
 /** Everything after seeding must finish within this, or the run is aborted (children killed). */
 const RUN_BUDGET_MS = 480_000;
 const RSS_TARGET_MB = 300;
+/** The booking case's providers: as many as the default connections, so requests rarely queue on one provider's lock. */
+const BENCH_PROVIDERS = 32;
+/** Marks the bench's bookings (and, in their `data`, their events), so each run deletes the last run's. */
+const BOOKING_NOTE = 'bench booking';
+/** The bench's bookings start here and later: no seeded appointment is that far ahead. */
+const BOOKING_BASE_MS = Date.UTC(2100, 0, 1);
 
 // ---------- children: always killed, whatever happens ----------
 
@@ -196,6 +213,16 @@ interface Dataset {
   messages: number;
   conversations: number;
   syncSince: string;
+  booking: BookingRefs;
+}
+
+/** What the booking case books with: the clinic's first branch and type, its bench providers, its last patients. */
+interface BookingRefs {
+  branch: number;
+  type: number;
+  minutes: number;
+  providers: number[];
+  patients: number[];
 }
 
 async function prepareDatabase(benchUrl: string, adminUrl: string): Promise<Dataset> {
@@ -247,7 +274,12 @@ async function prepareDatabase(benchUrl: string, adminUrl: string): Promise<Data
 
     // One fresh key per run; the previous runs' keys go.
     await em.execute("delete from api_key where clinic_id = ? and name = 'bench'", [clinicId], 'run');
-    const key = await createApiKey(em.fork(), { clinicId, name: 'bench', scopes: [...readScopes] });
+    const key = await createApiKey(em.fork(), {
+      clinicId,
+      name: 'bench',
+      scopes: [...readScopes, 'appointments:write'],
+    });
+    await prepareBookings(em, clinic);
     // The clinic's messaging number, for its chat inbox (bench/chat-data.ts).
 
     const client = new pg.Client({ connectionString: benchUrl });
@@ -284,6 +316,7 @@ async function prepareDatabase(benchUrl: string, adminUrl: string): Promise<Data
         clinicId,
         key: key.key,
         ...chat,
+        booking: await bookingRefs(client, clinicId),
         ...totals,
         namePrefix: prefix.p,
         nameMatches: nameMatches.n,
@@ -299,6 +332,57 @@ async function prepareDatabase(benchUrl: string, adminUrl: string): Promise<Data
   }
 }
 
+/**
+ * The booking case's setting: the bench providers, created once; the bookings and events of
+ * earlier runs deleted, so this run's never meet them (and the read cases' data stays as seeded).
+ */
+async function prepareBookings(em: EntityManager, clinic: Clinic) {
+  const have = await em.count(Provider, { clinic, name: { $like: 'Bench provider %' } }, { filters: false });
+  for (let i = have + 1; i <= BENCH_PROVIDERS; i++)
+    em.create(Provider, { clinic, name: `Bench provider ${i}`, type: 'veterinarian', color: null });
+  await em.flush();
+  const events = await em.execute<{ affectedRows: number }>(
+    `delete from event where clinic_id = ? and type = 'appointment.created' and data->>'note' = ?`,
+    [clinic.id, BOOKING_NOTE],
+    'run',
+  );
+  const bookings = await em.execute<{ affectedRows: number }>(
+    'delete from appointment where clinic_id = ? and note = ?',
+    [clinic.id, BOOKING_NOTE],
+    'run',
+  );
+  if (bookings.affectedRows)
+    console.log(
+      `deleted the last runs' bookings: ${bookings.affectedRows} appointments, ${events.affectedRows} events`,
+    );
+}
+
+async function bookingRefs(client: pg.Client, clinicId: number): Promise<BookingRefs> {
+  const rows = async <T>(sql: string) => (await client.query(sql, [clinicId])).rows as T[];
+  const [branch] = await rows<{ id: number }>(
+    'select id from branch where clinic_id = $1 and disabled_at is null order by id limit 1',
+  );
+  const [type] = await rows<{ id: number; duration_minutes: number }>(
+    'select id, duration_minutes from appointment_type where clinic_id = $1 and disabled_at is null order by id limit 1',
+  );
+  const providers = await rows<{ id: number }>(
+    `select id from provider where clinic_id = $1 and name like 'Bench provider %' and disabled_at is null order by id`,
+  );
+  // The last animals: the GraphQL case reads the first ones' appointments.
+  const patients = await rows<{ id: number }>(
+    'select id from patient where clinic_id = $1 order by id desc limit 1000',
+  );
+  if (!branch || !type || !providers.length || !patients.length)
+    throw new Error(`clinic ${clinicId} lacks a branch, an appointment type, bench providers or patients`);
+  return {
+    branch: branch.id,
+    type: type.id,
+    minutes: type.duration_minutes,
+    providers: providers.map((p) => p.id),
+    patients: patients.map((p) => p.id),
+  };
+}
+
 // ---------- cases ----------
 
 const GRAPHQL_QUERY =
@@ -310,13 +394,52 @@ interface Case {
   method: 'GET' | 'POST';
   path: string;
   body?: string;
+  /** A new body for every request, for a write that must not repeat (instead of `body`). */
+  nextBody?: () => string;
+  /** With `nextBody`: the body of the check's request. */
+  checkBody?: () => string;
+  /** The status of a correct response; 200 unless given. */
+  status?: number;
   /** Minimum app/raw throughput ratio the issue sets; null where it sets none. */
   target: number | null;
   /** The number of items a correct response carries (must be > 0). */
   count(json: any): number;
+  /** What of the two servers' answers must be the same; all of it unless given. */
+  comparable?(json: any): unknown;
+  /** Checks beyond the answers, once both servers answered; a line for the report. */
+  verify?(app: Checked, raw: Checked): Promise<string>;
+  /** A line for the report after the timed runs. */
+  summary?(): Promise<string>;
 }
 
-function casesFor(d: Dataset): Case[] {
+/** A checked response, with the body that was sent. */
+interface Checked {
+  json: any;
+  headers: Headers;
+  sent?: any;
+}
+
+/**
+ * The n-th booking: a slot no other booking of the run overlaps (see the header). The check's
+ * bookings (`check` 1, 2, ...) are the first provider's and patient's, in the slots just before
+ * the base, so the two servers' answers differ only in ids and times.
+ */
+function bookingBody(b: BookingRefs, n: number, check = 0) {
+  const slot = check ? -check : Math.floor(n / b.providers.length);
+  return {
+    patient_id: `pat_${b.patients[check ? 0 : n % b.patients.length]}`,
+    branch_id: `br_${b.branch}`,
+    provider_id: `prv_${b.providers[check ? 0 : n % b.providers.length]}`,
+    type_id: `apt_${b.type}`,
+    start: new Date(BOOKING_BASE_MS + slot * b.minutes * 60_000).toISOString(),
+    note: BOOKING_NOTE,
+  };
+}
+
+let bookingsSent = 0;
+let bookingChecks = 0;
+
+function casesFor(d: Dataset, databaseUrl: string): Case[] {
   const restCount = (j: any) => (Array.isArray(j?.data) ? j.data.length : 0);
   return [
     {
@@ -376,22 +499,119 @@ function casesFor(d: Dataset): Case[] {
       target: 0.85,
       count: (j: any) => (j?.errors ? 0 : (j?.data?.patients?.edges?.length ?? 0)),
     },
+    {
+      id: 'booking',
+      label: 'REST booking (POST /v1/appointments)',
+      method: 'POST',
+      path: '/v1/appointments',
+      nextBody: () => JSON.stringify(bookingBody(d.booking, bookingsSent++)),
+      checkBody: () => JSON.stringify(bookingBody(d.booking, 0, ++bookingChecks)),
+      status: 201,
+      target: 0.6,
+      count: (j: any) => (typeof j?.data?.id === 'string' ? 1 : 0),
+      // Each server books its own slot: ids and times differ (bookingProblems checks the times).
+      comparable: (j: any) => ({
+        ...j.data,
+        id: null,
+        start: null,
+        end: null,
+        created_at: null,
+        updated_at: null,
+      }),
+      verify: (app, raw) => verifyBookings(databaseUrl, d, app, raw),
+      summary: () => bookingTotals(databaseUrl, d.clinicId),
+    },
   ];
+}
+
+/**
+ * Problems of one server's booking answer: its slot, its ETag, and its event row's `data`; and
+ * notes, for what differs from the raw server but is the app's to decide.
+ */
+async function bookingProblems(
+  client: pg.Client,
+  d: Dataset,
+  name: string,
+  c: Checked,
+  notes: string[],
+): Promise<string[]> {
+  const a = c.json.data;
+  const out: string[] = [];
+  const start = new Date(c.sent.start).toISOString();
+  const end = new Date(Date.parse(start) + d.booking.minutes * 60_000).toISOString();
+  if (a.start !== start || a.end !== end)
+    out.push(`${name} booked ${a.start}–${a.end}, asked ${start}–${end}`);
+  if (a.created_at !== a.updated_at)
+    out.push(`${name} created_at ${a.created_at} ≠ updated_at ${a.updated_at}`);
+  const etag = `"${Date.parse(a.updated_at)}"`;
+  if (c.headers.get('etag') !== etag) out.push(`${name} ETag ${c.headers.get('etag')}, expected ${etag}`);
+  const { rows } = await client.query<{ type: string; scope: string; data: unknown; created_at: Date }>(
+    `select type, scope, data, created_at from event where clinic_id = $1 and data->>'id' = $2`,
+    [d.clinicId, a.id],
+  );
+  if (rows.length !== 1) return [...out, `${name}: ${rows.length} event rows for ${a.id}`];
+  const e = rows[0];
+  if (e.type !== 'appointment.created' || e.scope !== 'appointments:read')
+    out.push(`${name} event ${e.type} (scope ${e.scope})`);
+  // The app's event carries the write's time, taken before its transaction; its rows take the
+  // clock when created (equal under the tests' fixed clock only).
+  const ms = e.created_at.getTime() - Date.parse(a.created_at);
+  if (ms) notes.push(`${name}'s event created_at is ${ms} ms from the appointment's`);
+  const diff = firstDifference(e.data, a);
+  if (diff) out.push(`${name} event data ≠ its answer at ${diff}`);
+  return out;
+}
+
+/** The booking's check beyond the answers: each server's event row holds what it answered. */
+async function verifyBookings(databaseUrl: string, d: Dataset, app: Checked, raw: Checked) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const notes: string[] = [];
+    const problems = [
+      ...(await bookingProblems(client, d, 'app', app, notes)),
+      ...(await bookingProblems(client, d, 'raw', raw, notes)),
+    ];
+    const noted = notes.length ? ` (note: ${notes.join('; ')})` : '';
+    return problems.length
+      ? `BOOKING CHECK FAILED: ${problems.join('; ')}${noted}`
+      : `slots, ETags and event rows (type, scope, data = the answer) as expected on both${noted}`;
+  } finally {
+    await client.end();
+  }
+}
+
+/** Every booking of the run has its event, and no more. */
+async function bookingTotals(databaseUrl: string, clinicId: number) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ appointments: number; events: number }>(
+      `select (select count(*)::int from appointment where clinic_id = $1 and note = $2) as appointments,
+              (select count(*)::int from event where clinic_id = $1 and type = 'appointment.created' and data->>'note' = $2) as events`,
+      [clinicId, BOOKING_NOTE],
+    );
+    const { appointments, events } = rows[0];
+    return `booking: ${fmt(bookingsSent + bookingChecks)} requests built, ${fmt(appointments)} appointments and ${fmt(events)} appointment.created events in the database${appointments === events ? '' : ' (MISMATCH)'}`;
+  } finally {
+    await client.end();
+  }
 }
 
 function headersFor(c: Case, key: string): Record<string, string> {
   return {
     authorization: `Bearer ${key}`,
-    ...(c.body ? { 'content-type': 'application/json', accept: 'application/json' } : {}),
+    ...(c.body || c.nextBody ? { 'content-type': 'application/json', accept: 'application/json' } : {}),
   };
 }
 
-/** One request; throws unless it is a 200 with a non-empty result. */
-async function check(server: Server, c: Case, key: string): Promise<unknown> {
+/** One request; throws unless it has the case's status (200) and a non-empty result. */
+async function check(server: Server, c: Case, key: string): Promise<Checked> {
+  const body = c.checkBody ? c.checkBody() : c.nextBody ? c.nextBody() : c.body;
   const res = await fetch(server.url + c.path, {
     method: c.method,
     headers: headersFor(c, key),
-    body: c.body,
+    body,
   });
   const text = await res.text();
   let json: unknown;
@@ -401,12 +621,13 @@ async function check(server: Server, c: Case, key: string): Promise<unknown> {
     json = undefined;
   }
   const n = json === undefined ? 0 : c.count(json);
-  if (res.status !== 200 || n === 0) {
+  const status = c.status ?? 200;
+  if (res.status !== status || n === 0) {
     throw new Error(
-      `${server.name} ${c.method} ${c.path}: expected 200 with a non-empty result, got ${res.status} with ${n} items:\n${text.slice(0, 1000)}`,
+      `${server.name} ${c.method} ${c.path}: expected ${status} with a non-empty result, got ${res.status} with ${n} items:\n${text.slice(0, 1000)}`,
     );
   }
-  return json;
+  return { json, headers: res.headers, sent: c.nextBody && body ? JSON.parse(body) : undefined };
 }
 
 /** The first path at which two JSON values differ, or null. */
@@ -423,11 +644,13 @@ function firstDifference(a: unknown, b: unknown, at = '$'): string | null {
 }
 
 async function load(server: Server, c: Case, key: string, seconds: number): Promise<Result> {
+  const next = c.nextBody;
   const run = autocannon({
     url: server.url + c.path,
     method: c.method,
     headers: headersFor(c, key),
-    body: c.body,
+    // A write's body is made afresh for each request (autocannon builds each one just before sending it).
+    ...(next ? { requests: [{ setupRequest: (req) => ({ ...req, body: next() }) }] } : { body: c.body }),
     connections: CONNECTIONS,
     duration: seconds,
     timeout: 10,
@@ -568,7 +791,7 @@ async function main() {
   deadline.unref();
 
   const wanted = new Set(opts.cases.split(',').map((s) => s.trim()));
-  const cases = casesFor(d).filter((c) => wanted.has(c.id));
+  const cases = casesFor(d, bench).filter((c) => wanted.has(c.id));
   if (!cases.length) throw new Error(`no cases selected by --cases=${opts.cases}`);
 
   let profDir: string | undefined;
@@ -591,9 +814,11 @@ async function main() {
     for (const c of cases) {
       const a = await check(app, c, d.key);
       const r = await check(raw, c, d.key);
-      const diff = firstDifference(a, r);
+      const same = (x: Checked) => (c.comparable ? c.comparable(x.json) : x.json);
+      const diff = firstDifference(same(a), same(r));
+      const more = c.verify ? `; ${await c.verify(a, r)}` : '';
       console.log(
-        `check ${c.id}: 200, ${c.count(a)} items; ${diff ? `RAW RESPONSE DIFFERS at ${diff}` : 'app and raw JSON identical'}`,
+        `check ${c.id}: ${c.status ?? 200}, ${c.count(a.json)} items; ${diff ? `RAW RESPONSE DIFFERS at ${diff}` : `app and raw JSON identical${c.comparable ? ' (but for ids and times)' : ''}`}${more}`,
       );
     }
 
@@ -624,6 +849,7 @@ async function main() {
       const ratios = rounds.map((x) => x.ratio);
       const mid = rounds.find((x) => x.ratio === median(ratios)) as (typeof rounds)[number];
       rows.push({ c, app: mid.app, raw: mid.raw, ratios });
+      if (c.summary) console.log(`  ${await c.summary()}`);
     }
 
     const rss = app.rss();

@@ -11,6 +11,9 @@
  *
  *   GET  /v1/patients?limit&cursor&query&phone   the REST list / name search / phone lookup
  *   POST /graphql                                 the benchmark's one GraphQL document, hard-wired
+ *   POST /v1/appointments                         a booking and its event in one transaction: the
+ *        app's statements (bench/booking-sql.ts, held to the app's by test/bench-sql.test.ts) as
+ *        named prepared statements, except one statement for the four reference checks
  *
  * Like the app it hashes the API key on every request and keeps verified keys in a Map for 5 s,
  * formats phones with the same libphonenumber helper and pages by keyset (`id > cursor`,
@@ -25,6 +28,7 @@ import { numberPlaceholders } from '../src/db/named-statements.ts';
 import { toE164, toInternational, toLocal } from '../src/lib/phone.ts';
 import { escapeLike, foldForSearch } from '../src/lib/text.ts';
 import { pgTimestampToIso } from '../src/lib/timestamps.ts';
+import { bookingSql } from './booking-sql.ts';
 import { chatSql } from './chat-sql.ts';
 import { serveUntilParentLeaves } from './child.ts';
 
@@ -298,8 +302,12 @@ const named = Object.fromEntries(
  * position by name (`c.<column>`), worked out once per statement.
  */
 const positions = new Map<string, Record<string, number>>();
-async function run(statement: { name: string; text: string }, values: unknown[]) {
-  const res = await pool.query<any[]>({ ...statement, values, types: chatTypes, rowMode: 'array' });
+async function run(
+  statement: { name: string; text: string },
+  values: unknown[],
+  on: pg.Pool | pg.PoolClient = pool,
+) {
+  const res = await on.query<any[]>({ ...statement, values, types: chatTypes, rowMode: 'array' });
   let c = positions.get(statement.name);
   if (!c) {
     c = Object.fromEntries(res.fields.map((f, i) => [f.name, i]));
@@ -441,11 +449,176 @@ async function listConversations(p: Principal, q: URLSearchParams) {
   };
 }
 
+// ---------- POST /v1/appointments: the booking and its event, one transaction ----------
+
+const booking = Object.fromEntries(
+  Object.entries(bookingSql).map(([k, sql]) => [
+    k,
+    { name: `raw_booking_${k}`, text: numberPlaceholders(sql) },
+  ]),
+) as Record<keyof typeof bookingSql, { name: string; text: string }>;
+
+/** The lock space of the app's per-provider booking lock (src/services/appointments/appointment-writes.ts). */
+const PROVIDER_LOCKS = 0x61707074;
+const BOOKING_FIELDS = new Set(['patient_id', 'branch_id', 'provider_id', 'type_id', 'start', 'note']);
+// The app's `instant` (src/services/write-input.ts): ISO 8601 with an offset.
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+const invalidField = (param: string, message: string) =>
+  new HttpError(422, 'validation_failed', `${param}: ${message}`);
+
+function idField(body: Record<string, unknown>, param: string, prefix: string): number {
+  const v = body[param];
+  const m = typeof v === 'string' ? /^([a-z]+)_(\d{1,9})$/.exec(v) : null;
+  if (!m || m[1] !== prefix) throw invalidField(param, `must be an id like ${prefix}_1.`);
+  return Number(m[2]);
+}
+
+/** The fields the bench sends, checked as the app checks them (the rest of the app's body is not offered). */
+function bookingInput(text: string) {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'invalid_json', 'The body is not JSON.');
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new HttpError(422, 'validation_failed', 'The body must be a JSON object.');
+  const b = body as Record<string, unknown>;
+  for (const k of Object.keys(b)) if (!BOOKING_FIELDS.has(k)) throw invalidField(k, 'unknown field.');
+  const start = typeof b.start === 'string' && INSTANT.test(b.start) ? new Date(b.start) : null;
+  if (!start || Number.isNaN(start.getTime()))
+    throw invalidField('start', 'must be ISO 8601 with an offset.');
+  if (b.note != null && (typeof b.note !== 'string' || b.note.length > 4000))
+    throw invalidField('note', 'must be text of at most 4000 characters.');
+  return {
+    patient: idField(b, 'patient_id', 'pat'),
+    branch: idField(b, 'branch_id', 'br'),
+    provider: idField(b, 'provider_id', 'prv'),
+    type: idField(b, 'type_id', 'apt'),
+    start,
+    note: (b.note as string | null | undefined) ?? null,
+  };
+}
+
+/** The detailed appointment, as the app presents it, from a row of `bookingSql.detailed`. */
+function presentAppointment(r: any[], c: Record<string, number>, country: string) {
+  return {
+    id: `appt_${r[c.id]}`,
+    patient: {
+      id: `pat_${r[c.j_patient__id]}`,
+      first_name: r[c.j_patient__first_name],
+      last_name: r[c.j_patient__last_name],
+      phone: toLocal(r[c.j_patient__phone], country),
+    },
+    branch: { id: `br_${r[c.j_branch__id]}`, name: r[c.j_branch__name] },
+    provider:
+      r[c.j_provider__id] == null ? null : { id: `prv_${r[c.j_provider__id]}`, name: r[c.j_provider__name] },
+    type: r[c.j_type__id] == null ? null : { id: `apt_${r[c.j_type__id]}`, name: r[c.j_type__name] },
+    status:
+      r[c.j_status__id] == null
+        ? null
+        : { id: `aps_${r[c.j_status__id]}`, name: r[c.j_status__name], color: r[c.j_status__color] },
+    start: isoText(r[c.start_at]),
+    end: isoText(r[c.end_at]),
+    note: r[c.note],
+    cancelled_at: isoText(r[c.cancelled_at]),
+    cancellation_reason: r[c.cancellation_reason],
+    created_at: isoText(r[c.created_at]),
+    updated_at: isoText(r[c.updated_at]),
+  };
+}
+
+/**
+ * What the app's booking does, in one transaction: the references checked, the provider's
+ * bookings serialised (advisory lock), the overlap looked for, the insert, the appointment read
+ * back as GET answers it, the event row with that as `data`, commit. Answers 201 `{data}` and
+ * the ETag (updated_at in ms). No Idempotency-Key (the bench sends none) and no retry of a lost
+ * race (the exclusion constraint's 23P01 is a 409 here).
+ */
+async function bookAppointment(p: Principal, text: string) {
+  requireScope(p, 'appointments:write');
+  const input = bookingInput(text);
+  const now = new Date();
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const [refs] = (
+      await client.query<Record<string, number[] | null>>({
+        ...booking.references,
+        values: [
+          p.clinicId,
+          input.patient,
+          p.clinicId,
+          input.branch,
+          p.clinicId,
+          input.provider,
+          p.clinicId,
+          input.type,
+        ],
+      })
+    ).rows;
+    const fields = ['patient_id', 'branch_id', 'provider_id', 'type_id'];
+    fields.forEach((field, i) => {
+      const found = refs[`r${i}`];
+      if (!found) throw invalidField(field, 'no such record at this clinic.');
+      if (found[0] === 2) throw invalidField(field, 'that entry is disabled.');
+    });
+    const duration = (refs.r3 as number[])[1];
+    const end = new Date(input.start.getTime() + duration * 60_000);
+    await client.query({ ...booking.lock, values: [PROVIDER_LOCKS, input.provider] });
+    const other = await client.query<{ id: number }>({
+      ...booking.overlap,
+      values: [p.clinicId, input.provider, input.start, end, 0],
+    });
+    if (other.rows.length)
+      throw new HttpError(
+        409,
+        'conflict',
+        `The provider has another active appointment at that time (appt_${other.rows[0].id}).`,
+      );
+    const inserted = await client.query<{ id: number }>({
+      ...booking.insertAppointment,
+      values: [
+        p.clinicId,
+        input.patient,
+        input.branch,
+        input.provider,
+        input.type,
+        null,
+        input.start,
+        end,
+        input.note,
+        null,
+        null,
+        now,
+        now,
+      ],
+    });
+    const id = inserted.rows[0].id;
+    const { rows, c } = await run(booking.detailed, [`{${id}}`, p.clinicId], client);
+    const data = presentAppointment(rows[0], c, p.country);
+    await client.query({
+      ...booking.insertEvent,
+      values: [p.clinicId, 'appointment.created', 'appointments:read', JSON.stringify(data), now],
+    });
+    await client.query('commit');
+    return data;
+  } catch (e) {
+    await client.query('rollback').catch(() => {});
+    if ((e as { code?: string }).code === '23P01')
+      throw new HttpError(409, 'conflict', 'The provider has another active appointment at that time.');
+    throw e;
+  } finally {
+    client.release();
+  }
+}
+
 // ---------- HTTP ----------
 
-function send(res: ServerResponse, status: number, body: unknown) {
+function send(res: ServerResponse, status: number, body: unknown, headers?: Record<string, string>) {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
   res.end(text);
 }
 
@@ -471,6 +644,11 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   if (u.pathname === '/v1/chat/conversations' && req.method === 'GET') {
     const p = await authenticate(req.headers.authorization);
     return send(res, 200, await listConversations(p, u.searchParams));
+  }
+  if (u.pathname === '/v1/appointments' && req.method === 'POST') {
+    const p = await authenticate(req.headers.authorization);
+    const data = await bookAppointment(p, await readBody(req));
+    return send(res, 201, { data }, { etag: `"${new Date(data.updated_at as string).getTime()}"` });
   }
   if (u.pathname === '/graphql' && req.method === 'POST') {
     const p = await authenticate(req.headers.authorization);

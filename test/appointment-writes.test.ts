@@ -88,6 +88,31 @@ describe('book', () => {
     expect(events[0].data).toEqual(r.body.data);
   });
 
+  it('one instant: the row and its event carry the write’s time, however far the clock runs meanwhile', async () => {
+    const clock = app.clock;
+    const now = clock.now.bind(clock);
+    // Every reading of the clock is 7 ms later than the one before.
+    clock.now = () => {
+      clock.advance(7);
+      return now();
+    };
+    try {
+      const r = await book({ type_id: ids.type, start: nextStart() });
+      expect(r.status).toBe(201);
+      const [row] = await app.orm.em
+        .fork()
+        .getConnection()
+        .execute<{ created_at: Date }[]>(
+          `select "created_at" from "event" where "clinic_id" = ? and "data"->>'id' = ?`,
+          [clinicId, r.body.data.id],
+        );
+      expect(r.body.data.updated_at).toBe(r.body.data.created_at);
+      expect(new Date(row.created_at).toISOString()).toBe(r.body.data.created_at);
+    } finally {
+      clock.now = now;
+    }
+  });
+
   it('422 naming the field: missing, wrong type, unknown field, malformed and foreign ids, end before start', async () => {
     const start = nextStart();
     const cases: [Record<string, unknown>, string][] = [

@@ -1,5 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Appointment, AppointmentType, Branch, type Patient, Provider } from '../src/entities/index.ts';
+import { MAX_SLOTS } from '../src/services/availability/availability.ts';
 import { fixtures } from './fixtures.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
@@ -349,6 +350,39 @@ describe('refusals', () => {
 
   it('31 days exactly are fine', async () => {
     expect((await slots({ ...base(), to: '2027-01-01' })).length).toBeGreaterThan(0);
+  });
+
+  it(`more than ${MAX_SLOTS} slots is a 422 asking for a narrower question`, async () => {
+    // Another clinic: two providers working round the clock, every day, 15-minute appointments.
+    const c = await app.clinicWithKey('dental', ['appointments:read', 'catalog:write'], 'Busy');
+    const busy = fixtures(app.orm, c.clinicId);
+    const cat = await busy.catalog();
+    const other = busy.em.create(Provider, {
+      clinic: c.clinicId,
+      name: 'Dr. Also',
+      type: 'dentist',
+      color: null,
+    });
+    await busy.em.flush();
+    const t15 = (
+      await app.post('/v1/catalog/appointments/types', { name: 'Quick', duration_minutes: 15 }, c.key)
+    ).body.data.id;
+    const week = [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({
+      branch_id: `br_${cat.branch.id}`,
+      weekday,
+      start: '00:00',
+      end: '24:00',
+    }));
+    for (const p of [`prv_${cat.provider.id}`, `prv_${other.id}`])
+      expect(
+        (await app.send('PUT', `/v1/catalog/providers/${p}/working_hours`, { data: week }, c.key)).status,
+      ).toBe(200);
+    const q = { appointment_type_id: t15, from: '2026-12-01', to: '2027-01-01' };
+    const r = await app.get(`/v1/availability?${new URLSearchParams(q)}`, c.key);
+    expect(r.status).toBe(422);
+    expect(r.body.error.param).toBe('to');
+    // One provider's month (31 × 96 slots) is within the bound.
+    expect((await slots({ ...q, provider_id: `prv_${cat.provider.id}` }, c.key)).length).toBe(31 * 96);
   });
 
   it('needs appointments:read', async () => {

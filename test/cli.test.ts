@@ -362,16 +362,21 @@ describe('cli: demo seed', () => {
     expect(demo.seeded).toBe(true);
     expect(demo.clinics.map((c: any) => c.kind)).toEqual(['dental', 'veterinary']);
     const keys = Object.values(demo.keys) as { key: string }[];
-    expect(new Set(keys.map((k) => k.key)).size).toBe(3);
+    expect(new Set(keys.map((k) => k.key)).size).toBe(4);
     const scopes = await db.query('select name, scopes from api_key order by id');
     expect(scopes[0].scopes).toContain('webhooks:manage');
     expect(scopes[0].scopes).toContain('chat:read');
     expect(scopes[0].scopes).not.toContain('chat:write');
     expect(scopes[1].scopes).toEqual(['chat:write']);
+    // The clinic-writes key: every write but chat's, with chat:read (never beside chat:write).
+    expect(scopes[3].scopes).toEqual(
+      expect.arrayContaining(['appointments:write', 'catalog:write', 'webhooks:manage']),
+    );
+    expect(scopes[3].scopes).not.toContain('chat:write');
     expect(await db.query("select 1 from patient where name_fl like 'eva %'")).not.toHaveLength(0);
 
     const before = await counts();
-    expect(before).toMatchObject({ clinics: 2, patients: 80, keys: 3 });
+    expect(before).toMatchObject({ clinics: 2, patients: 80, keys: 4 });
     const again = await cliJson(db, 'seed');
     expect(again.seeded).toBe(false);
     expect(await counts()).toEqual(before);

@@ -33,6 +33,11 @@ describe('CORS', () => {
       expect(r.headers.get('access-control-allow-origin')).toBe('*');
       expect(r.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
       expect(r.headers.get('access-control-allow-methods')).toMatch(/GET/);
+      // A browser dashboard's writes: every method, their retry and race headers, the ETag.
+      for (const m of ['PUT', 'PATCH', 'DELETE'])
+        expect(r.headers.get('access-control-allow-methods')).toContain(m);
+      expect(r.headers.get('access-control-allow-headers')).toMatch(/Idempotency-Key, If-Match/);
+      expect(r.headers.get('access-control-expose-headers')).toMatch(/ETag/);
       expect(r.headers.get('access-control-allow-credentials')).toBeNull();
     },
   );

@@ -298,6 +298,8 @@ describe('GraphQL', () => {
     await inboundMessage();
     for (const key of [full, noChat]) {
       expect(await allNodes(key, {})).toEqual(await allPages('/v1/events?limit=100', key));
+      // An empty list is no filter, as an absent one (the spec: empty event_types means every type).
+      expect(await allNodes(key, { types: [] })).toEqual(await allPages('/v1/events?limit=100', key));
       expect(await allNodes(key, { types: ['patient.created', 'patient.updated'] })).toEqual(
         await allPages('/v1/events?type=patient.created,patient.updated', key),
       );

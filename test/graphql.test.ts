@@ -92,7 +92,15 @@ describe('GraphQL', () => {
     });
     const missing = await gql('{ patient(id: "pat_999999") { id } }');
     expect(missing.body.data.patient).toBeNull();
-    for (const id of ['nonsense', 'pat_999999', 'appt_999999', 'trt_999999', 'pay_999999', 'spc_999999', 'wh_1']) {
+    for (const id of [
+      'nonsense',
+      'pat_999999',
+      'appt_999999',
+      'trt_999999',
+      'pay_999999',
+      'spc_999999',
+      'wh_1',
+    ]) {
       const r = await gql('query($id: ID!) { node(id: $id) { id } }', { id });
       expect(r.body.data, id).toEqual({ node: null });
       expect(r.body.errors[0].extensions.code, id).toBe('not_found');

@@ -86,8 +86,9 @@ PaymentSchema.setClass(Payment);
 
 const CallSchema = defineEntity({
   name: 'Call',
-  // GET /v1/calls: the clinic's calls newest first by started_at (keyset on started_at, id).
-  indexes: [{ properties: ['clinic', 'startedAt', 'id'] }],
+  // GET /v1/calls: the clinic's calls newest first by started_at (keyset on started_at, id),
+  // and a patient's (`patient_id`).
+  indexes: [{ properties: ['clinic', 'startedAt', 'id'] }, { properties: ['patient', 'startedAt', 'id'] }],
   properties: {
     ...tenantColumns(),
     patient: () => p.manyToOne(Patient).nullable(),

@@ -34,7 +34,10 @@ const schema = z.object({
   DB_CONNECT_TIMEOUT_MS: int(defaultLimits.dbConnectTimeoutMs, 100),
   MEDIA_MAX_BYTES: int(defaultLimits.mediaMaxBytes, 1),
   MEDIA_DOWNLOAD_TIMEOUT_MS: int(defaultLimits.mediaDownloadTimeoutMs, 100),
-  EVENT_RETENTION_DAYS: int(defaultLimits.eventRetentionDays),
+  // 0 keeps events; otherwise at least 2 days (a delivery retries for about one) and at most 10 years.
+  EVENT_RETENTION_DAYS: int(defaultLimits.eventRetentionDays)
+    .refine((v) => v === 0 || v >= 2, 'must be 0 (keep events) or at least 2 days')
+    .refine((v) => v <= 3650, 'must be at most 3650 days'),
   /** The HMAC key of media links; instances behind one address need the same. Random per process when unset. */
   MEDIA_LINK_SECRET: z.string().min(16).optional(),
   /** The messaging network's callback secret (the sandbox signs with it). Random per process when unset. */

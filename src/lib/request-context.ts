@@ -128,8 +128,16 @@ export function runRequest<T>(info: RequestInfo, fn: () => T): T {
 
 export const currentRequest = (): RequestInfo | undefined => storage.getStore();
 
-/** The current request's time (its injected clock), or the system's outside a request. */
-export const clockNow = (): Date => storage.getStore()?.clock.now() ?? new Date();
+const writeTime = new AsyncLocalStorage<Date>();
+
+/**
+ * The current write's time (`atWriteTime`), else the current request's (its injected clock), else
+ * the system's: the timestamps of the rows a write changes are the instant its events carry.
+ */
+export const clockNow = (): Date => writeTime.getStore() ?? storage.getStore()?.clock.now() ?? new Date();
+
+/** Runs a write with its time fixed: `clockNow()` answers `now` inside it. */
+export const atWriteTime = <T>(now: Date, fn: () => T): T => writeTime.run(now, fn);
 
 /**
  * The current request's time in ms, read from its clock once per request: presenting a page asks

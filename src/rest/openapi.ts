@@ -9,7 +9,7 @@ import {
 import { forbidden, scopesIn } from '../auth/scopes.ts';
 import { EVENT_TYPES } from '../events/types.ts';
 import { errorStatuses, RETRY_AFTER_UNAVAILABLE } from '../lib/errors.ts';
-import { idPattern, prefixes } from '../lib/ids.ts';
+import { idPattern, prefixes, toId } from '../lib/ids.ts';
 import { defaultLimits } from '../lib/limits.ts';
 import { schemas } from '../schema/index.ts';
 import { MESSAGE_TYPES } from '../services/chat/filters.ts';
@@ -175,7 +175,8 @@ const infoDescription = [
 
 const tagDescriptions: Record<string, string> = {
   Patients: 'Patients (animals at veterinary clinics) and their appointments, treatments and payments.',
-  Catalog: 'Read-only reference data of the clinic; bounded lists, no cursor.',
+  Catalog:
+    'Reference data of the clinic: bounded lists (no cursor) of the entries still offered, each entry by id, and their writes (create, change, disable, enable).',
   Calls:
     "Calls the clinic's phone system reports (scope calls:write), then their recording and transcript; read with calls:read.",
   Availability:
@@ -542,7 +543,7 @@ function operation(
   if (params.some((p) => p.in === 'path')) {
     responses['404'] = errorResponse("`not_found`: no object with this id at the key's clinic.", {
       code: 'not_found',
-      message: `No ${route.ids?.id === 'Patient' || !route.ids?.id ? 'patient' : route.ids.id.toLowerCase()} with id '${idExample(route)}'.`,
+      message: `No ${kindNoun(route.ids?.id ?? 'Patient')} with id '${idExample(route)}'.`,
     });
   }
   const body = route.method !== 'GET' ? requestBodies()[route.field] : undefined;
@@ -593,15 +594,13 @@ function operation(
 }
 
 function idExample(route: RestRoute): string {
-  const kind = route.ids?.id;
-  return kind === 'Message'
-    ? 'out_999'
-    : kind === 'Conversation'
-      ? 'conv_999'
-      : kind === 'Event'
-        ? 'evt_999'
-        : 'pat_999';
+  const kind = route.ids?.id ?? 'Patient';
+  // A message's id names its direction (out_…), not the Message kind's prefix.
+  return kind === 'Message' ? 'out_999' : toId(kind, 999);
 }
+
+/** "appointment type", as the 404 message names the kind. */
+const kindNoun = (kind: string) => kind.replace(/[A-Z]/g, (c, i) => (i ? ' ' : '') + c.toLowerCase());
 
 // ---------- component schemas ----------
 

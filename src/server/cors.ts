@@ -12,9 +12,11 @@ export interface CorsPolicy {
   apply(req: IncomingMessage, res: ServerResponse): boolean;
 }
 
-const ALLOW_HEADERS = 'Authorization, Content-Type, Accept';
+// The writes' retry and race headers too: a browser dashboard sends If-Match and reads the ETag.
+const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Idempotency-Key, If-Match';
+const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
 const EXPOSE_HEADERS =
-  'X-Request-Id, Retry-After, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset';
+  'X-Request-Id, Retry-After, RateLimit-Policy, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, ETag, Idempotent-Replayed';
 
 export function corsPolicy(origins: readonly string[]): CorsPolicy {
   const allowed = new Set(origins);
@@ -33,7 +35,7 @@ export function corsPolicy(origins: readonly string[]): CorsPolicy {
         res.setHeader('access-control-allow-origin', allow);
         res.setHeader('access-control-expose-headers', EXPOSE_HEADERS);
         if (preflight) {
-          res.setHeader('access-control-allow-methods', 'GET, HEAD, POST, OPTIONS');
+          res.setHeader('access-control-allow-methods', ALLOW_METHODS);
           res.setHeader('access-control-allow-headers', ALLOW_HEADERS);
           res.setHeader('access-control-max-age', '600');
         }

@@ -12,10 +12,13 @@ export function printWelcome(url: string, demo: DemoKeys | null): void {
     const read = demo.keys.readAll?.key;
     const write = demo.keys.chatWrite?.key;
     const vet = demo.keys.vetReadAll?.key;
+    const clinic = demo.keys.clinicWrite?.key;
     out.push('', 'Demo data was seeded. These API keys are shown ONCE (only their hashes are stored):');
     out.push(`  dental clinic, every read scope:  ${read}`);
     out.push(`  dental clinic, chat:write:        ${write}`);
     if (vet) out.push(`  veterinary clinic, read scopes:   ${vet}`);
+    if (clinic)
+      out.push(`  dental clinic, clinic writes:     ${clinic}   (every *:write but chat's, webhooks:manage)`);
     out.push('', 'Try:');
     out.push(`  curl -s -H "Authorization: Bearer ${read}" "${url}/v1/patients?limit=3"`);
     out.push(
@@ -38,6 +41,17 @@ export function printWelcome(url: string, demo: DemoKeys | null): void {
       `  curl -s -H "Authorization: Bearer ${read}" -H "content-type: application/json" ${url}/graphql \\`,
       `    -d '{"query":"{ patients(first: 3) { edges { node { id first_name last_name appointments(first: 2) { edges { node { start status { name } } } } } } } }"}'`,
     );
+    if (clinic) {
+      const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+      const auth = `-H "Authorization: Bearer ${clinic}"`;
+      out.push(
+        `  curl -s ${auth} "${url}/v1/availability?appointment_type_id=apt_1&provider_id=prv_1&from=${day(1)}&to=${day(2)}"   # tomorrow's free slots`,
+        `  curl -s ${auth} -H "content-type: application/json" ${url}/v1/appointments \\`,
+        `    -d '{"patient_id": "pat_1", "branch_id": "br_1", "provider_id": "prv_1", "type_id": "apt_1", "start": "<a start from the slots above>"}'`,
+        '  npm run cli -- phone call --clinic cln_1 --from 050-000-0993 --answered --duration 95 --recording --transcript completed',
+        `  curl -s ${auth} "${url}/v1/events?limit=5"   # what those writes recorded, newest first`,
+      );
+    }
   } else {
     out.push('', 'Existing data kept. Demo keys were printed on the first start; make a new one with:');
     out.push('  npm run cli -- clinic list');

@@ -10,7 +10,8 @@ import './treatments/treatment-writes.ts';
 // created object of each kind at a dental clinic would otherwise be handed an animal.
 import './patients/patient-writes.ts';
 import './patients/owner-writes.ts';
-// After the patients' (it takes their address and phone fields), so their order above stands.
+// After those: their examples add catalog entries (a second billing account, which makes a
+// payment's billing_account_id required), and test/openapi.test.ts sends examples in this order.
 import './catalog/catalog-writes.ts';
 import './availability/working-hours-writes.ts';
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Clinic, Event } from '../entities/index.ts';
+import { Clinic, type ClinicKind, Event } from '../entities/index.ts';
 import { isEventType } from '../events/types.ts';
-import type { Principal } from '../lib/request-context.ts';
+import { atWriteTime, type Principal } from '../lib/request-context.ts';
 import type { Row } from './resource.ts';
 
 /**
@@ -51,24 +51,25 @@ export interface WriteReader {
  */
 export async function clinicWrite<T>(
   em: EntityManager,
-  clinicId: number,
+  clinic: number | KnownClinic,
   now: Date,
   work: (write: Write) => Promise<T>,
 ): Promise<T>;
 export async function clinicWrite<T, A>(
   em: EntityManager,
-  clinicId: number,
+  clinic: number | KnownClinic,
   now: Date,
   work: (write: Write) => Promise<T>,
   answer: (reader: WriteReader, result: T) => Promise<A>,
 ): Promise<A>;
 export async function clinicWrite<T, A>(
   em: EntityManager,
-  clinicId: number,
+  clinic: number | KnownClinic,
   now: Date,
   work: (write: Write) => Promise<T>,
   answer?: (reader: WriteReader, result: T) => Promise<A>,
 ): Promise<T | A> {
+  const clinicId = typeof clinic === 'number' ? clinic : clinic.id;
   // The caller's EntityManager when it is bound to the clinic already (a request's), else a fork
   // bound to it (the network callback and the CLI hold an unbound one).
   const bound = em.getFilterParams<{ clinicId?: number }>('tenant')?.clinicId;
@@ -76,19 +77,33 @@ export async function clinicWrite<T, A>(
     throw new Error(`A write for clinic ${clinicId} on clinic ${bound}'s EntityManager.`);
   const target = bound === undefined ? em.fork({ clear: true }) : em;
   if (bound === undefined) target.setFilterParams('tenant', { clinicId });
-  return target.transactional(async (tx) => {
-    const pending: PendingEvent[] = [];
-    const result = await work({ em: tx, clinicId, now, record: (e) => pending.push(e) });
-    await tx.flush();
-    if (!pending.length && !answer) return result;
-    const reader = await readerOf(tx, clinicId, now);
-    if (pending.length) await recordEvents(tx, reader, clinicId, now, pending);
-    return answer ? answer(reader, result) : result;
-  });
+  // The write's own time for every timestamp it sets, so rows and events carry one instant.
+  return atWriteTime(now, () =>
+    target.transactional(async (tx) => {
+      const pending: PendingEvent[] = [];
+      const result = await work({ em: tx, clinicId, now, record: (e) => pending.push(e) });
+      await tx.flush();
+      if (!pending.length && !answer) return result;
+      const reader = await readerOf(tx, clinic, now);
+      if (pending.length) await recordEvents(tx, reader, clinicId, now, pending);
+      return answer ? answer(reader, result) : result;
+    }),
+  );
 }
 
-async function readerOf(tx: EntityManager, clinicId: number, now: Date): Promise<WriteReader> {
-  const clinic = await tx.findOneOrFail(Clinic, clinicId, { fields: ['kind', 'country'] });
+/** What presenting needs of the clinic, when the caller knows it already (a request's key does). */
+export interface KnownClinic {
+  id: number;
+  kind: ClinicKind;
+  country: string;
+}
+
+async function readerOf(tx: EntityManager, known: number | KnownClinic, now: Date): Promise<WriteReader> {
+  const clinicId = typeof known === 'number' ? known : known.id;
+  const clinic =
+    typeof known === 'number'
+      ? await tx.findOneOrFail(Clinic, clinicId, { fields: ['kind', 'country'] })
+      : known;
   return {
     em: tx,
     principal: {
@@ -110,17 +125,14 @@ async function recordEvents(
   now: Date,
   pending: PendingEvent[],
 ) {
+  const rows = [];
   for (const e of pending) {
     // A type outside the catalog could never be listed, filtered or subscribed to.
     if (!isEventType(e.type))
       throw new Error(`Event type ${e.type} is not in the catalog (src/events/types.ts).`);
-    tx.create(Event, {
-      clinic: tx.getReference(Clinic, clinicId),
-      type: e.type,
-      scope: e.scope,
-      data: await e.data(reader),
-      createdAt: now,
-    });
+    rows.push({ clinic: clinicId, type: e.type, scope: e.scope, data: await e.data(reader), createdAt: now });
   }
-  await tx.flush();
+  // One INSERT, outside the unit of work: nothing reads these rows back in the write, and a flush
+  // would compare every entity the write loaded once more.
+  await tx.insertMany(Event, rows);
 }

@@ -7,6 +7,7 @@ import type { EventType } from '../events/types.ts';
 import { AppError, notFound } from '../lib/errors.ts';
 import { type IdKind, tryParseId } from '../lib/ids.ts';
 import type { Principal, RequestContext } from '../lib/request-context.ts';
+import { catalogListOfKind } from './catalog/catalog.ts';
 import { checkIdempotencyKey, idempotent, requestHash } from './idempotency.ts';
 import { presentById } from './present-by-id.ts';
 import { type Groups, type Resource, type Row, restGroups, type Shape } from './resource.ts';
@@ -98,6 +99,14 @@ export interface WriteContext extends Write {
    * 422, and so is a disabled catalog entry).
    */
   ref<E extends object>(entity: EntityClass<E>, id: number, param: string): Promise<E>;
+  /**
+   * Several references checked in one statement, each as `ref` checks it (param: its key), and
+   * answered as references (not loaded). `also` reads columns of a referenced row on the way
+   * (an appointment type's duration), as `values[key][prop]`.
+   */
+  refs<K extends string>(
+    wanted: Record<K, [EntityClass<any>, number | null | undefined, ...string[]]>,
+  ): Promise<{ refs: Record<K, any>; values: Record<string, Record<string, unknown>> }>;
 }
 
 const registry: WriteOperation[] = [];
@@ -187,7 +196,9 @@ export async function performWrite(
     async () => {
       const input = parseInput(op.input, body);
       const prepared = op.prepare ? await op.prepare(ctx, input, args.id, args.expected) : undefined;
-      return { status: op.status, body: await write(ctx, op, input, args, now, prepared) };
+      // The write's time after `prepare` (a download can take seconds): its rows and events carry it.
+      const at = op.prepare ? ctx.clock.now() : now;
+      return { status: op.status, body: await write(ctx, op, input, args, at, prepared) };
     },
   );
   if (stored.replayed) ctx.setHeader('idempotent-replayed', 'true');
@@ -235,10 +246,16 @@ async function writeOnce(
   const groups = groupsOf(op, principal);
   return clinicWrite(
     ctx.em,
-    principal.clinicId,
+    { id: principal.clinicId, kind: principal.clinicKind, country: principal.country },
     now,
     async (w) => {
-      const wc: WriteContext = { ...w, principal, load: loader(w, args.expected), ref: referrer(w) };
+      const wc: WriteContext = {
+        ...w,
+        principal,
+        load: loader(w, args.expected),
+        ref: referrer(w),
+        refs: batchReferrer(w),
+      };
       const result = await op.run(wc, input as Record<string, unknown>, args.id, prepared);
       const written = typeof result === 'number' ? { id: result } : result;
       const type = typeof op.event === 'function' ? op.event(principal) : op.event;
@@ -288,20 +305,62 @@ export function checkVersion(
     );
 }
 
+/** Whether `disabledAt` means "no longer offered" (catalog entries), not another kind of disabled. */
+const isCatalogEntry = (w: Write, entity: EntityClass<any>) =>
+  catalogListOfKind(w.em.getMetadata().get(entity).className) !== undefined;
+
+const unknownRef = (param: string) =>
+  new AppError('validation_failed', `${param}: no such record at this clinic.`, { param });
+const disabledRef = (param: string) =>
+  new AppError('validation_failed', `${param}: that entry is disabled; enable it first or pick another.`, {
+    param,
+  });
+
+function batchReferrer(w: Write): WriteContext['refs'] {
+  return async (wanted) => {
+    const asked = (
+      Object.entries(wanted) as [string, [EntityClass<any>, number | null | undefined, ...string[]]][]
+    ).filter(([, [, id]]) => id != null) as [string, [EntityClass<any>, number, ...string[]]][];
+    const refs: Record<string, any> = Object.fromEntries(Object.keys(wanted).map((k) => [k, null]));
+    const values: Record<string, Record<string, unknown>> = {};
+    if (!asked.length) return { refs, values };
+    const params: unknown[] = [];
+    const selects = asked.map(([, [entity, id, ...props]], i) => {
+      const meta = w.em.getMetadata().get(entity);
+      const column = (prop: string) => `t."${meta.properties[prop].fieldNames[0]}"`;
+      // 0: unknown (or another clinic's), 1: usable, 2: disabled, then the columns asked for.
+      const state = isCatalogEntry(w, entity)
+        ? `case when ${column('disabledAt')} is null then 1 else 2 end`
+        : '1';
+      params.push(w.clinicId, id);
+      return `(select json_build_array(${[state, ...props.map(column)].join(', ')}) from "${meta.tableName}" t where t.clinic_id = ? and t.id = ?) as "r${i}"`;
+    });
+    const [row] = await w.em
+      .getConnection()
+      .execute<Record<string, unknown[] | null>[]>(
+        `select ${selects.join(', ')}`,
+        params,
+        'all',
+        w.em.getTransactionContext(),
+      );
+    asked.forEach(([param, [entity, id, ...props]], i) => {
+      const found = row[`r${i}`];
+      if (!found) throw unknownRef(param);
+      if (found[0] === 2) throw disabledRef(param);
+      refs[param] = w.em.getReference(entity, id);
+      if (props.length) values[param] = Object.fromEntries(props.map((p, j) => [p, found[j + 1]]));
+    });
+    return { refs, values };
+  };
+}
+
 function referrer(w: Write): WriteContext['ref'] {
   return async (entity, id, param) => {
     const found = await w.em.findOne(entity, { id } as any);
-    if (!found)
-      throw new AppError('validation_failed', `${param}: no such record at this clinic.`, { param });
+    if (!found) throw unknownRef(param);
     // A disabled catalog entry stays with what named it before, but a write cannot name it anew.
-    if ((found as { disabledAt?: Date | null }).disabledAt)
-      throw new AppError(
-        'validation_failed',
-        `${param}: that entry is disabled; enable it first or pick another.`,
-        {
-          param,
-        },
-      );
+    if (isCatalogEntry(w, entity) && (found as { disabledAt?: Date | null }).disabledAt)
+      throw disabledRef(param);
     return found;
   };
 }

@@ -144,8 +144,15 @@ export async function listAvailability(ctx: ServiceContext, args: AvailabilityAr
         t + duration <= end && t < to;
         t += SLOT_STEP_MINUTES * MINUTE_MS
       )
-        if (t >= earliest && isFree(own, t, t + duration))
+        if (t >= earliest && isFree(own, t, t + duration)) {
+          // Computed on the event loop: a bound keeps one clinic's huge answer from stalling others.
+          if (slots.length === MAX_SLOTS)
+            throw invalid(
+              'to',
+              `More than ${MAX_SLOTS} free slots between from and to; narrow the range or name provider_id or branch_id.`,
+            );
           slots.push({ start: t, provider: i.provider, branch: i.branch });
+        }
     }
   }
   slots.sort((a, b) => a.start - b.start || a.provider - b.provider || a.branch - b.branch);
@@ -161,6 +168,9 @@ export async function listAvailability(ctx: ServiceContext, args: AvailabilityAr
     ),
   );
 }
+
+/** At most this many slots in one answer (docs/limits.md); more is a 422 asking for a narrower question. */
+export const MAX_SLOTS = 5000;
 
 const INTERVALS = {
   fields: ['provider', 'branch', 'weekday', 'startMinute', 'endMinute'],

@@ -2,9 +2,9 @@ import { readByIds } from '../../db/list.ts';
 import { Call as CallEntity, Clinic, Patient } from '../../entities/index.ts';
 import { AppError, invalid, notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
-import { toE164 } from '../../lib/phone.ts';
 import { type RequestContext, readsOf } from '../../lib/request-context.ts';
 import { clinicRef } from '../clinic-ref.ts';
+import { requiredPhoneOf } from '../contact-input.ts';
 import { restGroups } from '../resource.ts';
 import { instant, text, z } from '../write-input.ts';
 import { checkVersion, defineWrite, type WriteContext } from '../writes.ts';
@@ -103,13 +103,6 @@ export const addCallTranscriptInput = z
     });
   });
 
-/** A phone of the body in E.164, or the 422 naming it. */
-function e164(w: WriteContext, value: string, param: string): string {
-  const n = toE164(value, w.principal.country);
-  if (!n) throw invalid(param, `${param}: '${value}' is not a phone number.`);
-  return n;
-}
-
 /** The patient on the other side, matched by phone as chat matches (the oldest, when a number is shared). */
 async function patientOf(w: WriteContext, phone: string | null): Promise<Patient | null> {
   if (!phone) return null;
@@ -139,8 +132,8 @@ export const createCall = defineWrite({
   resource: Call,
   event: 'call.completed',
   async run(w, input) {
-    const from = input.from === null ? null : e164(w, input.from, 'from');
-    const to = e164(w, input.to, 'to');
+    const from = input.from === null ? null : requiredPhoneOf(w, input.from, 'from');
+    const to = requiredPhoneOf(w, input.to, 'to');
     if (from === null && input.direction === 'outbound')
       throw invalid(
         'from',

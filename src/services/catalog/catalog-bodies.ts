@@ -1,4 +1,4 @@
-import { addressInput } from '../patients/patient-writes.ts';
+import { addressInput } from '../contact-input.ts';
 import { amount2, color, idOf, name, text, z } from '../write-input.ts';
 
 /**

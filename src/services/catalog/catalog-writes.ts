@@ -1,7 +1,7 @@
 import type { Scope } from '../../auth/scopes.ts';
 import { entityNamed } from '../../entities/index.ts';
 import { clinicRef } from '../clinic-ref.ts';
-import { addressOf, phoneOf } from '../patients/patient-writes.ts';
+import { addressOf, phoneOf } from '../contact-input.ts';
 import { clearable, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { type CatalogList, catalogLists, ENTRY_GROUPS, nounText } from './catalog.ts';

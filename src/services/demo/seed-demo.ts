@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { createApiKey } from '../../auth/keys.ts';
-import { readScopes } from '../../auth/scopes.ts';
+import { readScopes, writeScopes } from '../../auth/scopes.ts';
 import type { AppointmentType, Breed, Provider, Species, TreatmentMenuItem } from '../../entities/catalog.ts';
 import type { Clinic } from '../../entities/clinic.ts';
 import { Appointment, Payment, paymentMethods, Treatment } from '../../entities/clinical.ts';
@@ -24,7 +24,7 @@ export interface DemoKey {
 
 export interface DemoResult {
   clinics: { id: string; name: string; kind: string }[];
-  keys: { readAll: DemoKey; chatWrite: DemoKey; vetReadAll: DemoKey };
+  keys: { readAll: DemoKey; chatWrite: DemoKey; vetReadAll: DemoKey; clinicWrite: DemoKey };
 }
 
 const DAY = 86_400_000;
@@ -85,6 +85,11 @@ export async function seedDemo(
         readAll: await key(dental, 'Demo: read everything', [...readScopes, 'webhooks:manage']),
         chatWrite: await key(dental, 'Demo: send chat messages', ['chat:write']),
         vetReadAll: await key(vet, 'Demo: read everything', [...readScopes]),
+        clinicWrite: await key(dental, 'Demo: clinic writes and events', [
+          ...readScopes,
+          ...writeScopes,
+          'webhooks:manage',
+        ]),
       },
     };
   });

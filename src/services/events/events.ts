@@ -53,6 +53,8 @@ export function eventTypesParam(ctx: ServiceContext, raw: unknown, param = 'type
   if (raw === undefined || raw === null || raw === '') return undefined;
   const values = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => String(v).split(','));
   const types = new Set<EventType>();
+  // An empty list (GraphQL `types: []`) is no filter, as an empty REST `type` is.
+  if (values.length === 0) return undefined;
   for (const v of values) {
     if (!isEventType(v))
       throw invalid(param, `Unknown event type '${v}'. Known types: ${EVENT_TYPES.join(', ')}.`);

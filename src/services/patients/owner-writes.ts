@@ -1,11 +1,12 @@
 import { Owner, Patient as PatientEntity } from '../../entities/index.ts';
 import { invalid } from '../../lib/errors.ts';
 import { clinicRef } from '../clinic-ref.ts';
+import { addressOf, phoneOf } from '../contact-input.ts';
 import { z } from '../write-input.ts';
 import { defineWrite, type WriteContext, type Written } from '../writes.ts';
 import { Client } from './client.resource.ts';
 import { Patient } from './patient.resource.ts';
-import { ANIMAL_GROUPS, addressOf, copyOwnerContact, personFields, phoneOf } from './patient-writes.ts';
+import { ANIMAL_GROUPS, copyOwnerContact, personFields } from './patient-writes.ts';
 
 /**
  * Clients (animals' owners) of veterinary clinics. A client has no event of its own: its animals

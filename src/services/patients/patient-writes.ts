@@ -1,9 +1,8 @@
 import { Breed, Owner, Patient as PatientEntity, PatientStatus, Species } from '../../entities/index.ts';
 import type { Contact } from '../../entities/patient.ts';
-import type { Address } from '../../entities/tenant.ts';
 import { invalid } from '../../lib/errors.ts';
-import { toE164 } from '../../lib/phone.ts';
 import { clinicRef } from '../clinic-ref.ts';
+import { addressInput, addressOf, phoneOf } from '../contact-input.ts';
 import { restGroups } from '../resource.ts';
 import { clearable, date, idOf, name, text, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
@@ -18,26 +17,6 @@ import { foldedNames } from './search-columns.ts';
  * searches of GET /v1/patients find what the API wrote.
  */
 const NAME_MAX = 100;
-
-export const addressInput = z.strictObject({
-  line1: clearable(text(200)),
-  line2: clearable(text(200)),
-  city: clearable(text(100)),
-  postal_code: clearable(text(20)),
-  country: clearable(text(2)).meta({ description: 'ISO 3166-1 alpha-2, e.g. IL.' }),
-});
-
-/** Stored with every key (null when not given), as the Address shape reads them. */
-export const addressOf = (a: z.output<typeof addressInput> | null | undefined): Address | null =>
-  a == null
-    ? null
-    : {
-        line1: a.line1 ?? null,
-        line2: a.line2 ?? null,
-        city: a.city ?? null,
-        postal_code: a.postal_code ?? null,
-        country: a.country ?? null,
-      };
 
 export const personFields = {
   first_name: clearable(name(NAME_MAX)),
@@ -64,14 +43,6 @@ const patientFields = {
 
 export const createPatientInput = z.strictObject(patientFields);
 export const updatePatientInput = z.strictObject(patientFields);
-
-/** A phone as stored (E.164 read with the clinic's country), or the 422 naming `param`. */
-export function phoneOf(w: WriteContext, v: string | null | undefined, param: string): string | null {
-  if (v == null || v.trim() === '') return null;
-  const e164 = toE164(v, w.principal.country);
-  if (!e164) throw invalid(param, `${param}: '${v}' is not a phone number.`);
-  return e164;
-}
 
 const emailColumns = (email: string | null) => ({ email, emailLower: email?.toLowerCase() ?? null });
 

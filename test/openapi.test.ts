@@ -644,6 +644,18 @@ describe('real responses match the document', () => {
       const headers = op.method === 'POST' ? { 'idempotency-key': `openapi-${op.name}` } : undefined;
       const r = await call(path, writerAt(kind), op.status, { method: op.method, body, headers });
       if (!route.path.includes(':id')) created[op.resource.kind] = r.data.id;
+      // Its event, recorded in the same transaction, carries exactly what the write answered.
+      const [event] = await app.orm.em
+        .fork()
+        .getConnection()
+        .execute<{ type: string; data: unknown }[]>(
+          `select "type", "data" from "event" where "data"->>'id' = ? order by "id" desc limit 1`,
+          [String(r.data?.id)],
+        );
+      // (A write whose event type depends on its input names it in `run`: the transcript's.)
+      if (op.event) expect(event, `${op.name}: no event`).toBeDefined();
+      if (typeof op.event === 'string') expect(event.type).toBe(op.event);
+      if (event) expect(event.data, op.name).toEqual(r.data);
       // The same key with another body: 409, whatever that body holds.
       if (headers)
         await call(path, writerAt(kind), 409, {

@@ -79,11 +79,16 @@ describe('PUT and GET', () => {
     const r = await put(week());
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body).toEqual({ data: sorted() });
-    // A list has no version of its own.
-    expect(r.headers.get('etag')).toBeNull();
-    expect((await get()).body).toEqual(r.body);
-    // The same body again changes nothing.
-    expect((await put(week())).body).toEqual(r.body);
+    // The week's version is its provider's updated_at: the ETag of the PUT and of the GET.
+    const etag = r.headers.get('etag');
+    expect(etag).toMatch(/^"\d+"$/);
+    const got = await get();
+    expect(got.body).toEqual(r.body);
+    expect(got.headers.get('etag')).toBe(etag);
+    // The same body again changes nothing, not even the version.
+    const again = await put(week());
+    expect(again.body).toEqual(r.body);
+    expect(again.headers.get('etag')).toBe(etag);
 
     const replaced = await put([iv(2, '10:00', '11:00')]);
     expect(replaced.body).toEqual({ data: [iv(2, '10:00', '11:00')] });
@@ -123,13 +128,21 @@ describe('PUT and GET', () => {
     expect((await get(foreign.key, foreign.provider)).body).toEqual(before);
   });
 
-  it('a PUT is repeatable by itself: Idempotency-Key and If-Match are 422s naming them', async () => {
+  it('a PUT is repeatable by itself (Idempotency-Key is a 422); If-Match keeps two dashboards from overwriting each other', async () => {
     const k = await put(week(), write, ids.provider, { 'idempotency-key': 'k1' });
     expect(k.status).toBe(422);
     expect(k.body.error.param).toBe('Idempotency-Key');
-    const m = await put(week(), write, ids.provider, { 'if-match': '"1"' });
-    expect(m.status).toBe(422);
-    expect(m.body.error.param).toBe('If-Match');
+    const read1 = await get();
+    const etag = read1.headers.get('etag') as string;
+    // The first dashboard saves a changed week with the version it read: it passes.
+    const first = await put([iv(3, '08:00', '12:00')], write, ids.provider, { 'if-match': etag });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('etag')).not.toBe(etag);
+    // The second, with the same (now stale) version: 412, and the first one's week stands.
+    const second = await put([iv(4, '08:00', '12:00')], write, ids.provider, { 'if-match': etag });
+    expect(second.status).toBe(412);
+    expect(second.body.error).toMatchObject({ code: 'precondition_failed', param: 'If-Match' });
+    expect((await get()).body).toEqual(first.body);
   });
 });
 

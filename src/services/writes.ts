@@ -42,7 +42,9 @@ export interface WriteOperation<S extends z.ZodObject = z.ZodObject, P = unknown
    * A PUT that replaces a bounded list the path's object owns (a provider's working hours)
    * answers that list as its GET does: `{data: [...]}` of `item` in REST, a list in GraphQL, read
    * by `read` through the write's transaction for the id `run` answered (`resource` is then the
-   * owner's definition). Such a list has no version of its own: no ETag, and `ifMatch: false`.
+   * owner's definition). Its version is the owner's: `read` answers the rows with the owner's
+   * `updated_at` as the array's own (unserialised) property, which the ETag reads, and If-Match
+   * is checked against the owner as `w.load` loads it.
    */
   list?: { item: Shape; read(reader: WriteReader, id: number): Promise<Row[]> };
   /** Clinics where the route exists (patients at dental ones, clients and animals at veterinary ones); elsewhere a 404. */

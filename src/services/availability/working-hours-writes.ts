@@ -97,7 +97,7 @@ export const setWorkingHours = defineWrite({
   tag: 'Availability',
   summary: "Replace a provider's working hours",
   description:
-    "Replaces the provider's whole week at once (an empty list clears it) and answers it as GET does, ordered by weekday and start. Times are the clinic's wall-clock times. The week has no version of its own: the last PUT wins (no If-Match), and sending the same body again changes nothing.",
+    "Replaces the provider's whole week at once (an empty list clears it) and answers it as GET does, ordered by weekday and start. Times are the clinic's wall-clock times. The week's version is the provider's updated_at (the ETag of GET and PUT): If-Match with it refuses a PUT over a week changed since (412). Sending the same week again changes nothing.",
   scopes: ['catalog:write'],
   input: setWorkingHoursInput,
   example: {
@@ -109,7 +109,6 @@ export const setWorkingHours = defineWrite({
   },
   resource: Provider,
   list: { item: WorkingInterval, read: (reader, id) => readWorkingHours(reader.em, id, reader.principal) },
-  ifMatch: false,
   async run(w, input, id) {
     // Locked: two PUTs of one provider's week take turns, so neither interleaves with the other.
     const provider = await w.load(ProviderEntity, 'Provider', id);
@@ -118,6 +117,25 @@ export const setWorkingHours = defineWrite({
       if (!branches.has(item.branch_id))
         branches.set(item.branch_id, await w.ref(Branch, item.branch_id, `data[${i}].branch_id`));
     }
+    const week = (rows: { branch: number; weekday: number; start: number; end: number }[]) =>
+      rows
+        .map((r) => `${r.weekday} ${r.start} ${r.end} ${r.branch}`)
+        .sort()
+        .join(',');
+    const before = await w.em.find(WorkingHours, { provider: provider.id });
+    const same =
+      week(
+        before.map((h) => ({
+          branch: h.branch.id,
+          weekday: h.weekday,
+          start: h.startMinute,
+          end: h.endMinute,
+        })),
+      ) ===
+      week(input.data.map((i) => ({ branch: i.branch_id, weekday: i.weekday, start: i.start, end: i.end })));
+    if (same) return provider.id;
+    // The week's version is the provider's: moved forward by this change (versionedTimestamps).
+    provider.updatedAt = new Date(Math.max(w.now.getTime(), new Date(provider.updatedAt).getTime() + 1));
     await w.em.nativeDelete(WorkingHours, { provider: provider.id });
     for (const item of input.data)
       w.em.create(WorkingHours, {

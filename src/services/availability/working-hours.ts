@@ -47,15 +47,27 @@ const read = readPlan(WorkingInterval as unknown as Resource, Object.keys(Workin
 const present = presenterFor(WorkingInterval, CORE);
 const ORDER = Object.freeze([{ weekday: 'asc' }, { startMinute: 'asc' }]);
 
-/** A provider's intervals, ordered by weekday then start (through a write's transaction too). */
+/**
+ * A provider's intervals, ordered by weekday then start (through a write's transaction too). The
+ * week's version is its provider's `updated_at` (a PUT of another week moves it): the array
+ * carries it as `updated_at`, which JSON leaves out and the ETag reads (src/services/writes.ts).
+ */
 export async function readWorkingHours(
   em: EntityManager,
   providerId: number,
   pc: PresentContext,
 ): Promise<Row[]> {
-  const rows = await readAll(em, WorkingHours, read, { provider: providerId }, ORDER as object[]);
-  return rows.map((r) => present(r, pc));
+  const [rows, [provider]] = await Promise.all([
+    readAll(em, WorkingHours, read, { provider: providerId }, ORDER as object[]),
+    readByIds(em, Provider, VERSION, [providerId]),
+  ]);
+  return Object.assign(
+    rows.map((r) => present(r, pc)),
+    { updated_at: provider?.updatedAt },
+  );
 }
+
+const VERSION = { fields: ['updatedAt'], joins: {} };
 
 /** GET …/providers/{id}/working_hours: the provider's week (disabled providers too); 404 for another clinic's. */
 export async function getWorkingHours(ctx: ServiceContext, providerId: string): Promise<Row[]> {

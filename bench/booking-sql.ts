@@ -5,8 +5,6 @@
  * booking, only without the ORM around them.
  */
 export const bookingSql = {
-  /** The provider's bookings take turns (appointment-writes.ts): params lock space, provider. */
-  lock: 'select pg_advisory_xact_lock(?, ?)',
   /** The provider's active booking in the way, found through the exclusion constraint's index: params clinic, provider, start, end, the appointment itself (0 for a new one). */
   overlap:
     'select "id" from "appointment" where "clinic_id" = ? and "provider_id" = ? and "cancelled_at" is null and tstzrange("start_at", "end_at") && tstzrange(?, ?) and "id" <> ? order by "start_at" limit 1',
@@ -21,17 +19,17 @@ export const bookingSql = {
     'insert into "event" ("clinic_id", "type", "scope", "data", "created_at") values (?, ?, ?, ?, ?) returning "id"',
   /**
    * The referenced records, each the clinic's and not disabled, in one statement (WriteContext.refs),
-   * with the type's duration: per reference `[state, ...columns]` (1 usable, 2 disabled) or null.
-   * Params clinic and id, for patient, branch, provider, type.
+   * with the type's duration: per reference `[state, ...columns]` (1 usable, 2 disabled) or null;
+   * the provider's lock is taken by the same statement. Params lock space and provider, then
+   * clinic and id for patient, branch, provider, type.
    */
   references:
-    'select (select json_build_array(1) from "patient" t where t.clinic_id = ? and t.id = ?) as "r0", (select json_build_array(case when t."disabled_at" is null then 1 else 2 end) from "branch" t where t.clinic_id = ? and t.id = ?) as "r1", (select json_build_array(case when t."disabled_at" is null then 1 else 2 end) from "provider" t where t.clinic_id = ? and t.id = ?) as "r2", (select json_build_array(case when t."disabled_at" is null then 1 else 2 end, t."duration_minutes") from "appointment_type" t where t.clinic_id = ? and t.id = ?) as "r3"',
+    'select pg_advisory_xact_lock(?, ?) as "lock", (select json_build_array(1) from "patient" t where t.clinic_id = ? and t.id = ?) as "r0", (select json_build_array(case when t."disabled_at" is null then 1 else 2 end) from "branch" t where t.clinic_id = ? and t.id = ?) as "r1", (select json_build_array(case when t."disabled_at" is null then 1 else 2 end) from "provider" t where t.clinic_id = ? and t.id = ?) as "r2", (select json_build_array(case when t."disabled_at" is null then 1 else 2 end, t."duration_minutes") from "appointment_type" t where t.clinic_id = ? and t.id = ?) as "r3"',
 };
 
 /** The statements the app runs that the raw server runs too, in the app's order. */
 export const sharedBookingStatements = [
   bookingSql.references,
-  bookingSql.lock,
   bookingSql.overlap,
   bookingSql.insertAppointment,
   bookingSql.detailed,

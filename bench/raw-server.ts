@@ -547,6 +547,8 @@ async function bookAppointment(p: Principal, text: string) {
       await client.query<Record<string, number[] | null>>({
         ...booking.references,
         values: [
+          PROVIDER_LOCKS,
+          input.provider,
           p.clinicId,
           input.patient,
           p.clinicId,
@@ -566,7 +568,6 @@ async function bookAppointment(p: Principal, text: string) {
     });
     const duration = (refs.r3 as number[])[1];
     const end = new Date(input.start.getTime() + duration * 60_000);
-    await client.query({ ...booking.lock, values: [PROVIDER_LOCKS, input.provider] });
     const other = await client.query<{ id: number }>({
       ...booking.overlap,
       values: [p.clinicId, input.provider, input.start, end, 0],

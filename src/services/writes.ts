@@ -104,10 +104,12 @@ export interface WriteContext extends Write {
   /**
    * Several references checked in one statement, each as `ref` checks it (param: its key), and
    * answered as references (not loaded). `also` reads columns of a referenced row on the way
-   * (an appointment type's duration), as `values[key][prop]`.
+   * (an appointment type's duration), as `values[key][prop]`. `lock` takes a transaction-scoped
+   * advisory lock in the same statement (a booking's provider lock: one round trip less).
    */
   refs<K extends string>(
     wanted: Record<K, [EntityClass<any>, number | null | undefined, ...string[]]>,
+    opts?: { lock?: [number, number] },
   ): Promise<{ refs: Record<K, any>; values: Record<string, Record<string, unknown>> }>;
 }
 
@@ -319,14 +321,14 @@ const disabledRef = (param: string) =>
   });
 
 function batchReferrer(w: Write): WriteContext['refs'] {
-  return async (wanted) => {
+  return async (wanted, opts = {}) => {
     const asked = (
       Object.entries(wanted) as [string, [EntityClass<any>, number | null | undefined, ...string[]]][]
     ).filter(([, [, id]]) => id != null) as [string, [EntityClass<any>, number, ...string[]]][];
     const refs: Record<string, any> = Object.fromEntries(Object.keys(wanted).map((k) => [k, null]));
     const values: Record<string, Record<string, unknown>> = {};
-    if (!asked.length) return { refs, values };
-    const params: unknown[] = [];
+    if (!asked.length && !opts.lock) return { refs, values };
+    const params: unknown[] = opts.lock ? [...opts.lock] : [];
     const selects = asked.map(([, [entity, id, ...props]], i) => {
       const meta = w.em.getMetadata().get(entity);
       const column = (prop: string) => `t."${meta.properties[prop].fieldNames[0]}"`;
@@ -340,7 +342,7 @@ function batchReferrer(w: Write): WriteContext['refs'] {
     const [row] = await w.em
       .getConnection()
       .execute<Record<string, unknown[] | null>[]>(
-        `select ${selects.join(', ')}`,
+        `select ${[...(opts.lock ? ['pg_advisory_xact_lock(?, ?) as "lock"'] : []), ...selects].join(', ')}`,
         params,
         'all',
         w.em.getTransactionContext(),

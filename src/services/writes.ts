@@ -225,16 +225,17 @@ async function write(
   now: Date,
   prepared: unknown,
 ) {
-  try {
-    return await writeOnce(ctx, op, input, args, now, prepared);
-  } catch (e) {
-    if (!(e instanceof RaceLost)) throw e;
-  }
-  try {
-    return await writeOnce(ctx, op, input, args, now, prepared);
-  } catch (e) {
-    if (!(e instanceof RaceLost)) throw e;
-    throw new AppError('conflict', 'A concurrent change took what this write needed; read again and retry.');
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await writeOnce(ctx, op, input, args, now, prepared);
+    } catch (e) {
+      if (!(e instanceof RaceLost)) throw e;
+      if (attempt === 2)
+        throw new AppError(
+          'conflict',
+          'A concurrent change took what this write needed; read again and retry.',
+        );
+    }
   }
 }
 

@@ -3,6 +3,7 @@ import { Call as CallEntity } from '../../entities/index.ts';
 import { notFound } from '../../lib/errors.ts';
 import { toId, tryParseId } from '../../lib/ids.ts';
 import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
+import { MediaLink } from '../chat/media.ts';
 import { newestFirst } from '../child-lists.ts';
 import type { RecordList } from '../record-lists.ts';
 import { defineShape, f } from '../resource.ts';
@@ -21,11 +22,7 @@ export const callRecords: RecordList = {
 export const CallRecordingLink = defineShape(
   'CallRecordingLink',
   {
-    url: f.key('url', 'String', {
-      description:
-        "A signed link to the service's own copy; anyone holding it can fetch the audio until it expires.",
-    }),
-    expires_at: f.key('expires_at', 'String', { description: 'When the link stops working (ISO 8601).' }),
+    ...MediaLink.fields,
     mime_type: f.key('mime_type', 'String', { description: 'audio/mpeg, audio/wav, audio/ogg, ...' }),
   },
   "A time-limited link to a call's recording.",

@@ -23,6 +23,7 @@ import {
   TreatmentCategory,
   TreatmentMenuItem,
   Vaccine,
+  WebhookSubscription,
   WorkingHours,
 } from '../src/entities/index.ts';
 import type { Address } from '../src/entities/tenant.ts';
@@ -537,6 +538,50 @@ export async function eventFixtures(orm: MikroORM, clinicId: number, patientId: 
     scope: 'chat:read',
     data: { id: 'in_1', direction: 'inbound', status: 'received', text: 'Hello' },
     createdAt: new Date('2026-10-31T09:30:00Z'),
+  });
+  await em.flush();
+}
+
+/**
+ * Webhook subscriptions of a clinic as rows: one enabled (disabled_at and disabled_reason null),
+ * one disabled after failures, and a deleted one that no read shows (test/webhooks.test.ts
+ * creates them through the API).
+ */
+export async function webhookFixtures(orm: MikroORM, clinicId: number) {
+  const em = orm.em.fork();
+  em.setFilterParams('tenant', { clinicId });
+  const clinic = em.getReference(Clinic, clinicId);
+  const base = { clinic, consecutiveFailures: 0, disabledAt: null, disabledReason: null, deletedAt: null };
+  em.create(WebhookSubscription, {
+    ...base,
+    url: 'https://hooks.example.com/a',
+    eventTypes: [],
+    enabled: true,
+    secret: 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA1234',
+    createdAt: new Date('2026-10-01T08:00:00Z'),
+    updatedAt: new Date('2026-10-02T08:00:00Z'),
+  });
+  em.create(WebhookSubscription, {
+    ...base,
+    url: 'https://hooks.example.com/b',
+    eventTypes: ['patient.created', 'call.completed'],
+    enabled: false,
+    secret: 'whsec_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB5678',
+    consecutiveFailures: 40,
+    disabledAt: new Date('2026-10-05T09:00:00Z'),
+    disabledReason: 'Every delivery failed for 24 hours (last: status 500).',
+    createdAt: new Date('2026-10-03T08:00:00Z'),
+    updatedAt: new Date('2026-10-05T09:00:00Z'),
+  });
+  em.create(WebhookSubscription, {
+    ...base,
+    url: 'https://hooks.example.com/gone',
+    eventTypes: [],
+    enabled: false,
+    secret: 'whsec_CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC9999',
+    deletedAt: new Date('2026-10-06T09:00:00Z'),
+    createdAt: new Date('2026-10-04T08:00:00Z'),
+    updatedAt: new Date('2026-10-06T09:00:00Z'),
   });
   await em.flush();
 }

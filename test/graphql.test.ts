@@ -99,7 +99,7 @@ describe('GraphQL', () => {
       'trt_999999',
       'pay_999999',
       'spc_999999',
-      'wh_1',
+      'key_1',
     ]) {
       const r = await gql('query($id: ID!) { node(id: $id) { id } }', { id });
       expect(r.body.data, id).toEqual({ node: null });

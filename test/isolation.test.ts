@@ -73,6 +73,10 @@ beforeAll(async () => {
     200,
   );
   b.Event = (await app.get('/v1/events?limit=1', keyB)).body.data[0].id;
+  // A webhook subscription of B (GET and DELETE /v1/webhooks/{id}).
+  b.WebhookSubscription = (
+    await app.post('/v1/webhooks', { url: 'https://hooks.example.com/b' }, keyB)
+  ).body.data.id;
 });
 
 describe('clinic isolation', () => {

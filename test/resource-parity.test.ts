@@ -30,7 +30,8 @@ import {
   shapeOf,
 } from '../src/services/resource.ts';
 import { Treatment } from '../src/services/treatments/treatment.resource.ts';
-import { dentalFixtures, eventFixtures, fullFixtures } from './full-fixtures.ts';
+import { WebhookSubscription } from '../src/services/webhooks/webhook.resource.ts';
+import { dentalFixtures, eventFixtures, fullFixtures, webhookFixtures } from './full-fixtures.ts';
 import { selectionOf, startTestApp, type TestApp } from './helpers.ts';
 
 /**
@@ -370,7 +371,7 @@ for (const clinic of clinics) {
         (r) =>
           r.method === 'GET' &&
           !r.path.includes(':id') &&
-          !['Patients', 'Chat', 'Catalog', 'Events', 'Availability'].includes(r.tag),
+          !['Patients', 'Chat', 'Catalog', 'Events', 'Availability', 'Webhooks'].includes(r.tag),
       );
       for (const route of lists) {
         const plural = route.path.slice(1);
@@ -428,6 +429,23 @@ for (const clinic of clinics) {
       for (const item of body.data) {
         expect((await rest(events, `/v1/events/${item.id}`)).data).toEqual(item);
         const n = await gql(events, `{ node(id: "${item.id}") { ... on Event ${selection} } }`);
+        expect(n.node).toEqual(item);
+      }
+    });
+
+    it('webhook subscriptions: GET /v1/webhooks and /v1/webhooks/{id} = webhooks(first:) and node(id:)', async () => {
+      await webhookFixtures(app.orm, clinicId);
+      const hooks = await app.key(clinicId, ['webhooks:manage']);
+      const selection = selectionOf(WebhookSubscription);
+      const body = await rest(hooks, '/v1/webhooks?limit=100');
+      // The deleted one is not shown.
+      expect(body.data).toHaveLength(2);
+      record(WebhookSubscription.name, WebhookSubscription, body.data);
+      const data = await gql(hooks, `{ webhooks(first: 100) { ${pageInfo} edges { node ${selection} } } }`);
+      expect(nodes(data.webhooks)).toEqual(body.data);
+      for (const item of body.data) {
+        expect((await rest(hooks, `/v1/webhooks/${item.id}`)).data).toEqual(item);
+        const n = await gql(hooks, `{ node(id: "${item.id}") { ... on WebhookSubscription ${selection} } }`);
         expect(n.node).toEqual(item);
       }
     });
@@ -537,6 +555,7 @@ const roots: Resource[] = [
   Message,
   Template,
   EventEnvelope,
+  WebhookSubscription,
 ];
 
 describe('the comparisons covered every definition', () => {

@@ -3,7 +3,13 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { fileTypeFromBuffer } from 'file-type';
-import ipaddr from 'ipaddr.js';
+import {
+  type AddressPolicy,
+  bareHost,
+  isLoopbackHost,
+  rangeRefusal,
+  refusedRange,
+} from '../lib/address-policy.ts';
 import { AppError } from '../lib/errors.ts';
 
 /**
@@ -147,10 +153,7 @@ export async function downloadMedia(url: string, opts: DownloadOptions): Promise
 }
 
 /** Which addresses a hop may connect to. */
-interface Policy {
-  loopback: boolean;
-  public: boolean;
-}
+type Policy = AddressPolicy;
 
 /** The scheme and, for an IP literal, the address of one hop; the policy its connection is held to. */
 function checkUrl(u: URL, allowLoopback: boolean, param: string): Policy {
@@ -174,54 +177,8 @@ function checkUrl(u: URL, allowLoopback: boolean, param: string): Policy {
   return policy;
 }
 
-const bareHost = (u: URL) => (u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname);
-
-function isLoopbackHost(host: string): boolean {
-  if (host === 'localhost') return true;
-  return isIP(host) !== 0 && ipaddr.process(host).range() === 'loopback';
-}
-
-/** Cloud metadata endpoints that are public unicast addresses (the others are link-local or private). */
-const METADATA = new Set(['168.63.129.16']);
-
-/** Why `address` may not be connected to under `policy` (a range name), or null when it may. */
-function refusedRange(address: string, policy: Policy): string | null {
-  let ip: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    // process(): an IPv4-mapped IPv6 address (::ffff:10.0.0.1) becomes the IPv4 address it maps.
-    ip = ipaddr.process(address);
-  } catch {
-    return 'unparsable';
-  }
-  const range = ip.range();
-  if (range === 'loopback') return policy.loopback ? null : range;
-  if (range !== 'unicast') return range;
-  // IPv4-compatible IPv6 (::a.b.c.d, deprecated) is "unicast" to ipaddr.js but names an IPv4 address.
-  if (ip.kind() === 'ipv6' && ip.match(ipaddr.IPv6.parse('::'), 96)) return 'ipv4Compatible';
-  if (METADATA.has(ip.toString())) return 'metadata';
-  return policy.public ? null : 'public';
-}
-
-const RANGE_NAMES: Record<string, string> = {
-  loopback: 'loopback',
-  private: 'private network',
-  uniqueLocal: 'private network',
-  linkLocal: 'link-local',
-  carrierGradeNat: 'carrier-grade NAT',
-  multicast: 'multicast',
-  unspecified: 'unspecified',
-  broadcast: 'broadcast',
-  metadata: 'cloud metadata',
-};
-
 function addressRefused(range: string, param: string): AppError {
-  if (range === 'public') {
-    return refuse(`${param} uses plain http to an address that is not loopback; use https.`, param);
-  }
-  return refuse(
-    `${param} points to an address that is not allowed (${RANGE_NAMES[range] ?? 'reserved'} range).`,
-    param,
-  );
+  return refuse(rangeRefusal(range, param), param);
 }
 
 /** Thrown from the socket's lookup; mapped to the 422 above. */

@@ -549,7 +549,18 @@ function operation(
   const body = route.method !== 'GET' ? requestBodies()[route.field] : undefined;
   if (route.method !== 'GET' && !body)
     throw new Error(`openapi: no request body documented for ${route.field}.`);
-  if (body) {
+  // A DELETE takes no body: its only 422 is a malformed If-Match.
+  const bodiless = route.method === 'DELETE';
+  if (body && bodiless)
+    responses['422'] = errorResponse(
+      '`validation_failed`: If-Match is not an ETag a GET of the object answered; `param` names it.',
+      {
+        code: 'validation_failed',
+        message: 'If-Match must be the ETag a GET of the object answered.',
+        param: 'If-Match',
+      },
+    );
+  else if (body) {
     responses['400'] = errorResponse('`invalid_request`: the body is not valid JSON.', {
       code: 'invalid_request',
       message: 'The body is not valid JSON.',
@@ -558,9 +569,10 @@ function operation(
       code: 'payload_too_large',
       message: `The body is larger than ${defaultLimits.maxBodyBytes} bytes.`,
     });
-    for (const [status, r] of Object.entries(body.errors))
-      responses[status] = errorResponse(r.description, { code: r.code, message: r.message, param: r.param });
   }
+  for (const [status, r] of Object.entries(body?.errors ?? {}))
+    if (!(bodiless && status === '422'))
+      responses[status] = errorResponse(r.description, { code: r.code, message: r.message, param: r.param });
   if (invalid.length && !body) {
     const example = invalid.find((i) => i.param === 'limit') ?? invalid[0];
     responses['422'] = errorResponse(
@@ -581,7 +593,7 @@ function operation(
     ...(description ? { description } : {}),
     ...(scopes.length ? { 'x-required-scopes': scopes } : {}),
     ...(params.length || body?.headers ? { parameters: [...params, ...(body?.headers ?? [])] } : {}),
-    ...(body
+    ...(body && !bodiless
       ? {
           requestBody: {
             required: true,

@@ -302,6 +302,23 @@ const readRoutes: RestRoute[] = [
     tag: 'Events',
     summary: 'Get an event',
   },
+  {
+    field: 'listWebhooks',
+    method: 'GET',
+    path: '/webhooks',
+    status: 200,
+    tag: 'Webhooks',
+    summary: "The clinic's webhook subscriptions, oldest first",
+  },
+  {
+    field: 'getWebhook',
+    method: 'GET',
+    path: '/webhooks/:id',
+    ids: { id: 'WebhookSubscription' },
+    status: 200,
+    tag: 'Webhooks',
+    summary: 'Get a webhook subscription',
+  },
 ];
 
 /** Each catalog list and each of its entries by id (src/services/catalog/catalog.ts). */

@@ -29,6 +29,7 @@ const nodeTypes: Record<string, { typename: string; scope: Scope | readonly Scop
   InboundMessage: { typename: 'Message', scope: 'chat:read' },
   OutboundMessage: { typename: 'Message', scope: 'chat:read' },
   Event: { typename: 'Event', scope: 'webhooks:manage' },
+  WebhookSubscription: { typename: 'WebhookSubscription', scope: 'webhooks:manage' },
 };
 
 /** Collects the scope names a scope-auth failure was about (for type-level checks). */

@@ -10,6 +10,7 @@ import './records.ts';
 import './availability/availability.ts';
 import './calls/recording.ts';
 import './events/events.ts';
+import './webhooks/webhooks.ts';
 import './writes.ts';
 
 let built: { publicSchema: GraphQLSchema; restSchema: GraphQLSchema } | undefined;

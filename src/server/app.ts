@@ -79,6 +79,7 @@ export function createApp(opts: AppOptions) {
       chat: chatDeps(opts.network, opts.media, opts.limits, opts.clock),
       calls: callDeps(opts.media, opts.limits, opts.clock),
       writes: { idempotencyLeaseMs: opts.limits.requestDeadlineMs + 60_000 },
+      webhooks: { allowLoopback: opts.media.allowLoopback },
     },
   };
   const graphql = createGraphQLHandler(publicSchema, deps);

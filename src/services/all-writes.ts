@@ -14,5 +14,6 @@ import './patients/owner-writes.ts';
 // payment's billing_account_id required), and test/openapi.test.ts sends examples in this order.
 import './catalog/catalog-writes.ts';
 import './availability/working-hours-writes.ts';
+import './webhooks/webhook-writes.ts';
 
 export { allWrites } from './writes.ts';

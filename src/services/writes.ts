@@ -78,6 +78,11 @@ export interface WriteOperation<S extends z.ZodObject = z.ZodObject, P = unknown
    * any further events the change causes (an owner's change: each of its animals').
    */
   run(w: WriteContext, input: z.output<S>, id: string | undefined, prepared: P): Promise<number | Written>;
+  /**
+   * What the answer shows beyond a GET of the object, from `prepare`'s result: a new webhook
+   * subscription's whole secret, which every read masks. Not in the event's `data`.
+   */
+  reveal?(answer: Row, prepared: P): Row;
 }
 
 export interface Written {
@@ -202,7 +207,8 @@ export async function performWrite(
       const prepared = op.prepare ? await op.prepare(ctx, input, args.id, args.expected) : undefined;
       // The write's time after `prepare` (a download can take seconds): its rows and events carry it.
       const at = op.prepare ? ctx.clock.now() : now;
-      return { status: op.status, body: await write(ctx, op, input, args, at, prepared) };
+      const answer = await write(ctx, op, input, args, at, prepared);
+      return { status: op.status, body: op.reveal ? op.reveal(answer, prepared) : answer };
     },
   );
   if (stored.replayed) ctx.setHeader('idempotent-replayed', 'true');

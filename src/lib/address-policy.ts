@@ -1,0 +1,75 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Which addresses the service may connect to on a caller's behalf (the SSRF guard): what media
+ * downloads check at connect time (src/media/download.ts) and webhook subscriptions check when
+ * created (src/services/webhooks/). Only public unicast addresses pass, loopback too when
+ * allowed (ALLOW_LOOPBACK_URLS); IPv4-mapped IPv6 is judged as the IPv4 address it maps.
+ */
+export interface AddressPolicy {
+  loopback: boolean;
+  public: boolean;
+}
+
+/** The host of a URL without IPv6 brackets. */
+export const bareHost = (u: URL) => (u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname);
+
+export function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost') return true;
+  return isIP(host) !== 0 && ipaddr.process(host).range() === 'loopback';
+}
+
+/** Cloud metadata endpoints that are public unicast addresses (the others are link-local or private). */
+const METADATA = new Set(['168.63.129.16']);
+
+/** Why `address` may not be connected to under `policy` (a range name), or null when it may. */
+export function refusedRange(address: string, policy: AddressPolicy): string | null {
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    // process(): an IPv4-mapped IPv6 address (::ffff:10.0.0.1) becomes the IPv4 address it maps.
+    ip = ipaddr.process(address);
+  } catch {
+    return 'unparsable';
+  }
+  const range = ip.range();
+  if (range === 'loopback') return policy.loopback ? null : range;
+  if (range !== 'unicast') return range;
+  // IPv4-compatible IPv6 (::a.b.c.d, deprecated) is "unicast" to ipaddr.js but names an IPv4 address.
+  if (ip.kind() === 'ipv6' && ip.match(ipaddr.IPv6.parse('::'), 96)) return 'ipv4Compatible';
+  if (METADATA.has(ip.toString())) return 'metadata';
+  return policy.public ? null : 'public';
+}
+
+const RANGE_NAMES: Record<string, string> = {
+  loopback: 'loopback',
+  private: 'private network',
+  uniqueLocal: 'private network',
+  linkLocal: 'link-local',
+  carrierGradeNat: 'carrier-grade NAT',
+  multicast: 'multicast',
+  unspecified: 'unspecified',
+  broadcast: 'broadcast',
+  metadata: 'cloud metadata',
+};
+
+/** The refusal's text for a range `refusedRange` named, about the field `param`. */
+export function rangeRefusal(range: string, param: string): string {
+  if (range === 'public') return `${param} uses plain http to an address that is not loopback; use https.`;
+  return `${param} points to an address that is not allowed (${RANGE_NAMES[range] ?? 'reserved'} range).`;
+}
+
+/**
+ * The first refused range among every address `host` resolves to (an IP literal is its own
+ * address), or null when all pass. One refused address refuses the host: a name resolving to
+ * both a public and a private address is not allowed. A lookup error is thrown as it is.
+ */
+export async function refusedHost(host: string, policy: AddressPolicy): Promise<string | null> {
+  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
+  for (const a of addresses) {
+    const range = refusedRange(a, policy);
+    if (range) return range;
+  }
+  return null;
+}

@@ -1,0 +1,55 @@
+import { allOf } from '../../auth/scopes.ts';
+import { relayPageArgs } from '../../db/list.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { RequestContext } from '../../lib/request-context.ts';
+import { WebhookSubscription } from '../../services/webhooks/webhook.resource.ts';
+import { getWebhook, listWebhooks } from '../../services/webhooks/webhooks.ts';
+import { builder } from '../builder.ts';
+import { nodeType } from '../resource-types.ts';
+import { restOne, restPage, toConnection, toRestPage } from '../shared.ts';
+
+/**
+ * Webhook subscriptions read: GET /v1/webhooks and /v1/webhooks/{id} (Rest fields), the Public
+ * `webhooks` connection and `node(id:)`, over src/services/webhooks/webhooks.ts. Their creation
+ * and deletion are write definitions (src/services/webhooks/webhook-writes.ts).
+ */
+export const WebhookSubscriptionType = nodeType(WebhookSubscription, (id, ctx) => getWebhook(ctx, id));
+
+const authScopes = allOf(WebhookSubscription.scopes);
+
+const ORDER = 'Oldest first; deleted subscriptions are not listed; secrets masked.';
+
+builder.queryFields((t) => ({
+  webhooks: t.connection({
+    type: WebhookSubscriptionType,
+    subGraphs: ['Public'],
+    nullable: true,
+    authScopes,
+    description: `The clinic's webhook subscriptions. ${ORDER}`,
+    resolve: async (_root, args, ctx: RequestContext) => {
+      if (args.last != null || args.before != null)
+        throw new AppError('validation_failed', 'Only forward pagination (first, after) is supported.', {
+          param: 'last',
+        });
+      return toConnection(await listWebhooks(ctx, relayPageArgs(args)));
+    },
+  }),
+  listWebhooks: t.field({
+    type: restPage('WebhookSubscriptionPage', WebhookSubscriptionType),
+    subGraphs: ['Rest'],
+    authScopes,
+    description: ORDER,
+    args: {
+      limit: t.arg({ type: 'Limit', required: false, description: 'Page size, 1 to 100 (default 25).' }),
+      cursor: t.arg.string({ required: false, description: 'next_cursor of the previous page, verbatim.' }),
+    },
+    resolve: async (_root, args, ctx: RequestContext) => toRestPage(await listWebhooks(ctx, args)),
+  }),
+  getWebhook: t.field({
+    type: restOne('WebhookSubscriptionBody', WebhookSubscriptionType),
+    subGraphs: ['Rest'],
+    authScopes,
+    args: { id: t.arg.string({ required: true }) },
+    resolve: async (_root, args, ctx: RequestContext) => ({ data: await getWebhook(ctx, args.id) }),
+  }),
+}));

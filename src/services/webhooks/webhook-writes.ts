@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import { WebhookSubscription as Entity } from '../../entities/index.ts';
+import { notFound } from '../../lib/errors.ts';
+import { clinicRef } from '../clinic-ref.ts';
+import { text, z } from '../write-input.ts';
+import { defineWrite } from '../writes.ts';
+import { SECRET_PREFIX, WebhookSubscription } from './webhook.resource.ts';
+import { checkDeliveryUrl, subscribedTypes } from './webhooks.ts';
+
+/**
+ * Creating and deleting webhook subscriptions (spec, "Webhook subscriptions"; issue 17). Neither
+ * records an event: the catalog has no webhook type.
+ */
+export const createWebhookInput = z.strictObject({
+  url: text(2048).meta({
+    description: 'The https endpoint events are posted to; its host must resolve to a public address.',
+  }),
+  event_types: z.array(text(64)).max(64).optional().meta({
+    description:
+      'Event types to deliver; omitted or empty: every type the key may see (without chat:read, every type but chat.*). A chat.* type needs chat:read.',
+  }),
+});
+
+export const createWebhook = defineWrite({
+  name: 'createWebhook',
+  method: 'POST',
+  path: '/webhooks',
+  status: 201,
+  tag: 'Webhooks',
+  summary: 'Subscribe to events',
+  description:
+    'The answer is the only one that carries the whole secret (every read masks it); keep it, or delete and subscribe again. An http URL, a host resolving to a loopback, private, link-local, multicast or metadata address: 422 (url). An unknown type: 422 (event_types); a chat.* type on a key without chat:read: 403.',
+  scopes: ['webhooks:manage'],
+  input: createWebhookInput,
+  example: {
+    url: 'https://hooks.example.com/clinic-events',
+    event_types: ['appointment.created', 'appointment.cancelled'],
+  },
+  resource: WebhookSubscription,
+  errors: {
+    '422': {
+      code: 'validation_failed',
+      description:
+        '`validation_failed`: `url` is missing, not https, or its host resolves to a loopback, private, link-local, multicast or metadata address; `event_types` names an unknown type; or a field is not one this operation takes. `param` names it.',
+      message: 'url must be an https URL, not http:.',
+      param: 'url',
+    },
+  },
+  // The checks and the host's lookup happen before the transaction: a lookup can take seconds.
+  async prepare(ctx, input) {
+    const eventTypes = subscribedTypes(ctx, input.event_types);
+    const url = await checkDeliveryUrl(input.url, ctx.services.webhooks?.allowLoopback ?? false);
+    return { url, eventTypes, secret: SECRET_PREFIX + randomBytes(32).toString('base64url') };
+  },
+  async run(w, _input, _id, prepared) {
+    const s = w.em.create(Entity, {
+      clinic: clinicRef(w),
+      url: prepared.url,
+      eventTypes: prepared.eventTypes,
+      enabled: true,
+      secret: prepared.secret,
+      consecutiveFailures: 0,
+      disabledAt: null,
+      disabledReason: null,
+      deletedAt: null,
+    });
+    await w.em.flush();
+    return s.id;
+  },
+  // The one answer with the whole secret (an Idempotency-Key replay answers it again).
+  reveal: (answer, prepared) => ({ ...answer, secret: prepared.secret }),
+});
+
+export const deleteWebhook = defineWrite({
+  name: 'deleteWebhook',
+  method: 'DELETE',
+  path: '/webhooks/:id',
+  ids: { id: 'WebhookSubscription' },
+  status: 200,
+  tag: 'Webhooks',
+  summary: 'Delete a subscription',
+  description:
+    'Nothing more is delivered to it. Answers the subscription as it was deleted (enabled false); afterwards it is a 404 and is not listed.',
+  scopes: ['webhooks:manage'],
+  input: z.strictObject({}),
+  example: {},
+  resource: WebhookSubscription,
+  async run(w, _input, id) {
+    const s = await w.load(Entity, 'WebhookSubscription', id);
+    // Kept as a row (deliveries point at it), out of sight from now on.
+    if (s.deletedAt) throw notFound('webhook subscription', String(id));
+    s.deletedAt = w.now;
+    s.enabled = false;
+    await w.em.flush();
+    return s.id;
+  },
+});

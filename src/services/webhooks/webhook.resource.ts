@@ -1,0 +1,45 @@
+import { defineResource, f } from '../resource.ts';
+
+/** What a secret starts with: `whsec_` and 32 random bytes in base64url (43 characters). */
+export const SECRET_PREFIX = 'whsec_';
+
+/**
+ * The secret as every read shows it (docs/decisions.md, Webhook subscriptions): the prefix, four
+ * stars and the last four characters, enough to tell two secrets apart, never enough to sign.
+ * Only the creation's answer carries it whole (src/services/webhooks/webhook-writes.ts).
+ */
+export const maskSecret = (secret: string) => `${SECRET_PREFIX}****${secret.slice(-4)}`;
+
+/** A webhook subscription (spec, "Webhook subscription"), with why and when it was disabled. */
+export const WebhookSubscription = defineResource({
+  name: 'WebhookSubscription',
+  kind: 'WebhookSubscription',
+  scopes: ['webhooks:manage'],
+  description: 'Where events are delivered, and which ones. Deleted subscriptions are not shown.',
+  fields: {
+    id: f.id(),
+    url: f.column('url', 'String', { description: 'The https endpoint events are posted to.' }),
+    event_types: f.column('eventTypes', ['String'], {
+      description:
+        'The event types delivered; empty means every type (a key without chat:read stores every type but chat.*).',
+    }),
+    enabled: f.column('enabled', 'Boolean', {
+      description: 'Whether events are delivered; false once disabled after repeated failures, or deleted.',
+    }),
+    secret: f.column('secret', 'String', {
+      convert: (v) => maskSecret(String(v)),
+      description:
+        'The signing secret: whole only in the answer of its creation, masked (whsec_****abcd) everywhere else.',
+    }),
+    disabled_at: f.time('disabledAt', {
+      nullable: true,
+      description: 'When deliveries were disabled after repeated failures; null while enabled.',
+    }),
+    disabled_reason: f.column('disabledReason', 'String', {
+      nullable: true,
+      description: 'Why deliveries were disabled; null while enabled.',
+    }),
+    created_at: f.time('createdAt'),
+    updated_at: f.time('updatedAt'),
+  },
+});

@@ -1,0 +1,115 @@
+import { type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../../db/list.ts';
+import type { KeysetSpec } from '../../db/pagination.ts';
+import { WebhookSubscription as Entity } from '../../entities/index.ts';
+import { EVENT_TYPES, type EventType, scopeToSee } from '../../events/types.ts';
+import { bareHost, isLoopbackHost, rangeRefusal, refusedHost } from '../../lib/address-policy.ts';
+import { invalid, notFound } from '../../lib/errors.ts';
+import { tryParseId } from '../../lib/ids.ts';
+import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
+import { eventTypesParam } from '../events/events.ts';
+import { CORE, type Row, standaloneView } from '../resource.ts';
+import { WebhookSubscription } from './webhook.resource.ts';
+
+/**
+ * Webhook subscriptions (spec, "Webhook subscriptions"; issue 17): the clinic's list and one by
+ * id, and the rules a new one is checked against. A deleted subscription keeps its row (its
+ * delivery log points at it) and is out of sight: not listed, a 404 by id.
+ */
+const oldestFirst: KeysetSpec<Row> = {
+  tag: 'wh',
+  sortBy: { prop: 'createdAt', kind: 'date', dir: 'asc', get: (r) => r.createdAt },
+  idDir: 'asc',
+  id: (r) => r.id,
+};
+
+const view = standaloneView(WebhookSubscription, CORE);
+const notDeleted = { deletedAt: null };
+
+/** A cursor page of the clinic's subscriptions, oldest first (the one list mechanism). */
+export async function listWebhooks(ctx: ServiceContext, args: PageArgs): Promise<ListPage<Row>> {
+  const page = await readPage(readsOf(ctx), Entity, oldestFirst, view.read, [notDeleted], args);
+  return mapPage(page, (row) => view.present(row, ctx.principal));
+}
+
+/** The subscription's columns and `deletedAt` (a deleted one is a 404). */
+const readWithDeleted = Object.freeze({
+  fields: Object.freeze([...view.read.fields, 'deletedAt']),
+  joins: view.read.joins,
+});
+
+/** One subscription, secret masked; malformed, unknown, deleted or another clinic's: 404. */
+export async function getWebhook(ctx: ServiceContext, id: string): Promise<Row> {
+  const n = tryParseId('WebhookSubscription', id);
+  const [row] = n == null ? [null] : await readByIds(readsOf(ctx), Entity, readWithDeleted, [n]);
+  if (!row || row.deletedAt != null) throw notFound('webhook subscription', id);
+  return view.present(row, ctx.principal);
+}
+
+/**
+ * The types a new subscription stores: unknown ones are a 422 naming them, a chat.* type without
+ * chat:read a 403 (as the events list's filter: `eventTypesParam`). Omitted or empty: [] (every
+ * type, the spec's "empty means every type") for a key that may see every type; for a key that
+ * may not (no chat:read), every type it may see, listed, so the subscription never widens.
+ */
+export function subscribedTypes(ctx: ServiceContext, raw: string[] | undefined): EventType[] {
+  const asked = eventTypesParam(ctx, raw, 'event_types');
+  if (asked) return asked;
+  const visible = EVENT_TYPES.filter((t) => {
+    const scope = scopeToSee(t);
+    return scope === undefined || ctx.principal.scopes.has(scope);
+  });
+  return visible.length === EVENT_TYPES.length ? [] : visible;
+}
+
+/** How long a lookup of the URL's host may take at creation before it is given up (accepted). */
+const LOOKUP_TIMEOUT_MS = 5000;
+
+/**
+ * The delivery URL's checks at creation (422 `url`): https, or plain http to a loopback host with
+ * `allowLoopback` (ALLOW_LOOPBACK_URLS); no credentials in it; its host, resolved, must be public
+ * unicast (loopback too with `allowLoopback`), as media downloads check (src/lib/address-policy.ts).
+ * A host that does not resolve (yet) is accepted: deliveries check the address again when they
+ * connect (DNS rebinding), and a lookup failing now says nothing about later.
+ */
+export async function checkDeliveryUrl(raw: string, allowLoopback: boolean): Promise<string> {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw invalid('url', 'url is not a valid URL.');
+  }
+  const host = bareHost(u);
+  const plainLoopback = u.protocol === 'http:' && allowLoopback && isLoopbackHost(host);
+  if (u.protocol !== 'https:' && !plainLoopback)
+    throw invalid(
+      'url',
+      allowLoopback
+        ? `url must be an https URL (plain http only to a loopback address), not ${u.protocol}//${u.host}.`
+        : `url must be an https URL, not ${u.protocol}.`,
+    );
+  if (u.username || u.password) throw invalid('url', 'url must not carry a user name or password.');
+  const policy = plainLoopback
+    ? { loopback: true, public: false }
+    : { loopback: allowLoopback, public: true };
+  let timer: NodeJS.Timeout | undefined;
+  const range = await Promise.race([
+    refusedHost(host, policy).catch(() => null),
+    new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), LOOKUP_TIMEOUT_MS);
+    }),
+  ]).finally(() => clearTimeout(timer));
+  if (range) throw invalid('url', rangeRefusal(range, 'url'));
+  return u.toString();
+}
+
+/** The service's setting for webhook URLs, wired in src/server/app.ts. */
+export interface WebhookDeps {
+  /** ALLOW_LOOPBACK_URLS: plain http to loopback receivers, for tests and local development. */
+  allowLoopback: boolean;
+}
+
+declare module '../../lib/request-context.ts' {
+  interface AppServices {
+    webhooks?: WebhookDeps;
+  }
+}

@@ -9,6 +9,7 @@ import { Migration20261127000000CatalogWrites } from './Migration20261127000000C
 import { Migration20261127000001Calls } from './Migration20261127000001Calls.ts';
 import { Migration20261127000002Events } from './Migration20261127000002Events.ts';
 import { Migration20261127000003WorkingHours } from './Migration20261127000003WorkingHours.ts';
+import { Migration20261128000000DeliveryLog } from './Migration20261128000000DeliveryLog.ts';
 
 /** Listed explicitly so migrations load the same way under Node, vitest and the CLI. */
 export const migrationsList: MigrationObject[] = [
@@ -22,4 +23,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261127000001Calls', class: Migration20261127000001Calls },
   { name: 'Migration20261127000002Events', class: Migration20261127000002Events },
   { name: 'Migration20261127000003WorkingHours', class: Migration20261127000003WorkingHours },
+  { name: 'Migration20261128000000DeliveryLog', class: Migration20261128000000DeliveryLog },
 ];

@@ -23,6 +23,7 @@ import {
   TreatmentCategory,
   TreatmentMenuItem,
   Vaccine,
+  WebhookDelivery,
   WebhookSubscription,
   WorkingHours,
 } from '../src/entities/index.ts';
@@ -552,7 +553,7 @@ export async function webhookFixtures(orm: MikroORM, clinicId: number) {
   em.setFilterParams('tenant', { clinicId });
   const clinic = em.getReference(Clinic, clinicId);
   const base = { clinic, consecutiveFailures: 0, disabledAt: null, disabledReason: null, deletedAt: null };
-  em.create(WebhookSubscription, {
+  const first = em.create(WebhookSubscription, {
     ...base,
     url: 'https://hooks.example.com/a',
     eventTypes: [],
@@ -582,6 +583,51 @@ export async function webhookFixtures(orm: MikroORM, clinicId: number) {
     deletedAt: new Date('2026-10-06T09:00:00Z'),
     createdAt: new Date('2026-10-04T08:00:00Z'),
     updatedAt: new Date('2026-10-06T09:00:00Z'),
+  });
+  await em.flush();
+  await deliveryFixtures(orm, clinicId, first.id);
+}
+
+/**
+ * A subscription's delivery log (GET /v1/webhooks/{id}/deliveries; the worker does not write it
+ * yet): a failed attempt with every field, and one under way with every nullable field null, of
+ * the clinic's first event (one is recorded if it has none).
+ */
+export async function deliveryFixtures(orm: MikroORM, clinicId: number, subscriptionId: number) {
+  const em = orm.em.fork();
+  em.setFilterParams('tenant', { clinicId });
+  const clinic = em.getReference(Clinic, clinicId);
+  const event =
+    (await em.findOne(Event, {}, { orderBy: { id: 'asc' } })) ??
+    em.create(Event, { clinic, type: 'patient.created', scope: 'patients:read', data: {} });
+  const attempt = {
+    clinic,
+    subscription: em.getReference(WebhookSubscription, subscriptionId),
+    event,
+    trigger: 'scheduled',
+    status: 'failed',
+    attempt: 1,
+  };
+  em.create(WebhookDelivery, {
+    ...attempt,
+    attemptedAt: new Date('2026-10-02T09:00:00Z'),
+    responseStatus: 503,
+    responseExcerpt: '{"error":"maintenance"}',
+    error: 'HTTP 503',
+    durationMs: 87,
+    nextAttemptAt: new Date('2026-10-02T09:05:00Z'),
+  });
+  em.create(WebhookDelivery, {
+    ...attempt,
+    trigger: 'manual',
+    status: 'pending',
+    attempt: 2,
+    attemptedAt: new Date('2026-10-02T09:03:00Z'),
+    responseStatus: null,
+    responseExcerpt: null,
+    error: null,
+    durationMs: null,
+    nextAttemptAt: null,
   });
   await em.flush();
 }

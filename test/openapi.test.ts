@@ -13,6 +13,7 @@ import { seedDemo } from '../src/services/demo/seed-demo.ts';
 import { Patient } from '../src/services/patients/patient.resource.ts';
 import { allShapes, includesOf } from '../src/services/resource.ts';
 import { restFieldOf, type WriteOperation } from '../src/services/writes.ts';
+import { deliveryFixtures } from './full-fixtures.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { serve, type TestServer } from './media-files.ts';
 
@@ -177,6 +178,8 @@ beforeAll(async () => {
   // A webhook subscription of the dental clinic, for the routes that name one (the seed has none).
   const hook = await app.post('/v1/webhooks', { url: 'https://hooks.example.com/openapi' }, keys.writer);
   expect(hook.status).toBe(201);
+  // Its delivery log (the worker does not write one yet): two attempts.
+  await deliveryFixtures(app.orm, dentalClinic, Number(hook.body.data.id.split('_')[1]));
   const r = await app.get('/v1/openapi.json');
   expect(r.status).toBe(200);
   doc = r.body;
@@ -711,6 +714,10 @@ describe('real responses match the document', () => {
     expect(page.next_cursor).toBeTruthy();
     await call(`/v1/webhooks?limit=2&cursor=${page.next_cursor}`, keys.dental, 200);
     for (const s of page.data) await call(`/v1/webhooks/${s.id}`, keys.dental, 200);
+    // The first one (the oldest) has a delivery log of two attempts.
+    const log = await call(`/v1/webhooks/${page.data[0].id}/deliveries?limit=1`, keys.dental, 200);
+    expect(log.data.length).toBe(1);
+    await call(`/v1/webhooks/${page.data[0].id}/deliveries?cursor=${log.next_cursor}`, keys.dental, 200);
   });
 
   it('every route answered with data at least once', () => {

@@ -30,6 +30,7 @@ import {
   shapeOf,
 } from '../src/services/resource.ts';
 import { Treatment } from '../src/services/treatments/treatment.resource.ts';
+import { WebhookDelivery } from '../src/services/webhooks/delivery.resource.ts';
 import { WebhookSubscription } from '../src/services/webhooks/webhook.resource.ts';
 import { dentalFixtures, eventFixtures, fullFixtures, webhookFixtures } from './full-fixtures.ts';
 import { selectionOf, startTestApp, type TestApp } from './helpers.ts';
@@ -447,6 +448,14 @@ for (const clinic of clinics) {
         expect((await rest(hooks, `/v1/webhooks/${item.id}`)).data).toEqual(item);
         const n = await gql(hooks, `{ node(id: "${item.id}") { ... on WebhookSubscription ${selection} } }`);
         expect(n.node).toEqual(item);
+        // Its delivery log = the deliveries connection.
+        const log = await rest(hooks, `/v1/webhooks/${item.id}/deliveries?limit=100`);
+        record(WebhookDelivery.name, WebhookDelivery, log.data);
+        const g = await gql(
+          hooks,
+          `{ node(id: "${item.id}") { ... on WebhookSubscription { deliveries(first: 100) { ${pageInfo} edges { node ${selectionOf(WebhookDelivery)} } } } } }`,
+        );
+        expect(nodes(g.node.deliveries)).toEqual(log.data);
       }
     });
 
@@ -556,6 +565,7 @@ const roots: Resource[] = [
   Template,
   EventEnvelope,
   WebhookSubscription,
+  WebhookDelivery,
 ];
 
 describe('the comparisons covered every definition', () => {

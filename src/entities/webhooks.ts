@@ -40,21 +40,33 @@ const WebhookSubscriptionSchema = defineEntity({
 export class WebhookSubscription extends WebhookSubscriptionSchema.class {}
 WebhookSubscriptionSchema.setClass(WebhookSubscription);
 
+/**
+ * The delivery log: one row per ATTEMPT to deliver one event to one subscription (docs/decisions.md,
+ * Webhook delivery log). The worker writes a row as an attempt starts (`pending`) and completes it
+ * (`succeeded` or `failed`); a retry, scheduled or manual, is a new row.
+ */
 const WebhookDeliverySchema = defineEntity({
   name: 'WebhookDelivery',
-  indexes: [{ properties: ['subscription', 'createdAt', 'id'] }],
+  // The log of a subscription, newest first (GET /v1/webhooks/{id}/deliveries).
+  indexes: [{ properties: ['subscription', 'attemptedAt', 'id'] }],
   properties: {
     ...tenantColumns(),
     subscription: () => p.manyToOne(WebhookSubscription),
     // Deleted with their event (retention, docs/limits.md): a delivery log of an event that is gone.
     event: () => p.manyToOne(Event).deleteRule('cascade').index(),
-    /** pending, succeeded or failed */
+    /** scheduled (the first attempt and the backoff's retries) or manual (POST …/retry) */
+    trigger: p.string().default('scheduled'),
+    /** pending (under way), succeeded or failed */
     status: p.string(),
-    attempts: p.integer().default(0),
-    lastAttemptAt: p.datetime().nullable(),
+    /** This attempt's number for the event and subscription: 1 for the first. */
+    attempt: p.integer().default(1),
+    /** When the attempt started (the worker's clock); the log's order. */
+    attemptedAt: p.datetime().defaultRaw('current_timestamp'),
+    /** After a failed attempt, when the next scheduled one is due; null when none will be. */
     nextAttemptAt: p.datetime().nullable(),
     responseStatus: p.integer().nullable(),
-    responseBody: p.text().nullable(),
+    /** The response body's first RESPONSE_EXCERPT_MAX characters, truncated before it is stored. */
+    responseExcerpt: p.text().nullable(),
     error: p.text().nullable(),
     durationMs: p.integer().nullable(),
     ...timestamps(),

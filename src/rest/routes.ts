@@ -319,6 +319,15 @@ const readRoutes: RestRoute[] = [
     tag: 'Webhooks',
     summary: 'Get a webhook subscription',
   },
+  {
+    field: 'listWebhookDeliveries',
+    method: 'GET',
+    path: '/webhooks/:id/deliveries',
+    ids: { id: 'WebhookSubscription' },
+    status: 200,
+    tag: 'Webhooks',
+    summary: "A subscription's delivery attempts, newest first",
+  },
 ];
 
 /** Each catalog list and each of its entries by id (src/services/catalog/catalog.ts). */

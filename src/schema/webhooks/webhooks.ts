@@ -2,10 +2,14 @@ import { allOf } from '../../auth/scopes.ts';
 import { relayPageArgs } from '../../db/list.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { RequestContext } from '../../lib/request-context.ts';
+import { viewOfSelection } from '../../services/resource.ts';
+import { deliveriesOf, listDeliveries } from '../../services/webhooks/deliveries.ts';
+import { WebhookDelivery } from '../../services/webhooks/delivery.resource.ts';
 import { WebhookSubscription } from '../../services/webhooks/webhook.resource.ts';
 import { getWebhook, listWebhooks } from '../../services/webhooks/webhooks.ts';
 import { builder } from '../builder.ts';
-import { nodeType } from '../resource-types.ts';
+import { nodeType, objectType } from '../resource-types.ts';
+import { selectedFields } from '../selection.ts';
 import { restOne, restPage, toConnection, toRestPage } from '../shared.ts';
 
 /**
@@ -16,6 +20,18 @@ import { restOne, restPage, toConnection, toRestPage } from '../shared.ts';
 export const WebhookSubscriptionType = nodeType(WebhookSubscription, (id, ctx) => getWebhook(ctx, id));
 
 const authScopes = allOf(WebhookSubscription.scopes);
+
+/** An attempt of the delivery log; read only through its subscription (no node(id:)). */
+const WebhookDeliveryType = objectType(WebhookDelivery);
+
+const forwardOnly = (args: { last?: number | null; before?: string | null }) => {
+  if (args.last != null || args.before != null)
+    throw new AppError('validation_failed', 'Only forward pagination (first, after) is supported.', {
+      param: 'last',
+    });
+};
+
+const LOG = 'Delivery attempts, newest first by attempted_at; a retry is another attempt.';
 
 const ORDER = 'Oldest first; deleted subscriptions are not listed; secrets masked.';
 
@@ -51,5 +67,32 @@ builder.queryFields((t) => ({
     authScopes,
     args: { id: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx: RequestContext) => ({ data: await getWebhook(ctx, args.id) }),
+  }),
+  listWebhookDeliveries: t.field({
+    type: restPage('WebhookDeliveryPage', WebhookDeliveryType),
+    subGraphs: ['Rest'],
+    authScopes,
+    description: LOG,
+    args: {
+      id: t.arg.string({ required: true, description: 'Webhook subscription id.' }),
+      limit: t.arg({ type: 'Limit', required: false, description: 'Page size, 1 to 100 (default 25).' }),
+      cursor: t.arg.string({ required: false, description: 'next_cursor of the previous page, verbatim.' }),
+    },
+    resolve: async (_root, args, ctx: RequestContext) => toRestPage(await listDeliveries(ctx, args.id, args)),
+  }),
+}));
+
+builder.objectFields(WebhookSubscriptionType, (t) => ({
+  deliveries: t.connection({
+    type: WebhookDeliveryType,
+    subGraphs: ['Public'],
+    nullable: true,
+    authScopes: allOf(WebhookDelivery.scopes),
+    description: LOG,
+    resolve: async (s, args, ctx: RequestContext, info) => {
+      forwardOnly(args);
+      const view = viewOfSelection(WebhookDelivery, selectedFields(info, ['edges', 'node']));
+      return toConnection(await deliveriesOf(ctx, s, view, args));
+    },
   }),
 }));

@@ -1,0 +1,67 @@
+import { defineResource, defineShape, f } from '../resource.ts';
+
+/** How much of a receiver's response body an attempt keeps (characters), truncated before it is stored. */
+export const RESPONSE_EXCERPT_MAX = 1024;
+
+/** The stored excerpt of a response body: its first RESPONSE_EXCERPT_MAX characters (the worker stores this). */
+export const responseExcerpt = (body: string): string =>
+  body.length <= RESPONSE_EXCERPT_MAX ? body : body.slice(0, RESPONSE_EXCERPT_MAX);
+
+/** The subscription an attempt belongs to (the list's parent, attached, never read again). */
+const DeliverySubscription = defineShape('WebhookDeliverySubscription', {
+  id: f.id(),
+  url: f.column('url', 'String'),
+});
+
+/** The event an attempt delivered. */
+const DeliveredEvent = defineShape('WebhookDeliveryEvent', {
+  id: f.id(),
+  type: f.column('type', 'String'),
+});
+
+/**
+ * One attempt to deliver one event to one subscription (docs/decisions.md, Webhook delivery log):
+ * GET /v1/webhooks/{id}/deliveries, newest first. A retry, scheduled or manual, is another record.
+ */
+export const WebhookDelivery = defineResource({
+  name: 'WebhookDelivery',
+  kind: 'WebhookDelivery',
+  scopes: ['webhooks:manage'],
+  description: 'One attempt to deliver an event to a webhook subscription.',
+  fields: {
+    id: f.id(),
+    subscription: f.join('subscription', 'WebhookSubscription', DeliverySubscription, { fromParent: true }),
+    event: f.join('event', 'Event', DeliveredEvent),
+    trigger: f.column('trigger', 'String', {
+      description: 'scheduled (the first attempt and the automatic retries) or manual (a retry asked for).',
+    }),
+    status: f.column('status', 'String', {
+      description: 'pending (under way), succeeded (a 2xx answer) or failed.',
+    }),
+    attempt: f.column('attempt', 'Int', {
+      description: "This attempt's number for the event and subscription: 1 for the first.",
+    }),
+    attempted_at: f.time('attemptedAt', { description: 'When the attempt started.' }),
+    response_status: f.column('responseStatus', 'Int', {
+      nullable: true,
+      description: "The receiver's HTTP status; null when none came (timeout, connection error) or yet.",
+    }),
+    duration_ms: f.column('durationMs', 'Int', {
+      nullable: true,
+      description: 'From the request sent to the answer or the failure; null while pending.',
+    }),
+    response_excerpt: f.column('responseExcerpt', 'String', {
+      nullable: true,
+      description: `The response body's first ${RESPONSE_EXCERPT_MAX} characters; null when there was none.`,
+    }),
+    error: f.column('error', 'String', {
+      nullable: true,
+      description: 'Why the attempt failed (timeout, connection refused, non-2xx status, …); null otherwise.',
+    }),
+    next_attempt_at: f.time('nextAttemptAt', {
+      nullable: true,
+      description:
+        'After a failed attempt, when the next automatic one is due; null when none will be (success, retries exhausted, subscription disabled).',
+    }),
+  },
+});

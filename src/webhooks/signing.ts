@@ -1,0 +1,64 @@
+import type { Event } from '../entities/index.ts';
+import { toId } from '../lib/ids.ts';
+import { signBody } from '../lib/signing.ts';
+import { EventEnvelope } from '../services/events/event.resource.ts';
+import { CORE, type PresentContext, present, type Row } from '../services/resource.ts';
+
+/**
+ * What a webhook delivery sends (spec, Events: "Request headers on every delivery",
+ * "Verification"): the envelope's exact bytes, signed with the subscription's secret. The
+ * delivery worker (not built yet) POSTs `serializeEnvelope(event)` with `deliveryHeaders(...)`
+ * of those same bytes; nothing here does I/O.
+ */
+
+/** The outbox columns an envelope is made of (an `Event` entity or a lean row of it). */
+export type EventRow = Pick<Event, 'id' | 'type' | 'createdAt' | 'data'>;
+
+/**
+ * The envelope's fields (id, type, created_at, data) depend on no clinic setting; the presenter
+ * still takes a context, so it gets a neutral one.
+ */
+const NO_CLINIC: PresentContext = { country: '' };
+
+/**
+ * The envelope `{id, type, created_at, data}` through the one presenter GET /v1/events/{id}
+ * uses (src/services/events/event.resource.ts): `id` as `evt_<n>`, `created_at` ISO 8601,
+ * `data` the stored JSON as it is, never rebuilt.
+ */
+export const envelopeOf = (event: EventRow): Row => present(EventEnvelope, event as Row, NO_CLINIC, CORE);
+
+/** The exact bytes of a delivery's body: compact JSON of the envelope, signed as they are. */
+export const serializeEnvelope = (event: EventRow): string => JSON.stringify(envelopeOf(event));
+
+/** `sha256=<hex HMAC-SHA256 of the raw body keyed by the secret>` (the one scheme, src/lib/signing.ts). */
+export const signatureOf = (secret: string, rawBody: string | Buffer): string => signBody(secret, rawBody);
+
+/** The spec's header names, as it spells them (HTTP names are case-insensitive anyway). */
+export const HEADERS = {
+  signature: 'X-Service-Signature',
+  timestamp: 'X-Service-Timestamp',
+  eventId: 'X-Service-Event-Id',
+  eventType: 'X-Service-Event-Type',
+} as const;
+
+/**
+ * The headers of one delivery attempt of `rawBody` (the bytes `serializeEnvelope(event)` made):
+ * the signature over exactly those bytes, the signing time `now` (the injected clock) as Unix
+ * seconds, and the event's id and type as in the body. Each attempt signs again, so a retry
+ * carries its own time. The timestamp is not covered by the signature (the spec signs the body
+ * alone): receivers deduplicate on the event id, not on the time.
+ */
+export function deliveryHeaders(
+  secret: string,
+  event: EventRow,
+  rawBody: string | Buffer,
+  now: Date,
+): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    [HEADERS.signature]: signatureOf(secret, rawBody),
+    [HEADERS.timestamp]: String(Math.floor(now.getTime() / 1000)),
+    [HEADERS.eventId]: toId('Event', event.id),
+    [HEADERS.eventType]: event.type,
+  };
+}

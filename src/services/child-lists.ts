@@ -32,6 +32,16 @@ export function newestFirst(tag: string, prop: string): KeysetSpec<Row> {
   };
 }
 
+/** Oldest first by a point in time, ties by id ascending (a sync order, a short list's order). */
+export function oldestFirst(tag: string, prop: string): KeysetSpec<Row> {
+  return {
+    tag,
+    sortBy: { prop, kind: 'date', dir: 'asc', get: (r) => r[prop] },
+    idDir: 'asc',
+    id: (r) => r.id,
+  };
+}
+
 /** One page of one parent's list. `filters` are equalities on columns (e.g. `appointment`). */
 export async function pageOfParent(
   ctx: ServiceContext,

@@ -1,11 +1,11 @@
 import { forbidden } from '../../auth/scopes.ts';
 import { type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../../db/list.ts';
-import type { KeysetSpec } from '../../db/pagination.ts';
 import { Event } from '../../entities/index.ts';
 import { EVENT_TYPES, type EventType, GATING_SCOPES, isEventType, scopeToSee } from '../../events/types.ts';
 import { invalid, notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
+import { newestFirst, oldestFirst } from '../child-lists.ts';
 import { instantParam } from '../params.ts';
 import { CORE, type Row, standaloneView } from '../resource.ts';
 import { EventEnvelope } from './event.resource.ts';
@@ -16,20 +16,9 @@ import { EventEnvelope } from './event.resource.ts';
  * incremental sync (as `updated_since` on the record lists). chat.* events only for keys that
  * hold chat:read, the rule webhook subscriptions follow (docs/decisions.md, Events).
  */
-const newestFirst: KeysetSpec<Row> = {
-  tag: 'evt',
-  sortBy: { prop: 'createdAt', kind: 'date', dir: 'desc', get: (r) => r.createdAt },
-  idDir: 'desc',
-  id: (r) => r.id,
-};
-
-/** Ascending `created_at`, ties by id: the order of `created_since`. Its own tag, so cursors never cross. */
-const oldestFirst: KeysetSpec<Row> = {
-  tag: 'evts',
-  sortBy: { prop: 'createdAt', kind: 'date', dir: 'asc', get: (r) => r.createdAt },
-  idDir: 'asc',
-  id: (r) => r.id,
-};
+const byNewest = newestFirst('evt', 'createdAt');
+/** The order of `created_since`. Its own tag, so cursors never cross. */
+const byOldest = oldestFirst('evts', 'createdAt');
 
 const view = standaloneView(EventEnvelope, CORE);
 
@@ -75,7 +64,7 @@ export async function listEvents(ctx: ServiceContext, args: EventListArgs): Prom
   const hidden = hiddenScopes(ctx);
   if (hidden.length) where.push({ scope: { $nin: hidden } });
   if (since) where.push({ createdAt: { $gte: since } });
-  const page = await readPage(readsOf(ctx), Event, since ? oldestFirst : newestFirst, view.read, where, args);
+  const page = await readPage(readsOf(ctx), Event, since ? byOldest : byNewest, view.read, where, args);
   return mapPage(page, (row) => view.present(row, ctx.principal));
 }
 

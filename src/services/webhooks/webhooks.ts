@@ -1,11 +1,11 @@
 import { type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../../db/list.ts';
-import type { KeysetSpec } from '../../db/pagination.ts';
 import { WebhookSubscription as Entity } from '../../entities/index.ts';
 import { EVENT_TYPES, type EventType, scopeToSee } from '../../events/types.ts';
 import { bareHost, isLoopbackHost, rangeRefusal, refusedHost } from '../../lib/address-policy.ts';
 import { invalid, notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
+import { oldestFirst } from '../child-lists.ts';
 import { eventTypesParam } from '../events/events.ts';
 import { CORE, type Row, standaloneView } from '../resource.ts';
 import { WebhookSubscription } from './webhook.resource.ts';
@@ -15,19 +15,14 @@ import { WebhookSubscription } from './webhook.resource.ts';
  * id, and the rules a new one is checked against. A deleted subscription keeps its row (its
  * delivery log points at it) and is out of sight: not listed, a 404 by id.
  */
-const oldestFirst: KeysetSpec<Row> = {
-  tag: 'wh',
-  sortBy: { prop: 'createdAt', kind: 'date', dir: 'asc', get: (r) => r.createdAt },
-  idDir: 'asc',
-  id: (r) => r.id,
-};
+const byOldest = oldestFirst('wh', 'createdAt');
 
 const view = standaloneView(WebhookSubscription, CORE);
 const notDeleted = { deletedAt: null };
 
 /** A cursor page of the clinic's subscriptions, oldest first (the one list mechanism). */
 export async function listWebhooks(ctx: ServiceContext, args: PageArgs): Promise<ListPage<Row>> {
-  const page = await readPage(readsOf(ctx), Entity, oldestFirst, view.read, [notDeleted], args);
+  const page = await readPage(readsOf(ctx), Entity, byOldest, view.read, [notDeleted], args);
   return mapPage(page, (row) => view.present(row, ctx.principal));
 }
 

@@ -20,11 +20,11 @@ export const bookingSql = {
   /**
    * The referenced records, each the clinic's and not disabled, in one statement (WriteContext.refs),
    * with the type's duration: per reference `[state, ...columns]` (1 usable, 2 disabled) or null;
-   * the provider's lock is taken by the same statement. Params lock space and provider, then
-   * clinic and id for patient, branch, provider, type.
+   * the provider's lock is taken by the same statement, only when the provider is the clinic's.
+   * Params lock space, clinic and provider, then clinic and id for patient, branch, provider, type.
    */
   references:
-    'select pg_advisory_xact_lock(?, ?) as "lock", (select json_build_array(1) from "patient" t where t.clinic_id = ? and t.id = ?) as "r0", (select json_build_array(case when t."disabled_at" is null then 1 else 2 end) from "branch" t where t.clinic_id = ? and t.id = ?) as "r1", (select json_build_array(case when t."disabled_at" is null then 1 else 2 end) from "provider" t where t.clinic_id = ? and t.id = ?) as "r2", (select json_build_array(case when t."disabled_at" is null then 1 else 2 end, t."duration_minutes") from "appointment_type" t where t.clinic_id = ? and t.id = ?) as "r3"',
+    'select (select pg_advisory_xact_lock(?, t.id) from "provider" t where t.clinic_id = ? and t.id = ?) as "lock", (select json_build_array(1) from "patient" t where t.clinic_id = ? and t.id = ?) as "r0", (select json_build_array(case when t."disabled_at" is null then 1 else 2 end) from "branch" t where t.clinic_id = ? and t.id = ?) as "r1", (select json_build_array(case when t."disabled_at" is null then 1 else 2 end) from "provider" t where t.clinic_id = ? and t.id = ?) as "r2", (select json_build_array(case when t."disabled_at" is null then 1 else 2 end, t."duration_minutes") from "appointment_type" t where t.clinic_id = ? and t.id = ?) as "r3"',
 };
 
 /** The statements the app runs that the raw server runs too, in the app's order. */

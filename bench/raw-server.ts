@@ -548,6 +548,7 @@ async function bookAppointment(p: Principal, text: string) {
         ...booking.references,
         values: [
           PROVIDER_LOCKS,
+          p.clinicId,
           input.provider,
           p.clinicId,
           input.patient,

@@ -10,6 +10,7 @@ import { Migration20261127000001Calls } from './Migration20261127000001Calls.ts'
 import { Migration20261127000002Events } from './Migration20261127000002Events.ts';
 import { Migration20261127000003WorkingHours } from './Migration20261127000003WorkingHours.ts';
 import { Migration20261128000000DeliveryLog } from './Migration20261128000000DeliveryLog.ts';
+import { Migration20261128000001CallPatientIndex } from './Migration20261128000001CallPatientIndex.ts';
 
 /** Listed explicitly so migrations load the same way under Node, vitest and the CLI. */
 export const migrationsList: MigrationObject[] = [
@@ -24,4 +25,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261127000002Events', class: Migration20261127000002Events },
   { name: 'Migration20261127000003WorkingHours', class: Migration20261127000003WorkingHours },
   { name: 'Migration20261128000000DeliveryLog', class: Migration20261128000000DeliveryLog },
+  { name: 'Migration20261128000001CallPatientIndex', class: Migration20261128000001CallPatientIndex },
 ];

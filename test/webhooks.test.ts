@@ -155,6 +155,19 @@ describe('POST /v1/webhooks', () => {
     expect(again.body).toEqual(first.body);
     const list = (await app.get('/v1/webhooks?limit=100', manage)).body.data;
     expect(list.filter((s: any) => s.url === 'https://93.184.215.14/once')).toHaveLength(1);
+    // The stored answer of the key holds the masked secret only, and a replay after a DELETE
+    // answers it masked.
+    const stored = await app.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ response: unknown }[]>(
+        `select "response" from "idempotency_key" where "key" = 'wh-create-1'`,
+      );
+    expect(JSON.stringify(stored)).not.toContain(first.body.data.secret);
+    await app.send('DELETE', `/v1/webhooks/${first.body.data.id}`, undefined, manage);
+    const afterDelete = await create({ url: 'https://93.184.215.14/once' }, manage, headers);
+    expect(afterDelete.body.data.secret).not.toBe(first.body.data.secret);
+    expect(afterDelete.body.data.secret).toMatch(/^whsec_\*{4}/);
   });
 
   it('GraphQL: createWebhook answers the whole secret', async () => {
@@ -208,6 +221,11 @@ describe('DELETE /v1/webhooks/{id}', () => {
     const again = await app.send('DELETE', `/v1/webhooks/${created.id}`, undefined, manage);
     expect(again.status).toBe(404);
     expect(again.body.error.code).toBe('not_found');
+    // A stale If-Match does not reveal that a deleted subscription exists: 404, not 412.
+    const stale = await app.send('DELETE', `/v1/webhooks/${created.id}`, undefined, manage, {
+      'if-match': '"1"',
+    });
+    expect(stale.status).toBe(404);
     const g = await app.gql(`{ node(id: "${created.id}") { id } }`, {}, manage);
     expect(g.body.data?.node ?? null).toBeNull();
     // The row stays (its deliveries will point at it), deleted.

@@ -1,6 +1,5 @@
 import { allOf } from '../auth/scopes.ts';
 import { relayPageArgs } from '../db/list.ts';
-import { AppError } from '../lib/errors.ts';
 import type { RequestContext } from '../lib/request-context.ts';
 import { appointmentRecords } from '../services/appointments/appointments.ts';
 import { callRecords } from '../services/calls/calls.ts';
@@ -15,7 +14,7 @@ import { builder } from './builder.ts';
 import { CallType } from './calls/types.ts';
 import { AppointmentType, PatientType, PaymentType, TreatmentType } from './patients/types.ts';
 import { nodeType } from './resource-types.ts';
-import { restOne, restPage, toConnection, toRestPage } from './shared.ts';
+import { forwardOnly, restOne, restPage, toConnection, toRestPage } from './shared.ts';
 
 /**
  * The top-level record reads the spec leaves open: for each, a Rest page and a Rest object
@@ -119,10 +118,7 @@ builder.queryFields((t) => {
       description: r.description,
       args: filterArgs(),
       resolve: async (_root: unknown, args: any, ctx: RequestContext) => {
-        if (args.last != null || args.before != null)
-          throw new AppError('validation_failed', 'Only forward pagination (first, after) is supported.', {
-            param: 'last',
-          });
+        forwardOnly(args);
         return toConnection(await listRecords(ctx, r.list, { ...args, ...relayPageArgs(args) }, everything));
       },
     });

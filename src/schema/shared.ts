@@ -1,4 +1,5 @@
 import type { ListPage } from '../db/list.ts';
+import { AppError } from '../lib/errors.ts';
 import { builder } from './builder.ts';
 
 /** A REST page `{data, next_cursor}` over items of one type (Rest sub-graph only). */
@@ -90,4 +91,12 @@ class PageInfo<T> {
 /** A Relay connection over one page of the list mechanism (src/db/list.ts). */
 export function toConnection<T>(page: ListPage<T>) {
   return { edges: page.items.map((_, i) => new Edge(page, i)), pageInfo: new PageInfo(page) };
+}
+
+/** Relay connections here page forward only (first, after): `last`/`before` are a 422. */
+export function forwardOnly(args: { last?: number | null; before?: string | null }): void {
+  if (args.last != null || args.before != null)
+    throw new AppError('validation_failed', 'Only forward pagination (first, after) is supported.', {
+      param: 'last',
+    });
 }

@@ -79,10 +79,11 @@ export interface WriteOperation<S extends z.ZodObject = z.ZodObject, P = unknown
    */
   run(w: WriteContext, input: z.output<S>, id: string | undefined, prepared: P): Promise<number | Written>;
   /**
-   * What the answer shows beyond a GET of the object, from `prepare`'s result: a new webhook
-   * subscription's whole secret, which every read masks. Not in the event's `data`.
+   * What the answer shows beyond a GET of the object: a new webhook subscription's whole secret,
+   * which every read masks. Applied to the answer as it is sent, the first time and on an
+   * Idempotency-Key replay alike, and never stored with it (nor in the event's `data`).
    */
-  reveal?(answer: Row, prepared: P): Row;
+  reveal?(ctx: RequestContext, answer: Row): Promise<Row>;
 }
 
 export interface Written {
@@ -109,12 +110,14 @@ export interface WriteContext extends Write {
   /**
    * Several references checked in one statement, each as `ref` checks it (param: its key), and
    * answered as references (not loaded). `also` reads columns of a referenced row on the way
-   * (an appointment type's duration), as `values[key][prop]`. `lock` takes a transaction-scoped
-   * advisory lock in the same statement (a booking's provider lock: one round trip less).
+   * (an appointment type's duration), as `values[key][prop]`. `lock: [space, key]` takes a
+   * transaction-scoped advisory lock on the id of reference `key` in the same statement (a
+   * booking's provider lock: one round trip less), and only when that record is the clinic's,
+   * so no key can hold another clinic's lock.
    */
   refs<K extends string>(
     wanted: Record<K, [EntityClass<any>, number | null | undefined, ...string[]]>,
-    opts?: { lock?: [number, number] },
+    opts?: { lock?: [number, NoInfer<K>] },
   ): Promise<{ refs: Record<K, any>; values: Record<string, Record<string, unknown>> }>;
 }
 
@@ -207,14 +210,13 @@ export async function performWrite(
       const prepared = op.prepare ? await op.prepare(ctx, input, args.id, args.expected) : undefined;
       // The write's time after `prepare` (a download can take seconds): its rows and events carry it.
       const at = op.prepare ? ctx.clock.now() : now;
-      const answer = await write(ctx, op, input, args, at, prepared);
-      return { status: op.status, body: op.reveal ? op.reveal(answer, prepared) : answer };
+      return { status: op.status, body: await write(ctx, op, input, args, at, prepared) };
     },
   );
   if (stored.replayed) ctx.setHeader('idempotent-replayed', 'true');
   const etag = etagOf(stored.body);
   if (etag) ctx.setHeader('etag', etag);
-  return stored.body;
+  return op.reveal ? op.reveal(ctx, stored.body) : stored.body;
 }
 
 /**
@@ -334,8 +336,19 @@ function batchReferrer(w: Write): WriteContext['refs'] {
     ).filter(([, [, id]]) => id != null) as [string, [EntityClass<any>, number, ...string[]]][];
     const refs: Record<string, any> = Object.fromEntries(Object.keys(wanted).map((k) => [k, null]));
     const values: Record<string, Record<string, unknown>> = {};
-    if (!asked.length && !opts.lock) return { refs, values };
-    const params: unknown[] = opts.lock ? [...opts.lock] : [];
+    if (!asked.length) return { refs, values };
+    const params: unknown[] = [];
+    const tableOf = (entity: EntityClass<any>) => w.em.getMetadata().get(entity).tableName;
+    const locked = opts.lock
+      ? (wanted as Record<string, [EntityClass<any>, unknown]>)[opts.lock[1]]
+      : undefined;
+    const lock =
+      opts.lock && locked?.[1] != null
+        ? [
+            `(select pg_advisory_xact_lock(?, t.id) from "${tableOf(locked[0])}" t where t.clinic_id = ? and t.id = ?) as "lock"`,
+          ]
+        : [];
+    if (lock.length) params.push(opts.lock?.[0], w.clinicId, locked?.[1]);
     const selects = asked.map(([, [entity, id, ...props]], i) => {
       const meta = w.em.getMetadata().get(entity);
       const column = (prop: string) => `t."${meta.properties[prop].fieldNames[0]}"`;
@@ -349,7 +362,7 @@ function batchReferrer(w: Write): WriteContext['refs'] {
     const [row] = await w.em
       .getConnection()
       .execute<Record<string, unknown[] | null>[]>(
-        `select ${[...(opts.lock ? ['pg_advisory_xact_lock(?, ?) as "lock"'] : []), ...selects].join(', ')}`,
+        `select ${[...lock, ...selects].join(', ')}`,
         params,
         'all',
         w.em.getTransactionContext(),

@@ -27,7 +27,7 @@ import { builder } from '../builder.ts';
 import { PatientType } from '../patients/types.ts';
 import { objectType } from '../resource-types.ts';
 import { selectedFields } from '../selection.ts';
-import { restList, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
+import { forwardOnly, restList, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
 import { ConversationType, MessageType, TemplateType } from './types.ts';
 
 /**
@@ -37,13 +37,6 @@ import { ConversationType, MessageType, TemplateType } from './types.ts';
  */
 const chatRead = allOf(Conversation.scopes);
 const patientChat = allOf([...Patient.scopes, ...Message.scopes]);
-
-const forwardOnly = (args: { last?: number | null; before?: string | null }) => {
-  if (args.last != null || args.before != null)
-    throw new AppError('validation_failed', 'Only forward pagination (first, after) is supported.', {
-      param: 'last',
-    });
-};
 
 const selection = (resource: Resource, info: GraphQLResolveInfo) =>
   viewOfSelection(resource, selectedFields(info, ['edges', 'node']));

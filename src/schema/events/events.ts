@@ -1,12 +1,11 @@
 import { allOf } from '../../auth/scopes.ts';
 import { relayPageArgs } from '../../db/list.ts';
-import { AppError } from '../../lib/errors.ts';
 import type { RequestContext } from '../../lib/request-context.ts';
 import { EventEnvelope } from '../../services/events/event.resource.ts';
 import { getEvent, listEvents } from '../../services/events/events.ts';
 import { builder } from '../builder.ts';
 import { nodeType } from '../resource-types.ts';
-import { restOne, restPage, toConnection, toRestPage } from '../shared.ts';
+import { forwardOnly, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
 
 /**
  * The outbox read back: GET /v1/events and /v1/events/{id} (Rest fields) and the Public
@@ -37,10 +36,7 @@ builder.queryFields((t) => ({
       }),
     },
     resolve: async (_root, args, ctx: RequestContext) => {
-      if (args.last != null || args.before != null)
-        throw new AppError('validation_failed', 'Only forward pagination (first, after) is supported.', {
-          param: 'last',
-        });
+      forwardOnly(args);
       const page = await listEvents(ctx, {
         type: args.types ?? undefined,
         typeParam: 'types',

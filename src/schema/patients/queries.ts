@@ -14,19 +14,11 @@ import { includesOf, type Row, viewFor, viewOfSelection } from '../../services/r
 import { patientTreatments } from '../../services/treatments/treatments.ts';
 import { builder } from '../builder.ts';
 import { selectedFields } from '../selection.ts';
-import { restOne, restPage, toConnection, toRestPage } from '../shared.ts';
+import { forwardOnly, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
 import { AppointmentType, everyPatientField, PatientType, PaymentType, TreatmentType } from './types.ts';
 
 /** Scopes come from the definitions (`scopes` of each resource). */
 const patientScopes = allOf(Patient.scopes);
-
-const forwardOnly = (args: { last?: number | null; before?: string | null }) => {
-  if (args.last != null || args.before != null) {
-    throw new AppError('validation_failed', 'Only forward pagination (first, after) is supported.', {
-      param: 'last',
-    });
-  }
-};
 
 /**
  * A patient's records: each a Public connection on Patient and a Rest page under

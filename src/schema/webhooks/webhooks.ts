@@ -1,6 +1,5 @@
 import { allOf } from '../../auth/scopes.ts';
 import { relayPageArgs } from '../../db/list.ts';
-import { AppError } from '../../lib/errors.ts';
 import type { RequestContext } from '../../lib/request-context.ts';
 import { viewOfSelection } from '../../services/resource.ts';
 import { deliveriesOf, listDeliveries } from '../../services/webhooks/deliveries.ts';
@@ -10,7 +9,7 @@ import { getWebhook, listWebhooks } from '../../services/webhooks/webhooks.ts';
 import { builder } from '../builder.ts';
 import { nodeType, objectType } from '../resource-types.ts';
 import { selectedFields } from '../selection.ts';
-import { restOne, restPage, toConnection, toRestPage } from '../shared.ts';
+import { forwardOnly, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
 
 /**
  * Webhook subscriptions read: GET /v1/webhooks and /v1/webhooks/{id} (Rest fields), the Public
@@ -24,13 +23,6 @@ const authScopes = allOf(WebhookSubscription.scopes);
 /** An attempt of the delivery log; read only through its subscription (no node(id:)). */
 const WebhookDeliveryType = objectType(WebhookDelivery);
 
-const forwardOnly = (args: { last?: number | null; before?: string | null }) => {
-  if (args.last != null || args.before != null)
-    throw new AppError('validation_failed', 'Only forward pagination (first, after) is supported.', {
-      param: 'last',
-    });
-};
-
 const LOG = 'Delivery attempts, newest first by attempted_at; a retry is another attempt.';
 
 const ORDER = 'Oldest first; deleted subscriptions are not listed; secrets masked.';
@@ -43,10 +35,7 @@ builder.queryFields((t) => ({
     authScopes,
     description: `The clinic's webhook subscriptions. ${ORDER}`,
     resolve: async (_root, args, ctx: RequestContext) => {
-      if (args.last != null || args.before != null)
-        throw new AppError('validation_failed', 'Only forward pagination (first, after) is supported.', {
-          param: 'last',
-        });
+      forwardOnly(args);
       return toConnection(await listWebhooks(ctx, relayPageArgs(args)));
     },
   }),

@@ -89,6 +89,9 @@ async function overlapping(
         'all',
         w.em.getTransactionContext(),
       );
+  // After the lock, in a statement of its own: under READ COMMITTED (the default, which this
+  // relies on) its snapshot is taken after the lock was granted, so it sees every rival booking
+  // that committed before. The exclusion constraint stays the backstop (RaceLost).
   // A plain statement, not em.findOne: the look costs a tenth of an entity query, and it must
   // not flush the change under test before it passes. Its range terms are the exclusion
   // constraint's own, so that constraint's GiST index (provider, time range) answers it.
@@ -162,7 +165,7 @@ export const createAppointment = defineWrite({
         type_id: [AppointmentType, input.type_id, 'durationMinutes'],
         status_id: [AppointmentStatus, input.status_id],
       },
-      { lock: [PROVIDER_LOCKS, input.provider_id] },
+      { lock: [PROVIDER_LOCKS, 'provider_id'] },
     );
     const booking = {
       provider: refs.provider_id as Provider,

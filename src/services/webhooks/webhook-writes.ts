@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { WebhookSubscription as Entity } from '../../entities/index.ts';
 import { notFound } from '../../lib/errors.ts';
+import { tryParseId } from '../../lib/ids.ts';
 import { clinicRef } from '../clinic-ref.ts';
 import { text, z } from '../write-input.ts';
 import { defineWrite } from '../writes.ts';
 import { SECRET_PREFIX, WebhookSubscription } from './webhook.resource.ts';
-import { checkDeliveryUrl, subscribedTypes } from './webhooks.ts';
+import { checkDeliveryUrl, getWebhook, subscribedTypes } from './webhooks.ts';
 
 /**
  * Creating and deleting webhook subscriptions (spec, "Webhook subscriptions"; issue 17). Neither
@@ -67,8 +68,14 @@ export const createWebhook = defineWrite({
     await w.em.flush();
     return s.id;
   },
-  // The one answer with the whole secret (an Idempotency-Key replay answers it again).
-  reveal: (answer, prepared) => ({ ...answer, secret: prepared.secret }),
+  // The one answer with the whole secret, read from the subscription as it is sent (so the
+  // idempotency store keeps only the masked answer); a replay after a DELETE stays masked.
+  async reveal(ctx, answer) {
+    const n = tryParseId('WebhookSubscription', String(answer.id));
+    const s =
+      n == null ? null : await ctx.em.findOne(Entity, { id: n, deletedAt: null }, { fields: ['secret'] });
+    return s ? { ...answer, secret: s.secret } : answer;
+  },
 });
 
 export const deleteWebhook = defineWrite({
@@ -85,6 +92,11 @@ export const deleteWebhook = defineWrite({
   input: z.strictObject({}),
   example: {},
   resource: WebhookSubscription,
+  // A deleted (or unknown) subscription is a 404 before If-Match is compared: a stale version
+  // must not reveal that a deleted one exists.
+  async prepare(ctx, _input, id) {
+    await getWebhook(ctx, String(id));
+  },
   async run(w, _input, id) {
     const s = await w.load(Entity, 'WebhookSubscription', id);
     // Kept as a row (deliveries point at it), out of sight from now on.

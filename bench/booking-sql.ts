@@ -4,6 +4,8 @@
  * change and these are not updated with them: the raw server runs every statement of the app's
  * booking, only without the ORM around them.
  */
+import { insertEventsSql } from '../src/services/unit-of-work.ts';
+
 export const bookingSql = {
   /** The provider's active booking in the way, found through the exclusion constraint's index: params clinic, provider, start, end, the appointment itself (0 for a new one). */
   overlap:
@@ -14,9 +16,12 @@ export const bookingSql = {
   /** The appointment as GET answers it (detailed), read through the write's transaction: params an int[] literal, clinic. */
   detailed:
     'select "e"."id", "e"."cancellation_reason", "e"."cancelled_at", "e"."created_at", "e"."end_at", "e"."note", "e"."start_at", "e"."updated_at", "j_branch"."id" as "j_branch__id", "j_branch"."name" as "j_branch__name", "j_patient"."id" as "j_patient__id", "j_patient"."first_name" as "j_patient__first_name", "j_patient"."last_name" as "j_patient__last_name", "j_patient"."phone" as "j_patient__phone", "j_provider"."id" as "j_provider__id", "j_provider"."name" as "j_provider__name", "j_status"."id" as "j_status__id", "j_status"."name" as "j_status__name", "j_status"."color" as "j_status__color", "j_type"."id" as "j_type__id", "j_type"."name" as "j_type__name" from "appointment" as "e" left join "branch" as "j_branch" on "e"."branch_id" = "j_branch"."id" left join "patient" as "j_patient" on "e"."patient_id" = "j_patient"."id" left join "provider" as "j_provider" on "e"."provider_id" = "j_provider"."id" left join "appointment_status" as "j_status" on "e"."status_id" = "j_status"."id" left join "appointment_type" as "j_type" on "e"."type_id" = "j_type"."id" where (e.id = any(?::int[])) and "e"."clinic_id" = ?',
-  /** The outbox row: params clinic, type, scope, data (JSON), created_at. */
-  insertEvent:
-    'insert into "event" ("clinic_id", "type", "scope", "data", "created_at") values (?, ?, ?, ?, ?) returning "id"',
+  /**
+   * The outbox row and the clinic's subscriptions it is for (the app queues their deliveries in
+   * the same transaction; the bench's clinic has none): params clinic, type, scope, data (JSON),
+   * created_at, clinic.
+   */
+  insertEvent: insertEventsSql(1),
   /**
    * The referenced records, each the clinic's and not disabled, in one statement (WriteContext.refs),
    * with the type's duration: per reference `[state, ...columns]` (1 usable, 2 disabled) or null;

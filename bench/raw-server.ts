@@ -602,7 +602,7 @@ async function bookAppointment(p: Principal, text: string) {
     const data = presentAppointment(rows[0], c, p.country);
     await client.query({
       ...booking.insertEvent,
-      values: [p.clinicId, 'appointment.created', 'appointments:read', JSON.stringify(data), now],
+      values: [p.clinicId, 'appointment.created', 'appointments:read', JSON.stringify(data), now, p.clinicId],
     });
     await client.query('commit');
     return data;

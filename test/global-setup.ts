@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migrate, openOrm, startDatabase } from '../src/lib/database.ts';
+import { installJobs } from '../src/server/jobs.ts';
 
 /**
  * One PostgreSQL for the run (DATABASE_URL's server, or an embedded one), and one migrated
@@ -31,6 +32,8 @@ export default async function setup(project: TestProject) {
   url.pathname = `/${template}`;
   const orm = await openOrm(url.toString());
   await migrate(orm);
+  // The queue's schema and queues too, so no test file's app creates them again.
+  await installJobs(orm);
   await orm.close();
   project.provide('adminUrl', admin.toString());
   project.provide('templateDb', template);

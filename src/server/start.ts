@@ -11,6 +11,7 @@ import { CALLBACK_PATH } from '../network/adapter.ts';
 import { SandboxNetwork } from '../network/sandbox.ts';
 import { type EventRetention, startEventRetention } from '../services/events/retention.ts';
 import { createApp } from './app.ts';
+import { type RunningJobs, startJobs } from './jobs.ts';
 
 export interface RunningServer {
   server: Server;
@@ -19,6 +20,8 @@ export interface RunningServer {
   network: SandboxNetwork;
   /** The periodic deletion of old events (docs/limits.md, Events). */
   eventRetention: EventRetention;
+  /** The job queue, and this process's workers unless `workers` was false. */
+  jobs: RunningJobs;
   close(): Promise<void>;
 }
 
@@ -47,6 +50,8 @@ export async function startHttpServer(opts: {
   allowLoopbackUrls?: boolean;
   /** TRUST_PROXY (src/lib/client-address.ts): none by default. */
   trustProxy?: string;
+  /** Whether this process runs the queue's workers (WORKERS); true by default. */
+  workers?: boolean;
 }): Promise<RunningServer> {
   const networkSecret = opts.networkSecret ?? randomBytes(32).toString('hex');
   let url = '';
@@ -75,6 +80,7 @@ export async function startHttpServer(opts: {
       allowLoopback: opts.allowLoopbackUrls ?? false,
     },
   });
+  const jobs = await startJobs({ orm: opts.orm, workers: opts.workers === false ? [] : [/* the delivery and chat-send workers */] });
   // With a key cache, key changes made by other processes (the CLI) must reach it at once.
   const keyChanges = keyCacheTtlMs > 0 ? await listenForKeyChanges(opts.orm.config.get('clientUrl')) : null;
   // Every connection is bounded (docs/limits.md, Connections): its headers and its whole request
@@ -119,6 +125,7 @@ export async function startHttpServer(opts: {
     app,
     network,
     eventRetention,
+    jobs,
     url,
     // Stop accepting, close idle keep-alive connections, let requests in flight finish (each
     // connection closes after its response), and cut what is still open after the grace period.
@@ -132,6 +139,7 @@ export async function startHttpServer(opts: {
       });
       clearTimeout(grace);
       network.close();
+      await jobs.stop(opts.shutdownGraceMs ?? 10_000);
       await eventRetention.stop();
       await keyChanges?.close();
     },

@@ -1,0 +1,126 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { CompiledQuery } from 'kysely';
+import { type Db, type JobInsert, PgBoss, type Queue, type WorkHandler, type WorkOptions } from 'pg-boss';
+import { logger } from './logger.ts';
+
+/**
+ * The one job queue (pg-boss 12, DESIGN.md "Delivery queue"): webhook deliveries and the chat's
+ * network sends. Jobs are created inside the transaction of the change that causes them
+ * (`enqueueInTransaction`), so a change and its jobs commit together or not at all; workers run
+ * in the service process by default and in `npm run worker` for scale. pg-boss gives us what we
+ * would otherwise hand-write: SKIP LOCKED fetches (several workers never take one job at once),
+ * a heartbeat that gives a killed worker's job back within a minute, per-group concurrency, and
+ * LISTEN/NOTIFY wake-ups.
+ */
+
+/** A queue a domain declares (src/webhooks/…, src/services/chat/…): its name and pg-boss options. */
+export interface QueueDefinition {
+  name: string;
+  options: Omit<Queue, 'name'>;
+}
+
+/** A worker a domain runs on one of its queues. */
+export interface WorkerDefinition<T extends object = any> {
+  queue: string;
+  options: WorkOptions;
+  handler: WorkHandler<T>;
+}
+
+export interface JobQueue {
+  readonly boss: PgBoss;
+  /** Starts `workers` in this process (the service's default, and `npm run worker`). */
+  work(workers: readonly WorkerDefinition[]): Promise<void>;
+  /** Stops fetching, lets jobs under way finish (up to `graceMs`), closes the pool. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** The schema pg-boss keeps its tables in (it creates and migrates it itself at start). */
+export const QUEUE_SCHEMA = 'pgboss';
+
+export async function startJobQueue(opts: {
+  databaseUrl: string;
+  queues: readonly QueueDefinition[];
+  /** Connections of pg-boss's own pool (fetches, completions, maintenance). */
+  poolSize?: number;
+}): Promise<JobQueue> {
+  const boss = new PgBoss({
+    connectionString: opts.databaseUrl,
+    schema: QUEUE_SCHEMA,
+    max: opts.poolSize ?? 4,
+    application_name: 'clinic-gateway queue',
+    // A job created on a notify queue wakes the workers at once instead of at their next poll.
+    useListenNotify: true,
+  });
+  boss.on('error', (err) => logger.error({ err }, 'job queue error'));
+  await boss.start();
+  for (const q of opts.queues) await ensureQueue(boss, q);
+  const workerIds: string[] = [];
+  return {
+    boss,
+    async work(workers) {
+      for (const w of workers) workerIds.push(await boss.work(w.queue, w.options, w.handler));
+    },
+    async stop(graceMs = 10_000) {
+      await boss.stop({ graceful: true, timeout: graceMs, close: true });
+    },
+  };
+}
+
+/** Creates the queue, or brings an existing one's options to the declared ones (several processes may race). */
+async function ensureQueue(boss: PgBoss, q: QueueDefinition) {
+  if (!(await boss.getQueue(q.name))) {
+    try {
+      await boss.createQueue(q.name, q.options);
+      return;
+    } catch (err) {
+      if (!(await boss.getQueue(q.name))) throw err;
+    }
+  }
+  const { policy: _fixed, partition: _alsoFixed, ...changeable } = q.options;
+  await boss.updateQueue(q.name, changeable);
+}
+
+/**
+ * The queue of a database: writes find it through their EntityManager (every fork shares its
+ * ORM's configuration), so services take no extra argument and a process that writes (server,
+ * worker, CLI) attaches its queue once, at start.
+ */
+const queues = new WeakMap<object, JobQueue>();
+
+export function attachJobQueue(em: EntityManager, queue: JobQueue): void {
+  queues.set(em.config, queue);
+}
+
+export function detachJobQueue(em: EntityManager): void {
+  queues.delete(em.config);
+}
+
+/**
+ * Creates `jobs` on queue `name` through the transaction `em` is in: they exist once it commits,
+ * and never if it rolls back.
+ */
+export async function enqueueInTransaction(
+  em: EntityManager,
+  name: string,
+  jobs: JobInsert[],
+): Promise<void> {
+  if (!jobs.length) return;
+  const queue = queues.get(em.config);
+  if (!queue) throw new Error('No job queue is attached to this database (attachJobQueue at start).');
+  await queue.boss.insert(name, jobs, { db: transactionDb(em) });
+}
+
+/**
+ * pg-boss's `Db` over the transaction's own connection, with real `$n` parameters (MikroORM's
+ * `execute` would inline them, and pg-boss's statements use `$n`).
+ */
+function transactionDb(em: EntityManager): Db {
+  const trx = em.getTransactionContext();
+  if (!trx) throw new Error('enqueueInTransaction needs an EntityManager inside a transaction.');
+  return {
+    async executeSql(text: string, values: unknown[] = []) {
+      const res = await trx.executeQuery(CompiledQuery.raw(text, values));
+      return { rows: res.rows as any[] };
+    },
+  };
+}

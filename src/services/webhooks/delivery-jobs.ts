@@ -1,0 +1,51 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { enqueueInTransaction, type QueueDefinition } from '../../lib/job-queue.ts';
+
+/**
+ * The delivery queue's jobs (issue 17, Delivery): one job per attempt to deliver one event to one
+ * subscription. The first attempts are created by the write that records the event, in its
+ * transaction (src/services/unit-of-work.ts); each later one by the attempt before it (the retry
+ * schedule, src/webhooks/schedule.ts) or by a manual retry or recover. pg-boss's own retries only
+ * take back an attempt whose worker died (heartbeat); the schedule is ours, on the injected clock.
+ */
+export const DELIVERY_QUEUE = 'webhook-delivery';
+
+export interface DeliveryJob {
+  subscription: number;
+  event: number;
+  /** The attempt's number for this event and subscription: 1 for the first. */
+  attempt: number;
+  trigger: 'scheduled' | 'manual';
+}
+
+export const deliveryQueue: QueueDefinition = {
+  name: DELIVERY_QUEUE,
+  options: {
+    notify: true,
+    // Only for an attempt whose worker died or hung: the next scheduled attempt is a new job.
+    retryLimit: 5,
+    retryDelay: 5,
+    // A worker that stops heartbeating (killed) gives its job back within about a minute.
+    heartbeatSeconds: 30,
+    expireInSeconds: 120,
+    retentionSeconds: 3 * 24 * 3600,
+    deleteAfterSeconds: 24 * 3600,
+  },
+};
+
+/** The subscription's group: pg-boss bounds how many of one subscription's jobs run at once. */
+export const deliveryGroup = (subscription: number) => ({ id: `wh_${subscription}` });
+
+/** Creates delivery jobs in the transaction `em` is in; `startAfter` in seconds from now. */
+export function enqueueDeliveries(em: EntityManager, jobs: DeliveryJob[], startAfterSeconds?: number) {
+  return enqueueInTransaction(
+    em,
+    DELIVERY_QUEUE,
+    jobs.map((data) => ({
+      data,
+      group: deliveryGroup(data.subscription),
+      // Seconds from the database's now, not the (injectable) clock's: pg-boss compares with its own.
+      ...(startAfterSeconds ? { startAfter: Math.ceil(startAfterSeconds) } : {}),
+    })),
+  );
+}

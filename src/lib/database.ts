@@ -4,6 +4,7 @@ import pg from 'pg';
 import { ormConfig } from '../../mikro-orm.config.ts';
 import { PASSWORD, shareEmbedded, USER } from './embedded-postgres.ts';
 import { defaultLimits, type Limits } from './limits.ts';
+import { NamingClient } from './statement-names.ts';
 import { watchStuckQueries } from './stuck-queries.ts';
 
 export interface DatabaseHandle {
@@ -84,6 +85,8 @@ export async function openOrm(
     ormConfig(url, {
       ...(opts.poolMax ? { pool: { min: 0, max: opts.poolMax } } : {}),
       driverOptions: {
+        // Names the statements of writes inside transactions (src/db/named-statements.ts).
+        Client: NamingClient,
         connectionTimeoutMillis: limits.dbConnectTimeoutMs,
         ...(timeouts ? { statement_timeout: limits.requestDeadlineMs } : {}),
         keepAlive: true,

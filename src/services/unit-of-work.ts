@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { runNamed, statementOf } from '../db/named-statements.ts';
 import { Clinic, type ClinicKind } from '../entities/index.ts';
 import { isEventType } from '../events/types.ts';
 import { cached } from '../lib/memo.ts';
@@ -138,12 +139,8 @@ async function recordEvents(
   // One statement, outside the unit of work (nothing reads these rows back in the write, and a
   // flush would compare every entity the write loaded once more): the rows in, and the clinic's
   // subscriptions each event is for, so its deliveries are queued in this same transaction.
-  const due = (await tx
-    .getConnection()
-    .execute(insertEventsSql(pending.length), params, 'all', tx.getTransactionContext())) as {
-    id: number;
-    subscription: number | null;
-  }[];
+  const { rows } = await runNamed(tx, statementOf(insertEventsSql(pending.length)), params);
+  const due = rows as { id: number; subscription: number | null }[];
   await enqueueDeliveries(
     tx,
     due

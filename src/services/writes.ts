@@ -2,6 +2,7 @@ import type { EntityClass } from '@mikro-orm/core';
 import { LockMode } from '@mikro-orm/core';
 import type { z } from 'zod';
 import type { Scope } from '../auth/scopes.ts';
+import { runNamed, statementOf } from '../db/named-statements.ts';
 import type { ClinicKind } from '../entities/clinic.ts';
 import type { EventType } from '../events/types.ts';
 import { AppError, notFound } from '../lib/errors.ts';
@@ -359,14 +360,8 @@ function batchReferrer(w: Write): WriteContext['refs'] {
       params.push(w.clinicId, id);
       return `(select json_build_array(${[state, ...props.map(column)].join(', ')}) from "${meta.tableName}" t where t.clinic_id = ? and t.id = ?) as "r${i}"`;
     });
-    const [row] = await w.em
-      .getConnection()
-      .execute<Record<string, unknown[] | null>[]>(
-        `select ${[...lock, ...selects].join(', ')}`,
-        params,
-        'all',
-        w.em.getTransactionContext(),
-      );
+    const { rows } = await runNamed(w.em, statementOf(`select ${[...lock, ...selects].join(', ')}`), params);
+    const row = rows[0] as Record<string, unknown[] | null>;
     asked.forEach(([param, [entity, id, ...props]], i) => {
       const found = row[`r${i}`];
       if (!found) throw unknownRef(param);

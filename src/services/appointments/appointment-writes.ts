@@ -1,3 +1,4 @@
+import { runNamed, statementOf } from '../../db/named-statements.ts';
 import {
   Appointment as AppointmentEntity,
   AppointmentStatus,
@@ -81,30 +82,25 @@ async function overlapping(
 ): Promise<number | null> {
   const provider = b.provider as Provider;
   if (!locked)
-    await w.em
-      .getConnection()
-      .execute(
-        'select pg_advisory_xact_lock(?, ?)',
-        [PROVIDER_LOCKS, provider.id],
-        'all',
-        w.em.getTransactionContext(),
-      );
+    await runNamed(w.em, statementOf('select pg_advisory_xact_lock(?, ?)'), [PROVIDER_LOCKS, provider.id]);
   // After the lock, in a statement of its own: under READ COMMITTED (the default, which this
   // relies on) its snapshot is taken after the lock was granted, so it sees every rival booking
   // that committed before. The exclusion constraint stays the backstop (RaceLost).
   // A plain statement, not em.findOne: the look costs a tenth of an entity query, and it must
   // not flush the change under test before it passes. Its range terms are the exclusion
   // constraint's own, so that constraint's GiST index (provider, time range) answers it.
-  const [found] = await w.em
-    .getConnection()
-    .execute<{ id: number }[]>(
-      'select "id" from "appointment" where "clinic_id" = ? and "provider_id" = ? and "cancelled_at" is null and tstzrange("start_at", "end_at") && tstzrange(?, ?) and "id" <> ? order by "start_at" limit 1',
-      [w.clinicId, provider.id, b.startAt, b.endAt, self ?? 0],
-      'all',
-      w.em.getTransactionContext(),
-    );
-  return found?.id ?? null;
+  const { rows } = await runNamed(w.em, statementOf(OVERLAP_SQL), [
+    w.clinicId,
+    provider.id,
+    b.startAt,
+    b.endAt,
+    self ?? 0,
+  ]);
+  return (rows[0] as { id: number } | undefined)?.id ?? null;
 }
+
+const OVERLAP_SQL =
+  'select "id" from "appointment" where "clinic_id" = ? and "provider_id" = ? and "cancelled_at" is null and tstzrange("start_at", "end_at") && tstzrange(?, ?) and "id" <> ? order by "start_at" limit 1';
 
 /** `locked`: the provider's lock is held already (a booking takes it with its references). */
 async function checkTimes(w: WriteContext, b: Booking, self?: number, locked = false) {

@@ -21,6 +21,7 @@ import { limitsOf, loadConfig } from './lib/config.ts';
 import { migrate, startDatabase } from './lib/database.ts';
 import { AppError } from './lib/errors.ts';
 import { parseIdOr404, toId } from './lib/ids.ts';
+import { attachJobQueue } from './lib/job-queue.ts';
 import { runRequest } from './lib/request-context.ts';
 import { parseInstant } from './lib/timestamps.ts';
 import { pgMediaStore } from './media/store.ts';
@@ -29,6 +30,7 @@ import { inboundEvent } from './network/sandbox.ts';
 import { SANDBOX_TEMPLATES } from './network/sandbox-templates.ts';
 import { callDeps } from './server/call-deps.ts';
 import { mediaCopier } from './server/chat-deps.ts';
+import { type RunningJobs, startJobs } from './server/jobs.ts';
 import { type EventEnvelope, phoneSystemContext, playCall } from './services/calls/phone-system.ts';
 import { recordNetworkEvent } from './services/chat/network-events.ts';
 import { PATIENT_MEDIA_TYPES, patientMessage, patientReaction } from './services/chat/patient-side.ts';
@@ -79,6 +81,13 @@ function withDb<A extends unknown[]>(body: (run: Run, ...args: A) => Promise<voi
     );
     cleanups.push(() => orm.close(true));
     const applied = await migrate(orm);
+    // A write whose events have subscribers queues their deliveries: the queue starts then, once.
+    let jobs: Promise<RunningJobs> | undefined;
+    attachJobQueue(orm.em, async () => {
+      jobs ??= startJobs({ orm });
+      return (await jobs).queue;
+    });
+    cleanups.push(async () => (jobs ? (await jobs).stop(0) : undefined));
     const out = (data: unknown, text: string) => {
       process.stdout.write(json ? `${JSON.stringify(data)}\n` : `${text}\n`);
     };

@@ -173,4 +173,24 @@ describe('phone call', () => {
     expect(refused.stdout).toMatch(/call\.completed[\s\S]*call\.recording\.available/);
     expect(refused.stderr).toMatch(/error: Call call_\d+ was not answered: it gets no transcript\./);
   });
+
+  it('a clinic with a webhook subscription: each event of the call has its delivery queued by the CLI process itself', {
+    timeout: TIMEOUT,
+  }, async () => {
+    const clinicNo = Number(clinic.split('_')[1]);
+    await query(
+      dbUrl,
+      `insert into webhook_subscription (clinic_id, url, event_types, secret, created_at, updated_at)
+       values ($1, 'https://hooks.example.com/in', '{}', 'whsec_test', now(), now())`,
+      [clinicNo],
+    );
+    const r = await cli(['--json', 'phone', 'call', '--clinic', clinic, '--from', '052-000-2222', '--delay', '0']);
+    expect(r.code, r.stderr).toBe(0);
+    const { events } = JSON.parse(r.stdout);
+    const jobs = await query(
+      dbUrl,
+      `select (data->>'event')::int as event, data->>'trigger' as trigger from pgboss.job where name = 'webhook-delivery' order by 1`,
+    );
+    expect(jobs).toEqual(events.map((e: any) => ({ event: Number(e.id.split('_')[1]), trigger: 'scheduled' })));
+  });
 });

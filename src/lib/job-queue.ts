@@ -42,6 +42,11 @@ export async function startJobQueue(opts: {
   queues: readonly QueueDefinition[];
   /** Connections of pg-boss's own pool (fetches, completions, maintenance). */
   poolSize?: number;
+  /**
+   * How often this instance looks for jobs whose worker stopped heartbeating (and expired ones):
+   * pg-boss's 60 s by default; the SIGKILL test lowers it.
+   */
+  superviseIntervalSeconds?: number;
 }): Promise<JobQueue> {
   const boss = new PgBoss({
     connectionString: opts.databaseUrl,
@@ -50,6 +55,12 @@ export async function startJobQueue(opts: {
     application_name: 'clinic-gateway queue',
     // A job created on a notify queue wakes the workers at once instead of at their next poll.
     useListenNotify: true,
+    ...(opts.superviseIntervalSeconds
+      ? {
+          superviseIntervalSeconds: opts.superviseIntervalSeconds,
+          monitorIntervalSeconds: opts.superviseIntervalSeconds,
+        }
+      : {}),
   });
   boss.on('error', (err) => logger.error({ err }, 'job queue error'));
   await boss.start();
@@ -85,9 +96,10 @@ async function ensureQueue(boss: PgBoss, q: QueueDefinition) {
  * ORM's configuration), so services take no extra argument and a process that writes (server,
  * worker, CLI) attaches its queue once, at start.
  */
-const queues = new WeakMap<object, JobQueue>();
+const queues = new WeakMap<object, JobQueue | (() => Promise<JobQueue>)>();
 
-export function attachJobQueue(em: EntityManager, queue: JobQueue): void {
+/** `queue` or, for a short-lived process (the CLI), a way to start it the first time a write needs it. */
+export function attachJobQueue(em: EntityManager, queue: JobQueue | (() => Promise<JobQueue>)): void {
   queues.set(em.config, queue);
 }
 
@@ -105,8 +117,9 @@ export async function enqueueInTransaction(
   jobs: JobInsert[],
 ): Promise<void> {
   if (!jobs.length) return;
-  const queue = queues.get(em.config);
-  if (!queue) throw new Error('No job queue is attached to this database (attachJobQueue at start).');
+  const attached = queues.get(em.config);
+  if (!attached) throw new Error('No job queue is attached to this database (attachJobQueue at start).');
+  const queue = typeof attached === 'function' ? await attached() : attached;
   await queue.boss.insert(name, jobs, { db: transactionDb(em) });
 }
 

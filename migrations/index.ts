@@ -11,6 +11,8 @@ import { Migration20261127000002Events } from './Migration20261127000002Events.t
 import { Migration20261127000003WorkingHours } from './Migration20261127000003WorkingHours.ts';
 import { Migration20261128000000DeliveryLog } from './Migration20261128000000DeliveryLog.ts';
 import { Migration20261128000001CallPatientIndex } from './Migration20261128000001CallPatientIndex.ts';
+import { Migration20261129000000EventNotify } from './Migration20261129000000EventNotify.ts';
+import { Migration20261129000010WebhookFailingSince } from './Migration20261129000010WebhookFailingSince.ts';
 
 /** Listed explicitly so migrations load the same way under Node, vitest and the CLI. */
 export const migrationsList: MigrationObject[] = [
@@ -26,4 +28,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261127000003WorkingHours', class: Migration20261127000003WorkingHours },
   { name: 'Migration20261128000000DeliveryLog', class: Migration20261128000000DeliveryLog },
   { name: 'Migration20261128000001CallPatientIndex', class: Migration20261128000001CallPatientIndex },
+  { name: 'Migration20261129000000EventNotify', class: Migration20261129000000EventNotify },
+  { name: 'Migration20261129000010WebhookFailingSince', class: Migration20261129000010WebhookFailingSince },
 ];

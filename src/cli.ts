@@ -16,6 +16,7 @@ import { ormConfig } from '../mikro-orm.config.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './auth/keys.ts';
 import { allScopes } from './auth/scopes.ts';
 import { Clinic, clinicKinds } from './entities/clinic.ts';
+import { listenAndForward } from './events/listen.ts';
 import { systemClock } from './lib/clock.ts';
 import { limitsOf, loadConfig } from './lib/config.ts';
 import { migrate, startDatabase } from './lib/database.ts';
@@ -559,6 +560,31 @@ events
       );
     }),
   );
+
+events
+  .command('listen')
+  .description(
+    'subscribe to the events of a key (webhooks:manage) over the websocket and POST each one to a local receiver, signed as a webhook delivery with a secret printed at start; runs until Ctrl-C',
+  )
+  .requiredOption('--key <key>', 'the API key (webhooks:manage; chat:read for chat.* events)')
+  .requiredOption('--forward-to <url>', 'the receiver, e.g. http://localhost:4242/webhooks')
+  .option('--types <types>', 'only these event types, comma-separated')
+  .option('--url <url>', 'the service', 'http://127.0.0.1:3000')
+  .action(async (opts: { key: string; forwardTo: string; types?: string; url: string }) => {
+    // No database: the service's websocket is the whole source (src/events/listen.ts).
+    const listener = listenAndForward({
+      url: opts.url,
+      key: opts.key,
+      forwardTo: opts.forwardTo,
+      types: opts.types
+        ?.split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+      print: (line) => process.stdout.write(`${line}\n`),
+    });
+    cleanups.push(() => listener.stop());
+    await listener.done;
+  });
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {

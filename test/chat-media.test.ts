@@ -82,9 +82,12 @@ describe('sending media', () => {
     expect(caption.created_at >= r.body.data.created_at).toBe(true);
 
     // The network fetched the media from the service's signed link; the receipts follow.
-    const sent = app.server.network.sent.find((s) => s.kind === 'media' && s.to === to);
-    expect(sent).toMatchObject({ kind: 'media', template: 'clinic_image', mediaType: 'image' });
-    await app.server.network.settle();
+    await app.settle();
+    const sent = app.server.network.sent.filter((s) => s.to === to);
+    expect(sent).toMatchObject([
+      { kind: 'media', template: 'clinic_image', mediaType: 'image' },
+      { kind: 'text', text: 'Your x-ray' },
+    ]);
     expect((await app.get(`/v1/chat/messages/${r.body.data.id}`, read)).body.data.status).toBe('read');
 
     // The link: the service's own copy, valid about 10 hours; altered or expired, refused.
@@ -123,6 +126,7 @@ describe('sending media', () => {
 
   it('refuses, with a 422 before anything is sent: wrong type, too large, slow, 404, not https, private addresses', async () => {
     const to = newPhone();
+    await app.settle();
     const before = app.server.network.sent.length;
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ type: 'document', url: `${files.url}/not-a-pdf.pdf` }, /not a PDF/],
@@ -162,6 +166,7 @@ describe('a caption that could not go out', () => {
     await app.orm.em
       .fork()
       .nativeDelete(Template, { clinic: c.clinicId, role: 'fallback' }, { filters: false });
+    await app.settle();
     const before = app.server.network.sent.length;
     const body = {
       to: newPhone(),

@@ -166,7 +166,7 @@ describe('sending', () => {
       patient_phone: local(phone),
       timestamps: { sent_at: null, delivered_at: null, read_at: null, failed_at: null },
     });
-    await network().settle();
+    await app.settle();
     const m = await getMessage(r.body.data.id);
     expect(m.status).toBe('read');
     expect(m.timestamps.sent_at && m.timestamps.delivered_at && m.timestamps.read_at).toBeTruthy();
@@ -181,6 +181,7 @@ describe('sending', () => {
     expect(r.status).toBe(202);
     expect(r.body.meta.delivery_mode).toBe('template_fallback');
     expect(r.body.data.template).toBe('clinic_message');
+    await app.settle();
     expect(network().sent.at(-1)).toMatchObject({
       kind: 'template',
       template: 'clinic_message',
@@ -250,7 +251,7 @@ describe('sending', () => {
     const rejected = await send({ to: '050-000-0991', text: 'a' });
     const undelivered = await send({ to: '050-000-0992', text: 'a' });
     const unread = await send({ to: '050-000-0993', text: 'a' });
-    await network().settle();
+    await app.settle();
     expect(await getMessage(rejected.body.data.id)).toMatchObject({
       status: 'failed',
       failure_reason: REJECTION_REASON,
@@ -265,8 +266,8 @@ describe('receipts', () => {
   it('are idempotent, may come in any order or twice; a terminal failure wins; each bumps updated_at', async () => {
     const r = await send({ to: newPhone(), text: 'a' });
     const id = r.body.data.id;
+    await app.settle();
     const networkId = network().sent.at(-1)?.networkMessageId as string;
-    await network().settle();
     const receipt = (status: string, at: string, failure: string | null = null) => {
       app.clock.set(at);
       return network().callback({
@@ -304,6 +305,7 @@ describe('receipts', () => {
 describe('Idempotency-Key', () => {
   it('the same key and body answer the same response and send once; another body is a 409', async () => {
     const to = newPhone();
+    await app.settle();
     const before = network().sent.length;
     const key = { 'idempotency-key': `k-${to}` };
     const a = await send({ to, text: 'once' }, key);
@@ -312,6 +314,7 @@ describe('Idempotency-Key', () => {
     expect(b.status).toBe(202);
     expect(b.body).toEqual(a.body);
     expect(b.headers.get('idempotent-replayed')).toBe('true');
+    await app.settle();
     expect(network().sent.length).toBe(before + 1);
     const other = await send({ to, text: 'twice' }, key);
     expect(other.status).toBe(409);
@@ -331,11 +334,13 @@ describe('Idempotency-Key', () => {
 
   it('two concurrent requests with one key send once', async () => {
     const to = newPhone();
+    await app.settle();
     const before = network().sent.length;
     const key = { 'idempotency-key': `c-${to}` };
     const results = await Promise.all([1, 2, 3].map(() => send({ to, text: 'concurrent' }, key)));
     expect(results.map((r) => r.status)).toEqual([202, 202, 202]);
     expect(new Set(results.map((r) => r.body.data.id)).size).toBe(1);
+    await app.settle();
     expect(network().sent.length).toBe(before + 1);
   });
 
@@ -346,6 +351,7 @@ describe('Idempotency-Key', () => {
     // As a process that stopped after claiming the key leaves it: claimed, never answered.
     const sql = app.orm.em.fork().getConnection();
     await sql.execute(`update idempotency_key set status = null, response = null where key = ?`, [`s-${to}`]);
+    await app.settle();
     const before = network().sent.length;
     app.clock.set('2026-11-01T10:01:00Z'); // inside the lease: still being processed, as far as anyone knows
     const waiting = await send({ to, text: 'first' }, key);
@@ -356,6 +362,7 @@ describe('Idempotency-Key', () => {
     expect(stopped.status).toBe(409);
     expect(stopped.body.error.param).toBe('Idempotency-Key');
     expect(stopped.body.error.message).toMatch(/did not finish/);
+    await app.settle();
     expect(network().sent.length).toBe(before);
   });
 
@@ -382,7 +389,7 @@ describe('reactions', () => {
     expect((await react(m.id, { emoji: '❤️' })).body.data.reactions.clinic).toBe('❤️');
     expect((await react(m.id, { emoji: null })).body.data.reactions.clinic).toBeNull();
     const out = await send({ to: phone, text: 'hi' });
-    await network().settle();
+    await app.settle();
     expect((await react(out.body.data.id, { emoji: '👨‍👩‍👧' })).body.data.reactions.clinic).toBe('👨‍👩‍👧');
     expect(network().reactions.at(-1)?.emoji).toBe('👨‍👩‍👧');
     // The patient's reaction comes through the callback.
@@ -483,7 +490,7 @@ describe('incremental sync with updated_since', () => {
     // Messages: a receipt on an older message moves it to the end of the sync order.
     const msgs = (await app.get(`/v1/chat/messages?updated_since=${since}&limit=100`, read)).body.data;
     const sent = await send({ to: phones[1], text: 'sync me' });
-    await network().settle();
+    await app.settle();
     const after = (await app.get(`/v1/chat/messages?updated_since=${since}&limit=100`, read)).body.data;
     expect(after.at(-1).id).toBe(sent.body.data.id);
     expect(after.length).toBe(msgs.length + 1);
@@ -608,6 +615,8 @@ describe('GraphQL', () => {
       await inbound(phone, `hello ${i}`);
       await inbound(phone, `again ${i}`);
     }
+    // Earlier tests' sends are done: their workers' statements are not this page's.
+    await app.settle();
     const statements = async (n: number) => {
       const q = `{ conversations(first: ${n}) { edges { node { id messages(first: 2) { pageInfo { hasNextPage } edges { node { id text patients { id } } } } } } } }`;
       const before = app.queries.length;
@@ -672,7 +681,7 @@ describe('GraphQL', () => {
       free_text_window_expires_at: '2026-11-02T10:00:00.000Z',
     });
     const out = await send({ to: phone, text: 'hello Sam' });
-    await network().settle();
+    await app.settle();
     const reply = await app.gql(
       `mutation { sandboxInbound(from: "${phone}", text: "thanks", reply_to: "${out.body.data.id}") { id } }`,
       {},

@@ -68,6 +68,11 @@ export interface TestApp {
     variables?: Record<string, unknown>,
     key?: string | null,
   ): Promise<{ status: number; body: any; headers: Headers }>;
+  /**
+   * Waits until every chat send queued so far has been handed to the network (or failed) and
+   * the sandbox's receipts for them have been posted: what a send's request no longer waits for.
+   */
+  settle(): Promise<void>;
 }
 
 /** A real app over real HTTP on a loopback port, on a fresh database. Closed after the file. */
@@ -82,6 +87,8 @@ export async function startTestApp(
     sandboxDelays?: { sent: number; delivered: number; read: number };
     /** TRUST_PROXY (src/lib/client-address.ts). */
     trustProxy?: string;
+    /** Whether the server runs the queue's workers (the default, as `npm start`). */
+    workers?: boolean;
   } = {},
 ): Promise<TestApp & { proxy?: TcpProxy; databaseUrl: string }> {
   const db = await testDatabase();
@@ -103,6 +110,7 @@ export async function startTestApp(
     limits,
     corsOrigins: opts.corsOrigins,
     trustProxy: opts.trustProxy,
+    ...(opts.workers === false ? { workers: false } : {}),
     sandboxDelays: opts.sandboxDelays ?? { sent: 10, delivered: 20, read: 30 },
     networkSecret: NETWORK_SECRET,
     // Media servers in tests are plain http on loopback.
@@ -166,6 +174,10 @@ export async function startTestApp(
     },
     post: (path, body, k, headers = {}) => send('POST', path, body, k, headers),
     send,
+    async settle() {
+      await sendsDone(db.url);
+      await server.network.settle();
+    },
     async gql(query, variables, k) {
       const res = await fetch(`${server.url}/graphql`, {
         method: 'POST',
@@ -178,6 +190,28 @@ export async function startTestApp(
 }
 
 let clinicPhones = 0;
+
+/**
+ * Waits until the database's chat-send jobs (src/services/chat/send-jobs.ts) are all finished,
+ * read on a connection of its own so the app's statement counts stay its own.
+ */
+export async function sendsDone(databaseUrl: string, timeoutMs = 30_000): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await client.query<{ n: number }>(
+        `select count(*)::int as n from pgboss.job where name in ('chat-send', 'chat-send-failed') and state in ('created', 'retry', 'active')`,
+      );
+      if (rows[0].n === 0) return;
+      if (Date.now() > until) throw new Error(`${rows[0].n} chat send job(s) still unfinished.`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  } finally {
+    await client.end();
+  }
+}
 
 /** The messaging network's callback secret in tests (the sandbox signs with it). */
 export const NETWORK_SECRET = 'test-network-secret';

@@ -5,6 +5,7 @@ import { clinicReaders } from '../src/lib/request-context.ts';
 import { restRoutes } from '../src/rest/routes.ts';
 import { allWrites } from '../src/services/all-writes.ts';
 import { fixtures } from './fixtures.ts';
+import { deliveryFixtures } from './full-fixtures.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
 /** A key acts on its own clinic only: another clinic's ids are 404 everywhere, its lists invisible. */
@@ -77,6 +78,11 @@ beforeAll(async () => {
   b.WebhookSubscription = (
     await app.post('/v1/webhooks', { url: 'https://hooks.example.com/b' }, keyB)
   ).body.data.id;
+  // An attempt of B's delivery log (POST /v1/webhooks/{id}/deliveries/{delivery_id}/retry).
+  await deliveryFixtures(app.orm, B.clinicId, Number(b.WebhookSubscription.slice('wh_'.length)));
+  b.WebhookDelivery = (
+    await app.get(`/v1/webhooks/${b.WebhookSubscription}/deliveries?limit=1`, keyB)
+  ).body.data[0].id;
 });
 
 describe('clinic isolation', () => {
@@ -118,7 +124,7 @@ describe('clinic isolation', () => {
   )("%s %s on another clinic's id is a 404 and changes nothing", async (method, path, op) => {
     const writeA = await app.key(clinicA, [...new Set([...writeScopes, ...op.scopes])]);
     const kind = op.ids?.id as string;
-    const url = `/v1${path.replace(':id', () => b[kind])}`;
+    const url = `/v1${path.replace(':id', () => b[kind]).replace(':delivery_id', () => b.WebhookDelivery)}`;
     // The object the path names, as its owner reads it.
     const read = restRoutes.find((r) => r.method === 'GET' && r.ids?.id === kind && r.path.endsWith('/:id'));
     const get = `/v1${read?.path.replace(':id', () => b[kind])}`;

@@ -73,6 +73,8 @@ function makeAjv(document: any) {
 }
 
 let ajv: Ajv2020;
+/** The subscription of beforeAll (never deleted) and an attempt of its log: retry and recover act on them. */
+const hookIds = { subscription: '', delivery: '' };
 const validators = new Map<string, ValidateFunction>();
 
 function validatorFor(ref: string): ValidateFunction {
@@ -180,6 +182,10 @@ beforeAll(async () => {
   expect(hook.status).toBe(201);
   // Its delivery log (the worker does not write one yet): two attempts.
   await deliveryFixtures(app.orm, dentalClinic, Number(hook.body.data.id.split('_')[1]));
+  hookIds.subscription = hook.body.data.id;
+  hookIds.delivery = (
+    await app.get(`/v1/webhooks/${hook.body.data.id}/deliveries?limit=1`, keys.writer)
+  ).body.data[0].id;
   const r = await app.get('/v1/openapi.json');
   expect(r.status).toBe(200);
   doc = r.body;
@@ -833,6 +839,9 @@ async function pathAt(
     ...(kind === 'dental' ? await realIds() : {}),
     ...created,
   };
+  // A subscription's own actions need one that DELETE /v1/webhooks/{id} has not deleted.
+  if (route.method === 'POST' && route.path.startsWith('/webhooks/:id/'))
+    return `/v1${route.path.replace(':id', hookIds.subscription).replace(':delivery_id', hookIds.delivery)}`;
   return `/v1${route.path.replace(':id', ids[route.ids?.id ?? 'Patient'])}`;
 }
 

@@ -92,7 +92,7 @@ describe('chat events', () => {
     const sent = await app.post('/v1/chat/messages', { to, text: 'We are open until 6' }, write);
     expect(sent.status).toBe(202);
     expect(await eventsAfter(before)).toEqual([]);
-    await app.server.network.settle();
+    await app.settle();
     const events = await eventsAfter(before);
     expect(events.map((e) => e.type)).toEqual([
       'chat.message.sent',
@@ -121,7 +121,7 @@ describe('chat events', () => {
     await app.server.network.inbound({ clinicPhone, from: to, text: 'Hi' });
     const before = await lastEventId();
     const sent = await app.post('/v1/chat/messages', { to, text: 'Reply' }, write);
-    await app.server.network.settle();
+    await app.settle();
     const events = await eventsAfter(before);
     expect(events.map((e) => e.type)).toEqual(['chat.message.failed']);
     expect(events[0].data).toMatchObject({ status: 'failed', failure_reason: null });

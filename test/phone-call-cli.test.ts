@@ -184,13 +184,25 @@ describe('phone call', () => {
        values ($1, 'https://hooks.example.com/in', '{}', 'whsec_test', now(), now())`,
       [clinicNo],
     );
-    const r = await cli(['--json', 'phone', 'call', '--clinic', clinic, '--from', '052-000-2222', '--delay', '0']);
+    const r = await cli([
+      '--json',
+      'phone',
+      'call',
+      '--clinic',
+      clinic,
+      '--from',
+      '052-000-2222',
+      '--delay',
+      '0',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const { events } = JSON.parse(r.stdout);
     const jobs = await query(
       dbUrl,
       `select (data->>'event')::int as event, data->>'trigger' as trigger from pgboss.job where name = 'webhook-delivery' order by 1`,
     );
-    expect(jobs).toEqual(events.map((e: any) => ({ event: Number(e.id.split('_')[1]), trigger: 'scheduled' })));
+    expect(jobs).toEqual(
+      events.map((e: any) => ({ event: Number(e.id.split('_')[1]), trigger: 'scheduled' })),
+    );
   });
 });

@@ -29,7 +29,8 @@ const PUBLIC = 'https://93.184.215.14/hooks';
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 1, 10, minute));
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // No deliveries: these subscriptions point at a public address.
+  app = await startTestApp({ workers: false });
   const c = await app.clinicWithKey('dental', ['webhooks:manage', 'patients:write']);
   clinicId = c.clinicId;
   manage = c.key;

@@ -22,7 +22,8 @@ const PUBLIC = 'https://93.184.215.14/hooks';
 const NON_CHAT = EVENT_TYPES.filter((t) => !t.startsWith('chat.'));
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // No deliveries: these subscriptions point at a public address.
+  app = await startTestApp({ workers: false });
   const c = await app.clinicWithKey('dental', ['webhooks:manage']);
   manage = c.key;
   clinicId = c.clinicId;

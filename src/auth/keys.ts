@@ -51,7 +51,7 @@ export async function revokeApiKey(em: EntityManager, id: string): Promise<void>
  * key: a revocation takes effect at once everywhere, and a new key is never refused because an
  * earlier attempt with it was cached as unknown.
  */
-async function announceKeyChange(em: EntityManager, hash: string): Promise<void> {
+export async function announceKeyChange(em: EntityManager, hash: string): Promise<void> {
   await em.getConnection().execute('select pg_notify(?, ?)', [KEY_CHANGES_CHANNEL, hash]);
 }
 
@@ -61,6 +61,25 @@ export const KEY_CHANGES_CHANNEL = 'api_key_changed';
 export function forgetKey(hash?: string): void {
   if (hash) keyCache.delete(hash);
   else keyCache.clear();
+  for (const listener of keyChangeListeners) listener(hash);
+}
+
+const keyChangeListeners = new Set<(hash?: string) => void>();
+
+/**
+ * Calls `listener` with the hash of each key whose verdict was forgotten (a change heard from any
+ * process), or with nothing when every verdict was (the listener reconnected): open websockets
+ * check their key again (src/server/websocket.ts). Returns the unsubscribe function.
+ */
+export function onKeyChange(listener: (hash?: string) => void): () => void {
+  keyChangeListeners.add(listener);
+  return () => keyChangeListeners.delete(listener);
+}
+
+/** The stored hash of the key an Authorization value carries (null when it carries none). */
+export function keyHashOf(authorization: string | null | undefined): string | null {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  return m ? sha256(m[1]) : null;
 }
 
 export async function listApiKeys(em: EntityManager, clinicId?: number) {

@@ -26,11 +26,13 @@ const WebhookSubscriptionSchema = defineEntity({
   name: 'WebhookSubscription',
   properties: {
     ...tenantColumns(),
-    url: p.string(),
+    url: p.text(),
     eventTypes: p.array(),
     enabled: p.boolean().default(true),
     secret: p.string(),
     consecutiveFailures: p.integer().default(0),
+    /** The first failed attempt with no success since (the auto-disable rule, src/webhooks/schedule.ts). */
+    failingSince: p.datetime().nullable(),
     disabledAt: p.datetime().nullable(),
     disabledReason: p.string().nullable(),
     deletedAt: p.datetime().nullable(),
@@ -42,8 +44,9 @@ WebhookSubscriptionSchema.setClass(WebhookSubscription);
 
 /**
  * The delivery log: one row per ATTEMPT to deliver one event to one subscription (docs/decisions.md,
- * Webhook delivery log). The worker writes a row as an attempt starts (`pending`) and completes it
- * (`succeeded` or `failed`); a retry, scheduled or manual, is a new row.
+ * Webhook delivery log). The worker writes a row when an attempt ends (`succeeded` or `failed`),
+ * in the transaction that queues the next one (src/webhooks/attempt.ts); a retry, scheduled or
+ * manual, is a new row.
  */
 const WebhookDeliverySchema = defineEntity({
   name: 'WebhookDelivery',

@@ -38,6 +38,16 @@ const schema = z.object({
   EVENT_RETENTION_DAYS: int(defaultLimits.eventRetentionDays)
     .refine((v) => v === 0 || v >= 2, 'must be 0 (keep events) or at least 2 days')
     .refine((v) => v <= 3650, 'must be at most 3650 days'),
+  WEBHOOK_TIMEOUT_MS: int(defaultLimits.webhookTimeoutMs, 100),
+  /** Whether the service process runs the job queue's workers (webhook deliveries); off: `npm run worker` does. */
+  WORKERS: z
+    .enum(['on', 'off'])
+    .default('on')
+    .transform((v) => v === 'on'),
+  /** Job queue supervision interval in seconds (pg-boss's 60 by default); tests lower it. */
+  QUEUE_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(60).optional(),
+  /** The delivery queue's heartbeat contract in seconds (30 by default, at least 10); tests lower it. */
+  DELIVERY_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).max(120).optional(),
   /** The HMAC key of media links; instances behind one address need the same. Random per process when unset. */
   MEDIA_LINK_SECRET: z.string().min(16).optional(),
   /** The messaging network's callback secret (the sandbox signs with it). Random per process when unset. */
@@ -122,5 +132,6 @@ export function limitsOf(c: Config): Limits {
     mediaMaxBytes: c.MEDIA_MAX_BYTES,
     mediaDownloadTimeoutMs: c.MEDIA_DOWNLOAD_TIMEOUT_MS,
     eventRetentionDays: c.EVENT_RETENTION_DAYS,
+    webhookTimeoutMs: c.WEBHOOK_TIMEOUT_MS,
   };
 }

@@ -24,6 +24,14 @@ export interface WorkerDefinition<T extends object = any> {
   queue: string;
   options: WorkOptions;
   handler: WorkHandler<T>;
+  /**
+   * Instead of `options.localConcurrency`: this many pollers, each its own pg-boss worker, and one
+   * that found jobs fetches again as soon as they are settled. pg-boss's own pollers wait out the
+   * polling interval after every fetch that is not a full batch (at batchSize 1, every fetch), so a
+   * backlog that no new job's NOTIFY wakes them for (a burst once written, retries coming due)
+   * drains one job per poller per interval.
+   */
+  pollers?: number;
 }
 
 export interface JobQueue {
@@ -69,7 +77,25 @@ export async function startJobQueue(opts: {
   return {
     boss,
     async work(workers) {
-      for (const w of workers) workerIds.push(await boss.work(w.queue, w.options, w.handler));
+      for (const w of workers) {
+        if (!w.pollers) {
+          workerIds.push(await boss.work(w.queue, w.options, w.handler));
+          continue;
+        }
+        for (let i = 0; i < w.pollers; i++) {
+          let id: string | undefined;
+          const handler: WorkHandler<any> = async (jobs) => {
+            try {
+              return await w.handler(jobs);
+            } finally {
+              // Marks this poller notified: it skips its wait and fetches again at once.
+              if (jobs.length && id) boss.notifyWorker(id);
+            }
+          };
+          id = await boss.work(w.queue, { ...w.options, localConcurrency: 1 }, handler);
+          workerIds.push(id);
+        }
+      }
     },
     async stop(graceMs = 10_000) {
       await boss.stop({ graceful: true, timeout: graceMs, close: true });

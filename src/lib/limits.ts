@@ -47,6 +47,8 @@ export interface Limits {
   mediaDownloadTimeoutMs: number;
   /** Events older than this many days are deleted, with their webhook deliveries (docs/limits.md, Events); 0 keeps them. */
   eventRetentionDays: number;
+  /** How long a webhook receiver has to answer a delivery (connecting included); longer is a failed attempt. */
+  webhookTimeoutMs: number;
 }
 
 export const defaultLimits: Limits = {
@@ -70,4 +72,5 @@ export const defaultLimits: Limits = {
   mediaMaxBytes: 16 << 20,
   mediaDownloadTimeoutMs: 8_000,
   eventRetentionDays: 30,
+  webhookTimeoutMs: 10_000,
 };

@@ -36,6 +36,8 @@ export interface RequestInfo {
   readonly clientAddress: string;
   /** Set when the request's deadline passes or its client goes away: its work stops (budget.ts). */
   abortedBy?: Error;
+  /** Its transport holds subscriptions open (graphql-ws); a plain HTTP request refuses them. */
+  streaming?: boolean;
   /** Bytes read so far against the response cap (src/lib/budget.ts); absent: unbounded. */
   readBudget?: { bytes: number; max: number };
   /** A REST POST's body as JSON, read and parsed before SOFA (which would coerce its values). */

@@ -1,7 +1,6 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { fileTypeFromBuffer } from 'file-type';
 import {
   type AddressPolicy,
@@ -11,6 +10,7 @@ import {
   refusedRange,
 } from '../lib/address-policy.ts';
 import { AppError } from '../lib/errors.ts';
+import { guardedLookup, RefusedAddress } from '../lib/guarded-lookup.ts';
 
 /**
  * Downloads the file behind a caller's `media.url` (spec, Chat: write) or a call's recording
@@ -179,37 +179,6 @@ function checkUrl(u: URL, allowLoopback: boolean, param: string): Policy {
 
 function addressRefused(range: string, param: string): AppError {
   return refuse(rangeRefusal(range, param), param);
-}
-
-/** Thrown from the socket's lookup; mapped to the 422 above. */
-class RefusedAddress extends Error {
-  readonly range: string;
-  constructor(range: string) {
-    super(`address not allowed (${range})`);
-    this.range = range;
-  }
-}
-
-/**
- * dns.lookup, then every address it returns is checked; the socket connects only to those. One
- * refused address refuses the host (a name resolving to both a public and a private address is
- * not fetched).
- */
-function guardedLookup(policy: Policy): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-      if (err) return callback(err, '');
-      for (const a of addresses) {
-        const range = refusedRange(a.address, policy);
-        if (range) return callback(new RefusedAddress(range), '');
-      }
-      if (options.all) return callback(null, addresses);
-      const first = addresses[0];
-      if (!first)
-        return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '');
-      callback(null, first.address, first.family);
-    });
-  };
 }
 
 function request(u: URL, policy: Policy, signal: AbortSignal): Promise<IncomingMessage> {

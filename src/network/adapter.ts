@@ -14,7 +14,7 @@ export const CALLBACK_PATH = '/hooks/network';
 export const SIGNATURE_HEADER = 'x-service-signature';
 
 /** A message the clinic sends. Media goes out as the clinic's image or document template. */
-export type OutboundMessage =
+export type OutboundMessage = (
   | { kind: 'text'; from: string; to: string; text: string }
   | {
       kind: 'template';
@@ -33,7 +33,25 @@ export type OutboundMessage =
       /** Where the network fetches the bytes: a signed link to the service's own copy. */
       mediaUrl: string;
       filename: string | null;
-    };
+    }
+) & {
+  /**
+   * The service's own id of the message (`out_N`), the same on every attempt to send it: a
+   * network that deduplicates on a client reference (the sandbox does) takes a repeated attempt
+   * as the first one, so a send whose answer was lost never reaches the patient twice.
+   */
+  reference?: string;
+};
+
+/**
+ * The network refused the message for good (a number or template it will never take): sending
+ * it again cannot help, so the message fails at once. Anything else `send` throws (the network
+ * unreachable, a timeout, its 5xx or 429) is taken as transient and the send is tried again
+ * (docs/chat.md, Sending).
+ */
+export class NetworkRefusal extends Error {
+  override name = 'NetworkRefusal';
+}
 
 /** The network took the message; receipts follow through the callback. */
 export interface Accepted {
@@ -59,7 +77,10 @@ export interface NetworkTemplate {
 }
 
 export interface MessagingNetwork {
-  /** Hands a message to the network; throws when the network refuses it outright. */
+  /**
+   * Hands a message to the network: its id there once accepted. Throws `NetworkRefusal` when the
+   * network refuses it for good, any other error when it could not take it now.
+   */
   send(message: OutboundMessage): Promise<Accepted>;
   /** Sets (or, with null, withdraws) the clinic's reaction to a message. */
   react(reaction: {

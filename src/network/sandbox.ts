@@ -21,6 +21,8 @@ import { SANDBOX_TEMPLATES } from './sandbox-templates.ts';
  * - 500000991 is rejected (a failed receipt with a reason, instead of sent),
  * - 500000992 is never delivered (sent only),
  * - 500000993 has read receipts off (sent and delivered, never read).
+ * Like a network with client references, a send whose `reference` it has seen is answered with
+ * the first network id and not sent again; a receipt the service answers 503 is posted again.
  * It also plays the patient's side (inbound messages, reactions) for the CLI, the sandbox-only
  * GraphQL mutations and the tests.
  */
@@ -42,6 +44,8 @@ export interface SandboxOptions {
 }
 
 export const DEFAULT_DELAYS = { sent: 500, delivered: 1500, read: 3000 };
+/** How often a receipt answered 503 is posted again (after 50, 100, 200 … ms). */
+const RECEIPT_RETRIES = 6;
 
 export class SandboxNetwork implements MessagingNetwork {
   readonly kind = 'sandbox';
@@ -52,6 +56,8 @@ export class SandboxNetwork implements MessagingNetwork {
   /** What the sandbox was asked to send and react, newest last (tests read it). */
   readonly sent: (OutboundMessage & { networkMessageId: string })[] = [];
   readonly reactions: { networkMessageId: string; emoji: string | null }[] = [];
+  /** Network ids by the service's reference: a repeated attempt is answered, not sent again. */
+  readonly #byReference = new Map<string, string>();
 
   constructor(opts: SandboxOptions) {
     this.#opts = opts;
@@ -59,13 +65,16 @@ export class SandboxNetwork implements MessagingNetwork {
   }
 
   async send(message: OutboundMessage): Promise<Accepted> {
+    const known = message.reference && this.#byReference.get(message.reference);
+    if (known) return { networkMessageId: known };
     const networkMessageId = `sbx_${randomBytes(12).toString('hex')}`;
+    if (message.reference) this.#byReference.set(message.reference, networkMessageId);
     this.sent.push({ ...message, networkMessageId });
     const last9 = message.to.replace(/\D/g, '').slice(-9);
     const receipt =
       (status: 'sent' | 'delivered' | 'read' | 'failed', failure: string | null = null) =>
       () =>
-        this.callback({
+        this.#callbackRetrying({
           type: 'receipt',
           network_message_id: networkMessageId,
           clinic_phone: message.from,
@@ -134,6 +143,21 @@ export class SandboxNetwork implements MessagingNetwork {
       throw new AppError(error.code, error.message, error.param ? { param: error.param } : {});
     if (!res.ok) throw new Error(`callback answered ${res.status}: ${JSON.stringify(reply)}`);
     return reply;
+  }
+
+  /**
+   * A receipt, posted again while the service answers 503 (it may not have saved the message's
+   * network id yet), as a real network retries a callback: a few times, backing off.
+   */
+  async #callbackRetrying(event: NetworkCallback): Promise<unknown> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.callback(event);
+      } catch (e) {
+        if (attempt >= RECEIPT_RETRIES || !/answered 503/.test((e as Error).message)) throw e;
+        await sleep(50 * 2 ** attempt);
+      }
+    }
   }
 
   /** Waits for every receipt scheduled so far (tests), or drops them (close). */

@@ -10,7 +10,7 @@ import {
 import { forbidden, lackingScopes } from '../auth/scopes.ts';
 import type { Limits } from '../lib/limits.ts';
 import type { RequestContext } from '../lib/request-context.ts';
-import { checkCost } from '../schema/cost.ts';
+import { chargeOperation } from '../server/runner.ts';
 import type { RestRoute } from './routes.ts';
 
 /**
@@ -96,7 +96,7 @@ export function createDirectRest(schema: GraphQLSchema, limits: Limits) {
       if (v !== null && v !== '') args[name] = v;
     }
     // As SOFA's execution does: the cost is spent first, then the field's scopes are checked.
-    await ctx.spend(checkCost(schema, p.document, args, p.operationName, limits.graphqlMaxCost));
+    await chargeOperation(ctx, schema, p.document, args, p.operationName, limits.graphqlMaxCost);
     const lacking = lackingScopes(p.authScopes, ctx.principal.scopes);
     if (lacking.length) throw forbidden(lacking);
     return p.resolve(null, args, ctx, undefined);

@@ -6,10 +6,12 @@ import './catalog/catalog.ts';
 import './chat/types.ts';
 import './chat/queries.ts';
 import './chat/mutations.ts';
+import './chat/subscriptions.ts';
 import './records.ts';
 import './availability/availability.ts';
 import './calls/recording.ts';
 import './events/events.ts';
+import './events/subscriptions.ts';
 import './webhooks/webhooks.ts';
 import './writes.ts';
 

@@ -15,6 +15,10 @@ import { bodyOfInput, inputOf } from './write-inputs.ts';
  * If-Match headers; GraphQL its typed `input` and the same two as arguments.
  */
 const hasId = (op: WriteOperation) => op.path.includes(':id');
+/** The path's ids beyond `:id` (a delivery's under its subscription), each a required argument. */
+const otherIds = (op: WriteOperation) => Object.keys(op.ids ?? {}).filter((k) => k !== 'id');
+const paramsOf = (op: WriteOperation, args: any) =>
+  otherIds(op).length ? { params: Object.fromEntries(otherIds(op).map((k) => [k, String(args[k])])) } : {};
 const capitalized = (s: string) => s[0].toUpperCase() + s.slice(1);
 
 function restBody(ctx: RequestContext): unknown {
@@ -37,9 +41,10 @@ builder.mutationFields((t) => {
       type,
       subGraphs: ['Public'],
       authScopes,
-      description: `${op.summary} (${op.method} /v1${op.path.replace(':id', '{id}')}).${op.description ? ` ${op.description}` : ''}`,
+      description: `${op.summary} (${op.method} /v1${op.path.replace(/:([a-z_]+)/g, '{$1}')}).${op.description ? ` ${op.description}` : ''}`,
       args: {
         ...(hasId(op) ? { id: t.arg.id({ required: true }) } : {}),
+        ...Object.fromEntries(otherIds(op).map((k) => [k, t.arg.id({ required: true })])),
         ...(empty ? {} : { input: t.arg({ type: input, required: !allOptional }) }),
         ...(op.method === 'POST'
           ? {
@@ -65,13 +70,21 @@ builder.mutationFields((t) => {
           id: args.id == null ? undefined : String(args.id),
           idempotencyKey: args.idempotency_key ?? undefined,
           expected: expectedVersion(args.expected_updated_at, 'expected_updated_at'),
+          ...paramsOf(op, args),
         }),
     });
     fields[restFieldOf(op)] = t.field({
       type: body,
       subGraphs: ['Rest'],
       authScopes,
-      ...(hasId(op) ? { args: { id: t.arg.string({ required: true }) } } : {}),
+      ...(hasId(op)
+        ? {
+            args: {
+              id: t.arg.string({ required: true }),
+              ...Object.fromEntries(otherIds(op).map((k) => [k, t.arg.string({ required: true })])),
+            },
+          }
+        : {}),
       resolve: async (_root: unknown, args: any, ctx: RequestContext) => {
         if (op.method !== 'POST' && ctx.idempotencyKey !== undefined)
           throw new AppError(
@@ -86,6 +99,7 @@ builder.mutationFields((t) => {
             id: args.id,
             idempotencyKey: ctx.idempotencyKey,
             expected: expectedVersion(ctx.ifMatch, 'If-Match'),
+            ...paramsOf(op, args),
           }),
         };
       },

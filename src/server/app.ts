@@ -20,6 +20,7 @@ import { checkQueryParams } from '../rest/params.ts';
 import { matchRoute } from '../rest/routes.ts';
 import { createRestRouter } from '../rest/sofa.ts';
 import { schemas } from '../schema/index.ts';
+import { EventHub } from '../services/events/hub.ts';
 import { checkResources, type Row } from '../services/resource.ts';
 import { etagOf } from '../services/writes.ts';
 import { readBody } from './body.ts';
@@ -30,6 +31,7 @@ import { corsPolicy } from './cors.ts';
 import { createGraphQLHandler } from './graphql.ts';
 import { serveMedia } from './media-route.ts';
 import { handleNetworkCallback } from './network-callback.ts';
+import { armDeadline } from './runner.ts';
 
 export interface AppOptions {
   orm: MikroORM;
@@ -80,6 +82,7 @@ export function createApp(opts: AppOptions) {
       calls: callDeps(opts.media, opts.limits, opts.clock),
       writes: { idempotencyLeaseMs: opts.limits.requestDeadlineMs + 60_000 },
       webhooks: { allowLoopback: opts.media.allowLoopback },
+      events: { hub: new EventHub() },
     },
   };
   const graphql = createGraphQLHandler(publicSchema, deps);
@@ -245,14 +248,9 @@ export function createApp(opts: AppOptions) {
     });
     const { requestId } = scope;
     // The deadline and a client that goes away both abort the request's work (src/lib/budget.ts).
-    const deadline = setTimeout(() => {
-      const err = new AppError(
-        'deadline_exceeded',
-        `The request took longer than ${opts.limits.requestDeadlineMs} ms and was stopped.`,
-      );
-      scope.abortedBy ??= err;
+    const deadline = armDeadline(scope, opts.limits.requestDeadlineMs, (err) => {
       if (!res.headersSent) sendJson(res, err.status, errorBody(err, requestId));
-    }, opts.limits.requestDeadlineMs);
+    });
     res.on('close', () => {
       clearTimeout(deadline);
       if (!res.writableFinished)
@@ -287,5 +285,15 @@ export function createApp(opts: AppOptions) {
     });
   }
 
-  return { handler, graphql, publicSchema, restSchema, openapi: () => JSON.parse(openapi) };
+  return {
+    handler,
+    graphql,
+    publicSchema,
+    restSchema,
+    openapi: () => JSON.parse(openapi),
+    /** What graphql-ws runs operations with (src/server/websocket.ts). */
+    deps,
+    /** This process's subscribers of committed events (fed by src/services/events/relay.ts). */
+    eventHub: deps.services.events.hub,
+  };
 }

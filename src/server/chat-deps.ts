@@ -48,8 +48,8 @@ export function chatDeps(
   const download = downloader(limits, media.allowLoopback);
   return {
     network,
-    // The deadline stops a request at its next statement; a minute more covers a network call
-    // under way then.
+    // The deadline stops a request at its next statement; a minute more covers a media
+    // download under way then (the network is called by the send worker, not the request).
     idempotencyLeaseMs: limits.requestDeadlineMs + 60_000,
     media: {
       async keep(clinicId, m) {

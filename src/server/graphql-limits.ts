@@ -5,11 +5,13 @@ import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import type { GraphQLError, ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { AppError } from '../lib/errors.ts';
 import type { Limits } from '../lib/limits.ts';
 import type { RequestContext } from '../lib/request-context.ts';
-import { checkCost, limitExceeded } from '../schema/cost.ts';
+import { limitExceeded } from '../schema/cost.ts';
 import { settleRateLimit } from './context.ts';
 import { toGraphQLError } from './graphql-errors.ts';
+import { chargeOperation } from './runner.ts';
 
 /**
  * The limits of a GraphQL operation, each refused before execution with `query_too_complex`
@@ -65,16 +67,38 @@ export function graphqlLimitPlugins(limits: Limits): Plugin<any>[] {
     {
       async onExecute({ args, setResultAndStopExecution }) {
         try {
-          const cost = checkCost(
+          await chargeOperation(
+            args.contextValue as RequestContext,
             args.schema,
             args.document,
             args.variableValues as Record<string, unknown> | undefined,
             args.operationName,
             limits.graphqlMaxCost,
           );
-          await (args.contextValue as RequestContext).spend(cost);
         } catch (e) {
           // Refused over a limit: it still counts (one point), unless the refusal is the limit's.
+          await settleRateLimit().catch(() => {});
+          setResultAndStopExecution({ errors: [toGraphQLError(e)] });
+        }
+      },
+      // A subscription is charged once, when it starts, as a query of the same selection would be.
+      async onSubscribe({ args, setResultAndStopExecution }) {
+        try {
+          if (!(args.contextValue as RequestContext).streaming) {
+            throw new AppError(
+              'invalid_request',
+              'Subscriptions are served over WebSocket (graphql-ws protocol) at /graphql: see docs/events.md, Subscriptions.',
+            );
+          }
+          await chargeOperation(
+            args.contextValue as RequestContext,
+            args.schema,
+            args.document,
+            args.variableValues as Record<string, unknown> | undefined,
+            args.operationName,
+            limits.graphqlMaxCost,
+          );
+        } catch (e) {
           await settleRateLimit().catch(() => {});
           setResultAndStopExecution({ errors: [toGraphQLError(e)] });
         }

@@ -10,12 +10,15 @@ import {
   type HeaderSource,
   type OperationParams,
   prepareOperation,
+  type Yoga,
 } from './executor.ts';
 import { toGraphQLError } from './graphql-errors.ts';
 
 export type GraphQLHandler = ((req: IncomingMessage, res: ServerResponse) => Promise<void>) & {
   /** Requests executed on the direct path (tests assert which path a request took). */
   stats: { direct: number };
+  /** The one pipeline, for the transports that run operations themselves (graphql-ws: runner.ts). */
+  yoga: Yoga;
 };
 
 /**
@@ -93,7 +96,7 @@ export function createGraphQLHandler(schema: GraphQLSchema, deps: AppDeps): Grap
     await sendResponse(res, await yoga.fetch(url, { method: req.method, headers, body }));
   }
 
-  return Object.assign(handle, { stats });
+  return Object.assign(handle, { stats, yoga });
 }
 
 const tooLarge = (max: number) => new AppError('payload_too_large', `The request body exceeds ${max} bytes.`);

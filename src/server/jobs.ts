@@ -7,6 +7,7 @@ import {
   startJobQueue,
   type WorkerDefinition,
 } from '../lib/job-queue.ts';
+import { sendFailedQueue, sendQueue } from '../services/chat/send-jobs.ts';
 import { deliveryQueue } from '../services/webhooks/delivery-jobs.ts';
 
 /**
@@ -14,18 +15,40 @@ import { deliveryQueue } from '../services/webhooks/delivery-jobs.ts';
  * writes (the server, `npm run worker`, the CLI), so a write can queue its jobs; workers run
  * where `work` is on (the server by default, WORKERS=off to leave them to `npm run worker`).
  */
-export const QUEUES: readonly QueueDefinition[] = [deliveryQueue];
+// A dead-letter queue before the queue that names it (pg-boss checks it exists).
+export const QUEUES: readonly QueueDefinition[] = [deliveryQueue, sendFailedQueue, sendQueue];
 
 export interface RunningJobs {
   queue: JobQueue;
   stop(graceMs?: number): Promise<void>;
 }
 
+/**
+ * Faster failure detection than the defaults (heartbeat 30 s, supervision every 60 s: a killed
+ * worker's job runs again within about 100 s): the SIGKILL test's, never lower in production.
+ */
+export interface QueueTuning {
+  /** How often this process looks for jobs whose worker stopped heartbeating (QUEUE_SUPERVISE_SECONDS). */
+  superviseSeconds?: number;
+  /** The delivery queue's heartbeat contract, at least 10 s (DELIVERY_HEARTBEAT_SECONDS). */
+  deliveryHeartbeatSeconds?: number;
+}
+
 export async function startJobs(opts: {
   orm: MikroORM;
   workers?: readonly WorkerDefinition[];
+  tuning?: QueueTuning;
 }): Promise<RunningJobs> {
-  const queue = await startJobQueue({ databaseUrl: opts.orm.config.get('clientUrl'), queues: QUEUES });
+  const heartbeat = opts.tuning?.deliveryHeartbeatSeconds;
+  const queue = await startJobQueue({
+    databaseUrl: opts.orm.config.get('clientUrl'),
+    queues: heartbeat
+      ? QUEUES.map((q) =>
+          q === deliveryQueue ? { ...q, options: { ...q.options, heartbeatSeconds: heartbeat } } : q,
+        )
+      : QUEUES,
+    ...(opts.tuning?.superviseSeconds ? { superviseIntervalSeconds: opts.tuning.superviseSeconds } : {}),
+  });
   attachJobQueue(opts.orm.em, queue);
   if (opts.workers?.length) await queue.work(opts.workers);
   return {

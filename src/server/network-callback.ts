@@ -65,8 +65,9 @@ export async function handleNetworkCallback(req: IncomingMessage, res: ServerRes
     send(res, 200, await recordNetworkEvent(deps.em.fork(), parsed.event, deps.copyMedia));
   } catch (e) {
     // A refusal of the service's (a reaction from another number) is the network's 4xx: it
-    // does not retry it. Anything else (the database down) stays a 5xx it retries.
-    if (e instanceof AppError && e.status < 500) return fail(res, e);
+    // does not retry it. Anything else (the database down, a receipt ahead of its send's
+    // network id) stays a 5xx it retries.
+    if (e instanceof AppError && (e.status < 500 || e.code === 'service_unavailable')) return fail(res, e);
     throw e;
   }
 }

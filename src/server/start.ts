@@ -4,14 +4,19 @@ import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { listenForKeyChanges } from '../auth/key-changes.ts';
+import { parseTrustProxy } from '../lib/client-address.ts';
 import { type Clock, systemClock } from '../lib/clock.ts';
 import { defaultLimits, type Limits } from '../lib/limits.ts';
 import { pgMediaStore } from '../media/store.ts';
 import { CALLBACK_PATH } from '../network/adapter.ts';
 import { SandboxNetwork } from '../network/sandbox.ts';
+import { chatSendWorkers } from '../services/chat/send-worker.ts';
+import { startEventRelay } from '../services/events/relay.ts';
 import { type EventRetention, startEventRetention } from '../services/events/retention.ts';
+import { deliveryWorker } from '../webhooks/worker.ts';
 import { createApp } from './app.ts';
 import { type RunningJobs, startJobs } from './jobs.ts';
+import { type Subscriptions, serveSubscriptions } from './websocket.ts';
 
 export interface RunningServer {
   server: Server;
@@ -20,6 +25,8 @@ export interface RunningServer {
   network: SandboxNetwork;
   /** The periodic deletion of old events (docs/limits.md, Events). */
   eventRetention: EventRetention;
+  /** graphql-ws at /graphql (src/server/websocket.ts). */
+  subscriptions: Subscriptions;
   /** The job queue, and this process's workers unless `workers` was false. */
   jobs: RunningJobs;
   close(): Promise<void>;
@@ -80,9 +87,31 @@ export async function startHttpServer(opts: {
       allowLoopback: opts.allowLoopbackUrls ?? false,
     },
   });
-  const jobs = await startJobs({ orm: opts.orm, workers: opts.workers === false ? [] : [/* the delivery and chat-send workers */] });
+  const jobs = await startJobs({
+    orm: opts.orm,
+    workers:
+      opts.workers === false
+        ? []
+        : [
+            // Webhook deliveries (src/webhooks/worker.ts), on the injected clock.
+            deliveryWorker({
+              em: opts.orm.em,
+              clock: opts.clock ?? systemClock,
+              timeoutMs: limits.webhookTimeoutMs,
+              allowLoopback: opts.allowLoopbackUrls ?? false,
+            }),
+            // The network and media links as this process's requests have them.
+            ...chatSendWorkers({
+              em: opts.orm.em,
+              network,
+              mediaLink: app.deps.services.chat.media?.link,
+              clock: opts.clock ?? systemClock,
+            }),
+          ],
+  });
   // With a key cache, key changes made by other processes (the CLI) must reach it at once.
-  const keyChanges = keyCacheTtlMs > 0 ? await listenForKeyChanges(opts.orm.config.get('clientUrl')) : null;
+  // Open websockets must hear of a revoked key at once too (src/server/websocket.ts): always on.
+  const keyChanges = await listenForKeyChanges(opts.orm.config.get('clientUrl'));
   // Every connection is bounded (docs/limits.md, Connections): its headers and its whole request
   // must arrive in time (checked each second, Node's default being 30 s), there are at most
   // maxConnections of them, and one whose response went out before its body was read is closed.
@@ -114,6 +143,17 @@ export async function startHttpServer(opts: {
   });
   const { port } = server.address() as AddressInfo;
   url = `http://${opts.host ?? '127.0.0.1'}:${port}`;
+  // Committed events, any process's, reach this process's subscribers (src/services/events/relay.ts).
+  const relay = await startEventRelay({
+    databaseUrl: opts.orm.config.get('clientUrl'),
+    hub: app.eventHub,
+  });
+  const subscriptions = serveSubscriptions(server, {
+    yoga: app.graphql.yoga,
+    deps: app.deps,
+    limits,
+    trustProxy: parseTrustProxy(opts.trustProxy ?? ''),
+  });
   // Every instance sweeps; concurrent sweeps skip each other's rows (src/services/events/retention.ts).
   const eventRetention = startEventRetention({
     em: opts.orm.em,
@@ -125,12 +165,15 @@ export async function startHttpServer(opts: {
     app,
     network,
     eventRetention,
+    subscriptions,
     jobs,
     url,
     // Stop accepting, close idle keep-alive connections, let requests in flight finish (each
     // connection closes after its response), and cut what is still open after the grace period.
     close: async () => {
       closing = true;
+      // Upgraded sockets are no longer the server's connections: closed here, or never.
+      await subscriptions.close();
       for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
       const grace = setTimeout(() => server.closeAllConnections(), opts.shutdownGraceMs ?? 10_000);
       await new Promise<void>((resolve) => {
@@ -141,7 +184,8 @@ export async function startHttpServer(opts: {
       network.close();
       await jobs.stop(opts.shutdownGraceMs ?? 10_000);
       await eventRetention.stop();
-      await keyChanges?.close();
+      await keyChanges.close();
+      await relay.close();
     },
   };
 }

@@ -15,5 +15,6 @@ import './patients/owner-writes.ts';
 import './catalog/catalog-writes.ts';
 import './availability/working-hours-writes.ts';
 import './webhooks/webhook-writes.ts';
+import './webhooks/delivery-writes.ts';
 
 export { allWrites } from './writes.ts';

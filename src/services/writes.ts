@@ -30,7 +30,8 @@ export interface WriteOperation<S extends z.ZodObject = z.ZodObject, P = unknown
   /** Under /v1, `:id` for the object's id. */
   path: string;
   ids?: Record<string, IdKind>;
-  status: 200 | 201;
+  /** 202: the write queues work whose result shows later (a webhook delivery's retry). */
+  status: 200 | 201 | 202;
   tag: string;
   summary: string;
   description?: string;
@@ -94,6 +95,8 @@ export interface Written {
 
 export interface WriteContext extends Write {
   principal: Principal;
+  /** The path's ids other than `:id` (ids beyond `id`), as given: `/webhooks/:id/deliveries/:delivery_id/retry`. */
+  params: Readonly<Record<string, string>>;
   /**
    * The object the path names, locked for the rest of the transaction: a 404 when it is not the
    * clinic's, a 412 when the caller's If-Match names another version.
@@ -170,6 +173,8 @@ export interface WriteArgs {
   idempotencyKey?: unknown;
   /** If-Match or expected_updated_at, as `expectedVersion` read it. */
   expected?: number | '*';
+  /** The path's other ids (WriteOperation.ids beyond `id`). */
+  params?: Record<string, string>;
 }
 
 export async function performWrite(
@@ -200,7 +205,12 @@ export async function performWrite(
       keyId: principal.keyId,
       clinicId: principal.clinicId,
       key,
-      hash: requestHash({ operation: op.name, id: args.id ?? null, body }),
+      hash: requestHash({
+        operation: op.name,
+        id: args.id ?? null,
+        body,
+        ...(args.params ? { params: args.params } : {}),
+      }),
       now,
       leaseMs: ctx.services.writes.idempotencyLeaseMs,
     },
@@ -266,6 +276,7 @@ async function writeOnce(
       const wc: WriteContext = {
         ...w,
         principal,
+        params: args.params ?? {},
         load: loader(w, args.expected),
         ref: referrer(w),
         refs: batchReferrer(w),

@@ -7,8 +7,8 @@ import { CORE, type PresentContext, present, type Row } from '../services/resour
 /**
  * What a webhook delivery sends (spec, Events: "Request headers on every delivery",
  * "Verification"): the envelope's exact bytes, signed with the subscription's secret. The
- * delivery worker (not built yet) POSTs `serializeEnvelope(event)` with `deliveryHeaders(...)`
- * of those same bytes; nothing here does I/O.
+ * delivery attempt (src/webhooks/attempt.ts) POSTs `serializeEnvelope(event)` with
+ * `deliveryHeaders(...)` of those same bytes; nothing here does I/O.
  */
 
 /** The outbox columns an envelope is made of (an `Event` entity or a lean row of it). */

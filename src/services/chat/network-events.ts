@@ -7,6 +7,7 @@ import type { NetworkCallback } from '../../network/adapter.ts';
 import { type ChatChange, chatChange, clinicRef, noteMessage } from './changes.ts';
 import { messageEvent } from './events.ts';
 import { applyReceipt } from './message-status.ts';
+import { sendsUnderWay } from './send-jobs.ts';
 
 /**
  * What the messaging network tells the service (its signed callback, src/server/network-callback.ts;
@@ -163,7 +164,17 @@ async function recordReceipt(
     { clinic: clinic.id, direction: 'outbound', networkMessageId: event.network_message_id },
     noFilters,
   );
-  if (!found) return ignored(`The clinic sent no message with the network id ${event.network_message_id}.`);
+  if (!found) {
+    // The network may report on a message before its worker has saved the id the network gave
+    // it: while one of the clinic's sends is under way, a 503 has the network try again later
+    // rather than the receipt being lost.
+    if (await sendsUnderWay(em, clinic.id))
+      throw new AppError(
+        'service_unavailable',
+        `The network id ${event.network_message_id} is not known yet: a message of the clinic is being handed to the network. Retry shortly.`,
+      );
+    return ignored(`The clinic sent no message with the network id ${event.network_message_id}.`);
+  }
   return chatChange(em, clinic.id, async (change) => {
     const m = (await change.em.findOne(Message, found.id, {
       ...noFilters,

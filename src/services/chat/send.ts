@@ -2,22 +2,22 @@ import { Clinic, Conversation, Message, Template } from '../../entities/index.ts
 import { AppError } from '../../lib/errors.ts';
 import { messageId } from '../../lib/ids.ts';
 import type { RequestContext, ServiceContext } from '../../lib/request-context.ts';
-import type { OutboundMessage } from '../../network/adapter.ts';
 import { checkIdempotencyKey, idempotent, requestHash } from '../idempotency.ts';
 import { CORE, type Row, viewFor } from '../resource.ts';
 import { chatChange, clinicRef, noteMessage } from './changes.ts';
 import type { ChatDeps } from './deps.ts';
-import { messageEvent } from './events.ts';
 import { Message as MessageResource } from './message.resource.ts';
 import { getMessage } from './messages.ts';
 import { conversationOf } from './network-events.ts';
 import { parseSendInput } from './send-input.ts';
+import { enqueueSend } from './send-jobs.ts';
 import { notSendableReason } from './template.resource.ts';
 import { windowOpen } from './window.ts';
 
 /**
- * POST /v1/chat/messages (spec, Chat: write). The message is recorded as queued, then handed to
- * the network; receipts move it on through the callback. Free text inside the 24-hour window
+ * POST /v1/chat/messages (spec, Chat: write). The message is recorded as queued with its send
+ * job, in one transaction; a worker hands it to the network (send-worker.ts) and receipts move
+ * it on through the callback. The request never waits for the network. Free text inside the 24-hour window
  * goes out as it is, outside it wrapped in the clinic's marketing template (template_fallback);
  * a template by name must be sendable and get exactly its parameter count; media goes out as
  * the clinic's image or document template, its caption as a text message right after.
@@ -89,26 +89,17 @@ export async function sendMessage(ctx: ServiceContext, deps: ChatDeps, body: unk
         { param: 'params' },
       );
     const rendered = render(t.body, input.params);
-    const data = await recordAndSend(
-      ctx,
-      deps,
-      input.to,
-      from,
-      { type: 'text', text: rendered, template: t.name, params: input.params },
-      () => ({
-        kind: 'template',
-        from,
-        to: input.to,
-        template: t.name,
-        language: t.language ?? null,
-        params: input.params,
-      }),
-    );
+    const data = await recordQueued(ctx, input.to, from, {
+      type: 'text',
+      text: rendered,
+      template: t.name,
+      params: input.params,
+    });
     return { data, meta: { delivery_mode: 'template' } };
   }
 
   if (input.kind === 'text') {
-    const sent = await sendText(ctx, deps, input.to, from, input.text, byRole('fallback'));
+    const sent = await sendText(ctx, input.to, from, input.text, byRole('fallback'));
     return { data: sent.data, meta: { delivery_mode: sent.mode } };
   }
 
@@ -136,26 +127,16 @@ export async function sendMessage(ctx: ServiceContext, deps: ChatDeps, body: unk
     if (!windowOpen(conversation?.lastInboundAt, ctx.clock.now())) throw noFallback('media.caption');
   }
   const kept = await media.keep(clinic.id, input.media);
-  const data = await recordAndSend(
-    ctx,
-    deps,
-    input.to,
-    from,
-    { type: input.media.type, text: null, template: template.name, params: [], media: kept },
-    () => ({
-      kind: 'media',
-      from,
-      to: input.to,
-      template: template.name,
-      mediaType: input.media.type,
-      mediaUrl: media.link(clinic.id, kept.key, kept.filename, kept.mime).url,
-      filename: kept.filename,
-    }),
-  );
+  const data = await recordQueued(ctx, input.to, from, {
+    type: input.media.type,
+    text: null,
+    template: template.name,
+    params: [],
+    media: kept,
+  });
   if (input.media.caption === null) return { data, meta: { delivery_mode: 'template' } };
   const caption = await sendText(
     ctx,
-    deps,
     input.to,
     from,
     input.media.caption,
@@ -174,7 +155,6 @@ export async function sendMessage(ctx: ServiceContext, deps: ChatDeps, body: unk
 /** Free text, or the fallback template when the window is closed. */
 async function sendText(
   ctx: ServiceContext,
-  deps: ChatDeps,
   to: string,
   from: string,
   text: string,
@@ -194,18 +174,7 @@ async function sendText(
       params: open ? null : [text],
     };
   };
-  const data = await recordAndSend(ctx, deps, to, from, decide, () =>
-    open
-      ? { kind: 'text', from, to, text }
-      : {
-          kind: 'template',
-          from,
-          to,
-          template: (fallback as Template).name,
-          language: (fallback as Template).language ?? null,
-          params: [text],
-        },
-  );
+  const data = await recordQueued(ctx, to, from, decide);
   return { data, mode: open ? 'free_text' : 'template_fallback' };
 }
 
@@ -216,30 +185,6 @@ const noFallback = (param: string) =>
     { param },
   );
 
-/**
- * Records the message (queued), reads it as the response, then hands it to the network: what it
- * sends (`outbound`) is asked for once the change has decided what was recorded.
- */
-async function recordAndSend(
-  ctx: ServiceContext,
-  deps: ChatDeps,
-  to: string,
-  from: string,
-  what: Recorded | ((conversation: Conversation, now: Date) => Recorded),
-  outbound: () => OutboundMessage,
-): Promise<Row> {
-  const id = await record(ctx, to, from, what);
-  const data = await queued(ctx, id);
-  await dispatch(ctx, deps, id, outbound());
-  return data;
-}
-
-/**
- * The message as recorded, read before it is handed to the network: the response is the queued
- * message (spec: 202 with status queued) whatever a fast receipt or a refusal does next.
- */
-const queued = (ctx: ServiceContext, id: number) => getMessage(ctx, messageId('outbound', id), view);
-
 interface Recorded {
   type: 'text' | 'image' | 'document';
   text: string | null;
@@ -248,13 +193,18 @@ interface Recorded {
   media?: { key: string; mime: string; filename: string | null };
 }
 
-/** Records the outbound message as queued; returns its row id. */
-async function record(
+/**
+ * Records the outbound message as queued, and its send job in the same transaction: a process
+ * that dies after the commit leaves the job to any worker. Answers the message as the
+ * transaction sees it, so the response is the queued message (spec: 202 with status queued)
+ * however fast a worker and the receipts are after the commit.
+ */
+async function recordQueued(
   ctx: ServiceContext,
   to: string,
   from: string,
   what: Recorded | ((conversation: Conversation, now: Date) => Recorded),
-): Promise<number> {
+): Promise<Row> {
   return chatChange(ctx.em, ctx.principal.clinicId, async (change) => {
     const conversation = await conversationOf(change, to, from);
     const m = typeof what === 'function' ? what(conversation, change.now) : what;
@@ -280,42 +230,14 @@ async function record(
     noteMessage(conversation, message);
     change.touch(message);
     await change.em.flush();
-    return message.id;
-  });
-}
-
-/**
- * Hands the message to the network. Its id there is stored without a change of its own (nothing
- * a client sees moves); a network that refuses outright fails the message, as a failed receipt
- * would (spec: queued → failed).
- */
-async function dispatch(
-  ctx: ServiceContext,
-  deps: ChatDeps,
-  id: number,
-  out: OutboundMessage,
-): Promise<void> {
-  try {
-    const accepted = await deps.network.send(out);
-    await ctx.em
-      .getConnection()
-      .execute('update "message" set "network_message_id" = ? where "id" = ?', [
-        accepted.networkMessageId,
-        id,
-      ]);
-  } catch (e) {
-    await chatChange(ctx.em, ctx.principal.clinicId, async (change) => {
-      const m = (await change.em.findOne(Message, id, {
-        filters: false,
-        populate: ['conversation'],
-      })) as Message;
-      m.failedAt = change.now;
-      m.failureReason = `The messaging network refused the message: ${(e as Error).message}`;
-      change.touch(m);
-      change.record(messageEvent('chat.message.failed', m));
-      await change.em.flush();
+    await enqueueSend(change.em, {
+      message: message.id,
+      clinic: change.clinicId,
+      conversation: conversation.id,
     });
-  }
+    const reader = { em: change.em, principal: ctx.principal, clock: { now: () => change.now } };
+    return getMessage(reader, messageId('outbound', message.id), view);
+  });
 }
 
 /** A template's body with {{n}} filled from params (the text the patient reads). */

@@ -31,7 +31,7 @@ export interface EventListArgs extends PageArgs {
 }
 
 /** The scopes gating event families (chat:read) that this key lacks: their events are out of sight. */
-const hiddenScopes = (ctx: ServiceContext): string[] =>
+export const hiddenScopes = (ctx: ServiceContext): string[] =>
   GATING_SCOPES.filter((s) => !ctx.principal.scopes.has(s));
 
 /**

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { enqueueInTransaction, type QueueDefinition } from '../../lib/job-queue.ts';
+import { enqueueInTransaction, QUEUE_SCHEMA, type QueueDefinition } from '../../lib/job-queue.ts';
 
 /**
  * The delivery queue's jobs (issue 17, Delivery): one job per attempt to deliver one event to one
@@ -48,4 +48,20 @@ export function enqueueDeliveries(em: EntityManager, jobs: DeliveryJob[], startA
       ...(startAfterSeconds ? { startAfter: Math.ceil(startAfterSeconds) } : {}),
     })),
   );
+}
+
+/**
+ * Deletes the subscription's queued attempts (first ones and scheduled retries) in the transaction
+ * `em` is in: DELETE's "nothing more is delivered" without waiting for each job to find the
+ * subscription deleted (which the attempt checks anyway, for a job already in a worker's hands).
+ */
+export async function cancelDeliveries(em: EntityManager, subscription: number): Promise<void> {
+  await em
+    .getConnection()
+    .execute(
+      `delete from "${QUEUE_SCHEMA}"."job" where "name" = ? and "group_id" = ? and "state" in ('created', 'retry')`,
+      [DELIVERY_QUEUE, deliveryGroup(subscription).id],
+      'run',
+      em.getTransactionContext(),
+    );
 }

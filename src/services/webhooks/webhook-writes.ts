@@ -5,6 +5,7 @@ import { tryParseId } from '../../lib/ids.ts';
 import { clinicRef } from '../clinic-ref.ts';
 import { text, z } from '../write-input.ts';
 import { defineWrite } from '../writes.ts';
+import { cancelDeliveries } from './delivery-jobs.ts';
 import { SECRET_PREFIX, WebhookSubscription } from './webhook.resource.ts';
 import { checkDeliveryUrl, getWebhook, subscribedTypes } from './webhooks.ts';
 
@@ -30,7 +31,7 @@ export const createWebhook = defineWrite({
   tag: 'Webhooks',
   summary: 'Subscribe to events',
   description:
-    'The answer is the only one that carries the whole secret (every read masks it); keep it, or delete and subscribe again. An http URL, a host resolving to a loopback, private, link-local, multicast or metadata address: 422 (url). An unknown type: 422 (event_types); a chat.* type on a key without chat:read: 403.',
+    'The answer is the only one that carries the whole secret (every read masks it); keep it, or delete and subscribe again. Delivery (docs/events.md, Delivery): at least once (deduplicate on the event id), one POST per attempt signed with the secret; a 2xx answer within 10 s succeeds, anything else (3xx included: redirects are not followed) fails; failed attempts are retried after 10 s, 1 min, 5 min, 30 min, 2 h, 5 h, 8 h, 8 h (±20 %), about 24 h in all; a subscription whose every attempt failed for 72 h is disabled (disabled_at, disabled_reason) until POST /v1/webhooks/{id}/recover. An http URL, a host resolving to a loopback, private, link-local, multicast or metadata address: 422 (url). An unknown type: 422 (event_types); a chat.* type on a key without chat:read: 403.',
   scopes: ['webhooks:manage'],
   input: createWebhookInput,
   example: {
@@ -87,7 +88,7 @@ export const deleteWebhook = defineWrite({
   tag: 'Webhooks',
   summary: 'Delete a subscription',
   description:
-    'Nothing more is delivered to it. Answers the subscription as it was deleted (enabled false); afterwards it is a 404 and is not listed.',
+    'Nothing more is delivered to it: its queued attempts, retries included, are dropped, and an attempt already under way checks again before it sends. Answers the subscription as it was deleted (enabled false); afterwards it is a 404 and is not listed.',
   scopes: ['webhooks:manage'],
   input: z.strictObject({}),
   example: {},
@@ -104,6 +105,7 @@ export const deleteWebhook = defineWrite({
     s.deletedAt = w.now;
     s.enabled = false;
     await w.em.flush();
+    await cancelDeliveries(w.em, s.id);
     return s.id;
   },
 });

@@ -1,0 +1,25 @@
+/**
+ * The service as `npm run bench:deliveries` runs it: bench/server.ts's child (IPC 'ready', exits
+ * with its parent) with what deliveries to a loopback receiver need: ALLOW_LOOPBACK_URLS's plain
+ * http to 127.0.0.1, and the job queue's workers on (as `npm start` by default).
+ */
+import { openOrm } from '../src/lib/database.ts';
+import { startHttpServer } from '../src/server/start.ts';
+import { serveUntilParentLeaves } from './child.ts';
+
+const url = process.env.BENCH_DATABASE_URL;
+if (!url) throw new Error('BENCH_DATABASE_URL is not set');
+
+const orm = await openOrm(url);
+const running = await startHttpServer({
+  orm,
+  port: 0,
+  host: '127.0.0.1',
+  limits: { rateLimitPoints: 0 },
+  allowLoopbackUrls: true,
+});
+
+serveUntilParentLeaves(running.url, async () => {
+  await running.close();
+  await orm.close();
+});

@@ -1,0 +1,171 @@
+/**
+ * `npm run bench:fanout`: one event fanned out to many websocket subscribers.
+ *
+ *   1. Database `cg_fanout` on DATABASE_URL's server (else postgresql://postgres@127.0.0.1:5432),
+ *      created and migrated if missing; a clinic and a webhooks:manage key of the bench's own.
+ *   2. The app as a child process (bench/server.ts, as `npm run bench` runs it), its live heap and
+ *      RSS read over IPC after a full collection, before and after the sockets connect.
+ *   3. --sockets graphql-ws connections from this process, each subscribed to
+ *      `events(types: ["patient.created"])`; a first event checks every one receives it.
+ *   4. --events events, one at a time: each is INSERTed into the outbox (autocommit, the way a
+ *      write's transaction commits it) and timed from the moment the INSERT is sent (an upper
+ *      bound of its commit) to each subscriber's receipt.
+ * Prints p50/p99/max over every receipt, and the memory per idle socket (delta / sockets).
+ *
+ * Options: --sockets=1000  --events=20  --gap=100 (ms between events)
+ *          --cpu-prof (profile the server; writes bench/.profiles/*.cpuprofile)
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { createClient } from 'graphql-ws';
+import pg from 'pg';
+import WebSocket from 'ws';
+import { createApiKey } from '../src/auth/keys.ts';
+import { ensureDatabase, migrate, openOrm } from '../src/lib/database.ts';
+import { createClinic } from '../src/services/clinics/clinics.ts';
+import type { ChildMessage, MemoryReport } from './child.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const { values: opts } = parseArgs({
+  options: {
+    sockets: { type: 'string', default: '1000' },
+    events: { type: 'string', default: '20' },
+    gap: { type: 'string', default: '100' },
+    'cpu-prof': { type: 'boolean', default: false },
+  },
+});
+const SOCKETS = Number(opts.sockets);
+const EVENTS = Number(opts.events);
+const GAP_MS = Number(opts.gap);
+
+const adminUrl = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
+adminUrl.pathname = '/postgres';
+const dbUrl = new URL(adminUrl);
+dbUrl.pathname = '/cg_fanout';
+
+await ensureDatabase(adminUrl.toString(), 'cg_fanout');
+const orm = await openOrm(dbUrl.toString(), { requestTimeouts: false });
+await migrate(orm);
+const clinic = await createClinic(orm.em.fork(), {
+  name: `Fan-out ${Date.now()}`,
+  kind: 'dental',
+  country: 'IL',
+  phone: `+9723${String(Date.now()).slice(-7)}`,
+});
+const { key } = await createApiKey(orm.em.fork(), {
+  clinicId: clinic.id,
+  name: 'fanout',
+  scopes: ['webhooks:manage'],
+});
+await orm.close();
+
+const profile = opts['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.join(here, '.profiles')}`] : [];
+const child: ChildProcess = spawn(
+  process.execPath,
+  ['--expose-gc', ...profile, path.join(here, 'server.ts')],
+  {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: { ...process.env, BENCH_DATABASE_URL: dbUrl.toString(), LOG_LEVEL: 'warn' },
+  },
+);
+const url = await new Promise<string>((resolve, reject) => {
+  child.once('exit', (code) => reject(new Error(`server exited (code ${code})`)));
+  child.on('message', (m: ChildMessage) => m.type === 'ready' && resolve(m.url));
+});
+const memory = () =>
+  new Promise<MemoryReport>((resolve) => {
+    const on = (m: ChildMessage) => {
+      if (m.type !== 'memory' || !('rss' in m)) return;
+      child.off('message', on);
+      resolve(m);
+    };
+    child.on('message', on);
+    child.send({ type: 'memory', gc: true });
+  });
+
+const before = await memory();
+const sentAt = new Map<string, number>();
+const latencies: number[] = [];
+const received = new Map<string, number>();
+const clients = [];
+let ready = 0;
+for (let i = 0; i < SOCKETS; i++) {
+  const client = createClient({
+    url: `${url.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { Authorization: `Bearer ${key}` },
+    lazy: false,
+    retryAttempts: 0,
+    on: { connected: () => ready++ },
+  });
+  client.subscribe(
+    { query: 'subscription { events(types: ["patient.created"]) { id data } }' },
+    {
+      next: (r: any) => {
+        const id = r.data?.events?.data?.id as string;
+        const t = sentAt.get(id);
+        if (t !== undefined) latencies.push(performance.now() - t);
+        received.set(id, (received.get(id) ?? 0) + 1);
+      },
+      error: (e) => console.error('subscription error', e),
+      complete: () => {},
+    },
+  );
+  clients.push(client);
+}
+while (ready < SOCKETS) await new Promise((r) => setTimeout(r, 20));
+
+const db = new pg.Client({ connectionString: dbUrl.toString() });
+await db.connect();
+async function emit(n: number): Promise<string> {
+  const id = `pat_bench_${n}`;
+  const t = performance.now();
+  sentAt.set(id, t);
+  await db.query(
+    `insert into "event" ("clinic_id", "type", "scope", "data", "created_at") values ($1, 'patient.created', 'patients:read', $2, now())`,
+    [clinic.id, JSON.stringify({ id, first_name: 'Fan', last_name: 'Out' })],
+  );
+  return id;
+}
+
+// Every socket subscribed: a first event reaches all of them (not timed).
+const first = await emit(0);
+sentAt.delete(first);
+const deadline = Date.now() + 10_000;
+while ((received.get(first) ?? 0) < SOCKETS && Date.now() < deadline)
+  await new Promise((r) => setTimeout(r, 20));
+const subscribed = received.get(first) ?? 0;
+const idle = await memory();
+
+for (let n = 1; n <= EVENTS; n++) {
+  await emit(n);
+  await new Promise((r) => setTimeout(r, GAP_MS));
+}
+await new Promise((r) => setTimeout(r, 1000));
+
+latencies.sort((a, b) => a - b);
+const pct = (p: number) =>
+  latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
+const expected = SOCKETS * EVENTS;
+const dupes = [...received.values()].filter((c) => c > SOCKETS).length;
+const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;
+const kb = (b: number) => `${(b / 1024).toFixed(1)} KB`;
+console.log(`\nfan-out: ${SOCKETS} sockets, ${EVENTS} events ${GAP_MS} ms apart (server: bench/server.ts)`);
+console.table({
+  'subscribed (first event reached)': `${subscribed} / ${SOCKETS}`,
+  'receipts (timed)': `${latencies.length} / ${expected}${dupes ? `, ${dupes} events duplicated` : ''}`,
+  'p50 commit → receipt': `${pct(50).toFixed(1)} ms`,
+  'p99 commit → receipt': `${pct(99).toFixed(1)} ms`,
+  'max commit → receipt': `${(latencies[latencies.length - 1] ?? NaN).toFixed(1)} ms`,
+  'server RSS before → idle sockets': `${mb(before.rss)} → ${mb(idle.rss)}`,
+  'RSS per idle socket': kb((idle.rss - before.rss) / SOCKETS),
+  'live heap per idle socket': kb((idle.heapUsed - before.heapUsed) / SOCKETS),
+});
+
+await db.end();
+await Promise.all(clients.map((c) => c.dispose()));
+child.kill('SIGTERM');
+await new Promise((r) => child.once('exit', r));
+process.exit(latencies.length === expected ? 0 : 1);

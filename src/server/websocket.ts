@@ -1,0 +1,163 @@
+import type { Server } from 'node:http';
+import { CloseCode } from 'graphql-ws';
+import { useServer } from 'graphql-ws/use/ws';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { authenticate, keyHashOf, onKeyChange } from '../auth/keys.ts';
+import { clientAddressOf, type TrustProxy } from '../lib/client-address.ts';
+import { AppError } from '../lib/errors.ts';
+import type { Limits } from '../lib/limits.ts';
+import { logger } from '../lib/logger.ts';
+import { newRequest, type Principal } from '../lib/request-context.ts';
+import type { AppDeps } from './context.ts';
+import { authenticateCredential } from './context.ts';
+import type { Yoga } from './executor.ts';
+import { createOperationRunner, type PreparedRun } from './runner.ts';
+
+/**
+ * graphql-ws at /graphql (docs/events.md, Subscriptions). The key comes in `connection_init`'s
+ * payload, `{"Authorization": "Bearer <key>"}` as the HTTP header is spelled, or `{"apiKey":
+ * "<key>"}`; a missing, invalid or revoked key closes the socket with 4403 Forbidden (graphql-ws's
+ * code for a refused connection). Every operation then goes through the one runner
+ * (src/server/runner.ts): the key is authenticated again, the same limits and the same cost
+ * spent from its budget as over HTTP. A key revoked, or losing a scope it had when the socket
+ * opened, closes its sockets at once with 4403 (any process's change is heard: key-changes.ts).
+ */
+
+interface Connection {
+  credential: string;
+  hash: string | null;
+  principal: Principal;
+  socket: WebSocket;
+}
+
+/** The close code of a key revoked or narrowed while its socket was open. */
+export const KEY_REVOKED_CLOSE = CloseCode.Forbidden;
+
+export interface Subscriptions {
+  /** Open sockets (tests, the fan-out benchmark). */
+  readonly size: number;
+  /** Closes every socket (1001 going away) and stops accepting new ones. */
+  close(): Promise<void>;
+}
+
+/** The credential a connection_init payload carries, as an Authorization value. */
+function credentialOf(params: Record<string, unknown> | undefined): string | null {
+  if (!params || typeof params !== 'object') return null;
+  const header = params.Authorization ?? params.authorization;
+  if (typeof header === 'string') return header;
+  if (typeof params.apiKey === 'string') return `Bearer ${params.apiKey}`;
+  return null;
+}
+
+const lostScope = (before: Principal, after: Principal) =>
+  [...before.scopes].some((s) => !after.scopes.has(s));
+
+export function serveSubscriptions(
+  server: Server,
+  opts: { yoga: Yoga; deps: AppDeps; limits: Limits; trustProxy: TrustProxy },
+): Subscriptions {
+  const prepare = createOperationRunner(opts.yoga, opts.deps);
+  const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: opts.limits.maxBodyBytes });
+  const connections = new Map<WebSocket, Connection>();
+  const prepared = new WeakMap<object, PreparedRun>();
+
+  /** Checks the key of each socket that uses it (every socket when `hash` is unknown) again. */
+  async function recheck(hash?: string) {
+    // One lookup per key, however many sockets share it.
+    const byKey = new Map<string, Connection[]>();
+    for (const c of connections.values()) {
+      if (hash && c.hash !== hash) continue;
+      const list = byKey.get(c.credential) ?? [];
+      list.push(c);
+      byKey.set(c.credential, list);
+    }
+    for (const [credential, list] of byKey) {
+      let now: Principal | null = null;
+      try {
+        now = await authenticate(opts.deps.em, credential, opts.deps.keyCacheTtlMs);
+      } catch (e) {
+        if (!(e instanceof AppError)) {
+          logger.warn({ err: e }, 'could not check a websocket key again; kept open');
+          continue;
+        }
+      }
+      for (const c of list) {
+        const reason = !now
+          ? 'Forbidden: the API key was revoked'
+          : lostScope(c.principal, now)
+            ? 'Forbidden: the API key lost a scope'
+            : null;
+        if (!reason) continue;
+        connections.delete(c.socket);
+        c.socket.close(KEY_REVOKED_CLOSE, reason);
+      }
+    }
+  }
+  const stopListening = onKeyChange((hash) => {
+    recheck(hash).catch((err) => logger.warn({ err }, 'websocket key check failed'));
+  });
+
+  const disposable = useServer<Record<string, unknown>, { connection?: Connection }>(
+    {
+      onConnect: async (ctx) => {
+        const credential = credentialOf(ctx.connectionParams);
+        const info = newRequest(opts.deps.clock, () => {}, {
+          clientAddress: clientAddressOf(ctx.extra.request, opts.trustProxy),
+        });
+        try {
+          const { principal } = await authenticateCredential(opts.deps, info, credential, false);
+          const connection = {
+            credential: credential as string,
+            hash: keyHashOf(credential),
+            principal,
+            socket: ctx.extra.socket,
+          };
+          ctx.extra.connection = connection;
+          connections.set(ctx.extra.socket, connection);
+          return true;
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          // graphql-ws closes with 4403 Forbidden: unauthenticated and rate_limited alike.
+          return false;
+        }
+      },
+      onClose: (ctx) => {
+        connections.delete(ctx.extra.socket);
+      },
+      onSubscribe: async (ctx, _id, payload) => {
+        const connection = ctx.extra.connection as Connection;
+        const result = await prepare({
+          credential: connection.credential,
+          operation: {
+            query: payload.query,
+            variables: payload.variables ?? undefined,
+            operationName: payload.operationName ?? undefined,
+          },
+          clientAddress: clientAddressOf(ctx.extra.request, opts.trustProxy),
+          deadlineMs: opts.limits.requestDeadlineMs,
+          maxResponseBytes: opts.limits.responseMaxBytes,
+        });
+        if (Array.isArray(result)) return result;
+        // graphql-ws hands these arguments back to execute or subscribe: the run is found by them.
+        const run = result as PreparedRun;
+        prepared.set(run.args, run);
+        return run.args;
+      },
+      execute: (args) => (prepared.get(args) as PreparedRun).run() as any,
+      subscribe: (args) => (prepared.get(args) as PreparedRun).run() as any,
+    },
+    wss,
+  );
+
+  return {
+    get size() {
+      return connections.size;
+    },
+    async close() {
+      stopListening();
+      for (const socket of wss.clients) socket.close(1001, 'Server shutting down');
+      await disposable.dispose();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,164 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Job, JobWithMetadata } from 'pg-boss';
+import { Message, Template } from '../../entities/index.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { messageId } from '../../lib/ids.ts';
+import type { WorkerDefinition } from '../../lib/job-queue.ts';
+import { logger } from '../../lib/logger.ts';
+import { atWriteTime } from '../../lib/request-context.ts';
+import { type MessagingNetwork, NetworkRefusal, type OutboundMessage } from '../../network/adapter.ts';
+import { chatChange } from './changes.ts';
+import type { ChatMedia } from './deps.ts';
+import { messageEvent } from './events.ts';
+import { SEND_FAILED_QUEUE, SEND_QUEUE, type SendJob } from './send-jobs.ts';
+
+/**
+ * Hands queued messages to the network (docs/chat.md, Sending): reads the message its job names,
+ * sends it, saves the network's id (which receipts are matched by). A refusal fails the message
+ * at once; any other error is transient and pg-boss tries the job again (send-jobs.ts,
+ * SEND_RETRY); a job out of attempts lands in the dead-letter queue, whose worker fails the
+ * message with the last error.
+ *
+ * At least once, made as close to once as the network allows: a message that already has a
+ * network id is never sent again, and every attempt carries the message's own id as the
+ * network's client reference. The one gap is a worker killed after the network accepted and
+ * before the id was saved, on a network that does not deduplicate on the reference: the next
+ * attempt sends the message a second time.
+ */
+export interface SendWorkerDeps {
+  /** The process's root EntityManager; each job forks its own. */
+  em: EntityManager;
+  network: MessagingNetwork;
+  /** Signed links the network fetches media from (ChatMedia.link); media sends fail without them. */
+  mediaLink?: ChatMedia['link'];
+  /** The time of the failures it records (the server's injected clock). */
+  clock: Clock;
+  /** Sends under way at once in this process (one conversation's always one at a time). */
+  concurrency?: number;
+}
+
+export function chatSendWorkers(deps: SendWorkerDeps): WorkerDefinition[] {
+  return [
+    {
+      queue: SEND_QUEUE,
+      options: {
+        localConcurrency: deps.concurrency ?? 4,
+        groupConcurrency: 1,
+        // New jobs wake the workers (NOTIFY); a retry coming due, or a conversation's next send
+        // once the one before it is done, is only found by polling: every 2 s, not pg-boss's 30.
+        notifyPollingIntervalSeconds: 2,
+      },
+      handler: async (jobs: Job<SendJob>[]) => {
+        for (const job of jobs) await sendQueued(deps, job.data);
+      },
+    },
+    {
+      queue: SEND_FAILED_QUEUE,
+      options: { includeMetadata: true, notifyPollingIntervalSeconds: 2 },
+      handler: async (jobs: JobWithMetadata<SendJob>[]) => {
+        for (const job of jobs) {
+          const attempts = (job.sourceRetryCount ?? 0) + 1;
+          const last = lastError(job.sourceOutput);
+          await failSend(
+            deps,
+            job.data,
+            `The messaging network could not take the message in ${attempts} attempt(s)${last ? `: ${last}` : '.'}`,
+          );
+        }
+      },
+    },
+  ] as WorkerDefinition[];
+}
+
+/** One attempt to hand a message to the network; throws to have it tried again. */
+export async function sendQueued(deps: SendWorkerDeps, job: SendJob): Promise<void> {
+  const em = deps.em.fork({ clear: true });
+  const m = await em.findOne(
+    Message,
+    { id: job.message, clinic: job.clinic, direction: 'outbound' },
+    { filters: false },
+  );
+  // Sent by an earlier attempt (its completion lost), or failed meanwhile: nothing to do.
+  if (!m || m.networkMessageId || m.failedAt) return;
+  const out = await outboundOf(em, deps, m);
+  let networkMessageId: string;
+  try {
+    ({ networkMessageId } = await deps.network.send(out));
+  } catch (e) {
+    if (!(e instanceof NetworkRefusal)) throw e;
+    await failSend(deps, job, `The messaging network refused the message: ${e.message}`);
+    return;
+  }
+  // Saved without a change of its own: nothing a client sees moves until the receipts come.
+  await em
+    .getConnection()
+    .execute(
+      'update "message" set "network_message_id" = ? where "id" = ? and "network_message_id" is null',
+      [networkMessageId, m.id],
+    );
+}
+
+/** What the network is given, rebuilt from the message as recorded (send.ts decided it). */
+async function outboundOf(em: EntityManager, deps: SendWorkerDeps, m: Message): Promise<OutboundMessage> {
+  const from = m.fromPhone ?? '';
+  const to = m.toPhone ?? m.patientPhone;
+  const reference = messageId('outbound', m.id);
+  const clinicId = (m.clinic as unknown as { id: number }).id;
+  if ((m.type === 'image' || m.type === 'document') && m.mediaPath) {
+    if (!deps.mediaLink) throw new Error('This process has no media links to send media with.');
+    return {
+      kind: 'media',
+      from,
+      to,
+      template: m.templateName ?? '',
+      mediaType: m.type,
+      mediaUrl: deps.mediaLink(clinicId, m.mediaPath, m.mediaFilename ?? null, m.mediaMime ?? '').url,
+      filename: m.mediaFilename ?? null,
+      reference,
+    };
+  }
+  if (!m.templateName) return { kind: 'text', from, to, text: m.text ?? '', reference };
+  const template = await em.findOne(
+    Template,
+    { clinic: clinicId, name: m.templateName },
+    { filters: false, fields: ['language'] },
+  );
+  return {
+    kind: 'template',
+    from,
+    to,
+    template: m.templateName,
+    language: template?.language ?? null,
+    params: m.templateParams ?? [],
+    reference,
+  };
+}
+
+/**
+ * Fails a message the network never took, as a failed receipt would (spec: queued → failed),
+ * with its chat.message.failed event; a message sent or failed meanwhile is left as it is.
+ */
+async function failSend(deps: SendWorkerDeps, job: SendJob, reason: string): Promise<void> {
+  await atWriteTime(deps.clock.now(), () =>
+    chatChange(deps.em.fork(), job.clinic, async (change) => {
+      const m = await change.em.findOne(Message, job.message, {
+        filters: false,
+        populate: ['conversation'],
+      });
+      if (!m || m.networkMessageId || m.failedAt) return;
+      m.failedAt = change.now;
+      m.failureReason = reason;
+      change.touch(m);
+      change.record(messageEvent('chat.message.failed', m));
+      await change.em.flush();
+    }),
+  );
+  logger.warn({ message: messageId('outbound', job.message), reason }, 'chat send failed');
+}
+
+/** The message of the error a failed attempt stored (pg-boss keeps it as the job's output). */
+function lastError(output: unknown): string | null {
+  if (!output || typeof output !== 'object') return null;
+  const message = (output as { message?: unknown }).message;
+  return typeof message === 'string' && message ? message.slice(0, 500) : null;
+}

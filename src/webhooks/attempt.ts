@@ -1,0 +1,240 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { runNamed, statementOf } from '../db/named-statements.ts';
+import { WebhookDelivery } from '../entities/index.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Resolver } from '../lib/guarded-lookup.ts';
+import { QUEUE_SCHEMA } from '../lib/job-queue.ts';
+import { responseExcerpt } from '../services/webhooks/delivery.resource.ts';
+import { DELIVERY_QUEUE, type DeliveryJob, enqueueDeliveries } from '../services/webhooks/delivery-jobs.ts';
+import { disabledReason, retryDelaySeconds, shouldDisable } from './schedule.ts';
+import { type SendResult, sendDelivery } from './send.ts';
+import { deliveryHeaders, type EventRow, serializeEnvelope } from './signing.ts';
+import { recordSuccess } from './success-log.ts';
+
+/**
+ * One delivery attempt (issue 17, Delivery), what a job of the delivery queue runs: in a system
+ * context (no request, no key: the injected clock, the tenant filter off, rows read by id).
+ * 1. The subscription and the event are read; nothing is sent when the subscription is deleted,
+ *    disabled or no longer subscribes to the type (DELETE stops every queued attempt here), or the
+ *    event is gone (retention).
+ * 2. The envelope's exact bytes (from the outbox row, never rebuilt) are POSTed, signed.
+ * 3. In one transaction: the attempt's row, the subscription's failure streak (and the automatic
+ *    disable), and, after a failed scheduled attempt, the next attempt as a new job whose
+ *    `next_attempt_at` is on the injected clock.
+ */
+export interface AttemptDeps {
+  /** The ORM's root EntityManager (each attempt forks it). */
+  em: EntityManager;
+  clock: Clock;
+  timeoutMs: number;
+  allowLoopback: boolean;
+  /** Tests: the DNS answers the guard checks at connect time. */
+  resolve?: Resolver;
+  /** Tests: the jitter's random number in [0, 1). */
+  random?: () => number;
+}
+
+export type AttemptOutcome =
+  | { outcome: 'skipped'; reason: string }
+  | {
+      outcome: 'succeeded' | 'failed';
+      delivery: number;
+      result: SendResult;
+      nextAttemptAt: Date | null;
+      disabled: boolean;
+    };
+
+/** The queue job an attempt runs as: completed in the statement that records the attempt. */
+export interface JobClaim {
+  id: string;
+}
+
+/** `read`: the job's rows when the worker read its batch's at once (readAttempts). */
+export async function attemptDelivery(
+  deps: AttemptDeps,
+  job: DeliveryJob,
+  claim?: JobClaim,
+  read?: AttemptRead,
+): Promise<AttemptOutcome> {
+  read ??= (await readAttempts(deps.em, [job]))[0];
+  const skip = whyNot(read);
+  if (skip) return { outcome: 'skipped', reason: skip };
+  const { sub, event } = read as { sub: Subscription; event: EventRow };
+  const attemptedAt = deps.clock.now();
+  const body = serializeEnvelope(event);
+  const result = await sendDelivery(sub.url, body, deliveryHeaders(sub.secret, event, body, attemptedAt), {
+    timeoutMs: deps.timeoutMs,
+    allowLoopback: deps.allowLoopback,
+    ...(deps.resolve ? { resolve: deps.resolve } : {}),
+  });
+  return result.ok
+    ? recordSucceeded(deps, job, claim, sub, attemptedAt, result)
+    : record(deps, job, claim, sub, attemptedAt, result);
+}
+
+/** What an attempt reads of its subscription. */
+interface Subscription {
+  id: number;
+  clinicId: number;
+  url: string;
+  eventTypes: string[];
+  enabled: boolean;
+  secret: string;
+  deletedAt: Date | null;
+}
+
+/** An attempt's subscription and event as read; either is null when gone. */
+export interface AttemptRead {
+  sub: Subscription | null;
+  event: EventRow | null;
+}
+
+/**
+ * The subscriptions and events of a batch of jobs in one statement (one round trip, a named
+ * statement planned once per connection), read by id in a system context (no tenant filter).
+ */
+const readSql = statementOf(
+  `select "s"."id", "s"."clinic_id", "s"."url", "s"."event_types", "s"."enabled", "s"."secret", "s"."deleted_at",
+     "e"."id" as "event_id", "e"."type", "e"."created_at", "e"."data"
+   from unnest(?::int[], ?::int[]) with ordinality as "j"("subscription", "event", "n")
+   left join "webhook_subscription" as "s" on "s"."id" = "j"."subscription"
+   left join "event" as "e" on "e"."id" = "j"."event"
+   order by "j"."n"`,
+);
+
+export async function readAttempts(em: EntityManager, jobs: readonly DeliveryJob[]): Promise<AttemptRead[]> {
+  const res = await runNamed(em, readSql, [jobs.map((j) => j.subscription), jobs.map((j) => j.event)]);
+  return res.rows.map((r) => {
+    const row = (
+      res.columns ? Object.fromEntries(res.columns.map((c, i) => [c, (r as unknown[])[i]])) : r
+    ) as Record<string, any>;
+    return {
+      sub:
+        row.id == null
+          ? null
+          : {
+              id: row.id,
+              clinicId: row.clinic_id,
+              url: row.url,
+              eventTypes: row.event_types,
+              enabled: row.enabled,
+              secret: row.secret,
+              deletedAt: row.deleted_at,
+            },
+      event:
+        row.event_id == null
+          ? null
+          : // The pool answers timestamps as text (src/db/lean.ts reads them so); the envelope wants a Date.
+            ({
+              id: row.event_id,
+              type: row.type,
+              createdAt: new Date(row.created_at),
+              data: row.data,
+            } as EventRow),
+    };
+  });
+}
+
+function whyNot({ sub, event }: AttemptRead): string | null {
+  if (!sub || sub.deletedAt) return 'subscription deleted';
+  if (!sub.enabled) return 'subscription disabled';
+  if (!event) return 'event deleted';
+  if (sub.eventTypes.length && !sub.eventTypes.includes(event.type)) return 'type no longer subscribed';
+  return null;
+}
+
+/**
+ * Completes the attempt's job in the transaction that records a failed attempt (and queues its
+ * retry), as src/webhooks/success-log.ts does for a success: an attempt is recorded exactly when
+ * its job is settled, so a worker dying in between never schedules a retry twice.
+ */
+const COMPLETE_JOB = `update "${QUEUE_SCHEMA}"."job" set "state" = 'completed', "completed_on" = "${QUEUE_SCHEMA}".job_now() where "name" = ? and "id" = ?::uuid and "state" = 'active'`;
+
+async function recordSucceeded(
+  deps: AttemptDeps,
+  job: DeliveryJob,
+  claim: JobClaim | undefined,
+  sub: Subscription,
+  attemptedAt: Date,
+  result: SendResult,
+): Promise<AttemptOutcome> {
+  const delivery = await recordSuccess(deps.em, {
+    clinicId: sub.clinicId,
+    subscription: sub.id,
+    event: job.event,
+    trigger: job.trigger,
+    attempt: job.attempt,
+    attemptedAt,
+    status: result.status,
+    excerpt: result.body == null ? null : responseExcerpt(result.body),
+    durationMs: result.durationMs,
+    now: deps.clock.now(),
+    ...(claim ? { jobId: claim.id } : {}),
+  });
+  return { outcome: 'succeeded', delivery, result, nextAttemptAt: null, disabled: false };
+}
+
+/** A failure: the streak, the automatic disable and the next attempt's job, in one transaction. */
+async function record(
+  deps: AttemptDeps,
+  job: DeliveryJob,
+  claim: JobClaim | undefined,
+  sub: Subscription,
+  attemptedAt: Date,
+  result: SendResult,
+): Promise<AttemptOutcome> {
+  // The time the attempt ended is the one the streak and the schedule count from.
+  const now = deps.clock.now();
+  return deps.em.fork().transactional(async (tx) => {
+    const exec = (sql: string, params: unknown[]) =>
+      tx.getConnection().execute(sql, params, 'all', tx.getTransactionContext()) as Promise<any[]>;
+    let disabled = false;
+    let nextAttemptAt: Date | null = null;
+    if (claim) await exec(COMPLETE_JOB, [DELIVERY_QUEUE, claim.id]);
+    // One statement: attempts of one subscription may end at the same time (group concurrency).
+    const [row] = await exec(
+      'update "webhook_subscription" set "consecutive_failures" = "consecutive_failures" + 1, "failing_since" = coalesce("failing_since", ?) where "id" = ? and "deleted_at" is null returning "failing_since", "enabled"',
+      [now, sub.id],
+    );
+    const failingSince = row?.failing_since ? new Date(row.failing_since) : null;
+    if (row?.enabled && failingSince && shouldDisable(failingSince, now)) {
+      const [off] = await exec(
+        'update "webhook_subscription" set "enabled" = false, "disabled_at" = ?, "disabled_reason" = ?, "updated_at" = ? where "id" = ? and "enabled" returning "id"',
+        [now, disabledReason(failingSince), now, sub.id],
+      );
+      disabled = off != null;
+    }
+    // A manual attempt (retry, recover) is one attempt; the scheduled ones follow the schedule.
+    const delay =
+      row?.enabled && !disabled && job.trigger === 'scheduled'
+        ? retryDelaySeconds(job.attempt, deps.random?.())
+        : null;
+    if (delay != null) {
+      nextAttemptAt = new Date(now.getTime() + delay * 1000);
+      await enqueueDeliveries(tx, [{ ...job, attempt: job.attempt + 1, trigger: 'scheduled' }], delay);
+    }
+    const delivery = await tx.insert(WebhookDelivery, {
+      clinic: sub.clinicId,
+      subscription: sub.id,
+      event: job.event,
+      trigger: job.trigger,
+      status: 'failed',
+      attempt: job.attempt,
+      attemptedAt,
+      nextAttemptAt,
+      responseStatus: result.status,
+      responseExcerpt: result.body == null ? null : responseExcerpt(result.body),
+      error: result.error,
+      durationMs: result.durationMs,
+      createdAt: now,
+      updatedAt: now,
+    } as any);
+    return {
+      outcome: 'failed',
+      delivery: Number(delivery),
+      result,
+      nextAttemptAt,
+      disabled,
+    };
+  });
+}

@@ -1,0 +1,116 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { runNamed, statementOf } from '../db/named-statements.ts';
+import { QUEUE_SCHEMA } from '../lib/job-queue.ts';
+import { DELIVERY_QUEUE } from '../services/webhooks/delivery-jobs.ts';
+
+/**
+ * Successful attempts, written together (issue 17, the delivery bench): the common case of the
+ * delivery worker, one statement for every success that ended while the previous statement was
+ * under way. Each success is its attempt's row, the end of its subscription's failure streak
+ * (when it had one) and its job's completion, so an attempt is recorded exactly when its job is
+ * settled: a worker dying between two separate statements would run the attempt again and log it
+ * twice. pg-boss's own completion after the handler then finds the job settled and changes
+ * nothing (delivery jobs have no dependencies for it to release).
+ *
+ * At low rates a success is written at once (nothing under way); under load, the successes of
+ * many attempts share one statement and one commit instead of one each.
+ */
+export interface Success {
+  clinicId: number;
+  subscription: number;
+  event: number;
+  trigger: string;
+  attempt: number;
+  attemptedAt: Date;
+  status: number | null;
+  excerpt: string | null;
+  durationMs: number;
+  now: Date;
+  /** The queue job the attempt ran as; absent when called outside the worker (tests). */
+  jobId?: string;
+}
+
+/** At most this many statements under way at once; the rest wait and go together. */
+const WRITERS = 2;
+
+const insertSql = statementOf(
+  `with "d" as (
+     insert into "webhook_delivery" ("clinic_id", "subscription_id", "event_id", "trigger", "status", "attempt", "attempted_at", "next_attempt_at", "response_status", "response_excerpt", "error", "duration_ms", "created_at", "updated_at")
+     select "clinic", "subscription", "event", "trigger", 'succeeded', "attempt", "attempted_at", null, "status", "excerpt", null, "duration", "now", "now"
+     from unnest(?::int[], ?::int[], ?::int[], ?::text[], ?::int[], ?::timestamptz[], ?::int[], ?::text[], ?::int[], ?::timestamptz[])
+       with ordinality as "u"("clinic", "subscription", "event", "trigger", "attempt", "attempted_at", "status", "excerpt", "duration", "now", "n")
+     order by "n"
+     returning "id"),
+   "s" as (update "webhook_subscription" set "failing_since" = null, "consecutive_failures" = 0 where "id" = any(?::int[]) and "failing_since" is not null),
+   "j" as (update "${QUEUE_SCHEMA}"."job" set "state" = 'completed', "completed_on" = "${QUEUE_SCHEMA}".job_now() where "name" = ? and "id" = any(?::uuid[]) and "state" = 'active')
+   select "id" from "d" order by "id"`,
+);
+
+interface Pending {
+  success: Success;
+  resolve: (id: number) => void;
+  reject: (err: unknown) => void;
+}
+
+/** One writer per database (the worker's EntityManager). */
+const writers = new WeakMap<object, SuccessWriter>();
+
+/** Records `success`; answers its delivery row's id once committed. */
+export function recordSuccess(em: EntityManager, success: Success): Promise<number> {
+  let writer = writers.get(em.config);
+  if (!writer) {
+    writer = new SuccessWriter(em);
+    writers.set(em.config, writer);
+  }
+  return writer.add(success);
+}
+
+class SuccessWriter {
+  #pending: Pending[] = [];
+  #running = 0;
+  readonly em: EntityManager;
+
+  constructor(em: EntityManager) {
+    this.em = em;
+  }
+
+  add(success: Success): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ success, resolve, reject });
+      if (this.#running < WRITERS) void this.#write();
+    });
+  }
+
+  async #write(): Promise<void> {
+    const batch = this.#pending.splice(0);
+    if (!batch.length) return;
+    this.#running++;
+    try {
+      const s = batch.map((p) => p.success);
+      const iso = (d: Date) => d.toISOString();
+      const res = await runNamed(this.em, insertSql, [
+        s.map((x) => x.clinicId),
+        s.map((x) => x.subscription),
+        s.map((x) => x.event),
+        s.map((x) => x.trigger),
+        s.map((x) => x.attempt),
+        s.map((x) => iso(x.attemptedAt)),
+        s.map((x) => x.status),
+        s.map((x) => x.excerpt),
+        s.map((x) => x.durationMs),
+        s.map((x) => iso(x.now)),
+        [...new Set(s.map((x) => x.subscription))],
+        DELIVERY_QUEUE,
+        s.flatMap((x) => (x.jobId ? [x.jobId] : [])),
+      ]);
+      // Ids are given in insertion order: the rows' order is the batch's.
+      const ids = res.rows.map((r) => Number(Array.isArray(r) ? r[0] : r.id));
+      for (const [i, p] of batch.entries()) p.resolve(ids[i]);
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+    } finally {
+      this.#running--;
+      if (this.#pending.length) void this.#write();
+    }
+  }
+}

@@ -1,0 +1,329 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Clinic } from '../src/entities/index.ts';
+import { signBody } from '../src/lib/signing.ts';
+import { type MessagingNetwork, NetworkRefusal, type OutboundMessage } from '../src/network/adapter.ts';
+import { SEND_FAILED_QUEUE, SEND_QUEUE, sendQueue } from '../src/services/chat/send-jobs.ts';
+import { chatSendWorkers } from '../src/services/chat/send-worker.ts';
+import { syncTemplates } from '../src/services/chat/template-sync.ts';
+import { NETWORK_SECRET, startTestApp, type TestApp } from './helpers.ts';
+
+/**
+ * Outbound messages through the job queue (issue 17): the request records the message and its
+ * job in one transaction and returns; a worker hands it to the network. The server here runs
+ * no workers, so each test starts the worker it needs (with the network it needs) and a send's
+ * job waits for it, as it would for a process that was killed.
+ */
+const root = path.resolve(import.meta.dirname, '..');
+const node = path.join(root, 'node_modules/.bin/node');
+
+let app: TestApp & { databaseUrl: string };
+let read: string;
+let write: string;
+let clinicId: number;
+let clinicPhone: string;
+let n = 0;
+let sql: pg.Client;
+const children: ChildProcessWithoutNullStreams[] = [];
+/** The workers a test started, stopped after it. */
+let working: string[] = [];
+
+beforeAll(async () => {
+  app = await startTestApp({ workers: false });
+  const c = await app.clinicWithKey('dental', ['chat:read']);
+  clinicId = c.clinicId;
+  read = c.key;
+  write = await app.key(clinicId, ['chat:write']);
+  clinicPhone = (await app.orm.em.fork().findOneOrFail(Clinic, clinicId)).phone as string;
+  await syncTemplates(app.orm.em.fork(), clinicId, app.server.network);
+  sql = new pg.Client({ connectionString: app.databaseUrl });
+  await sql.connect();
+});
+
+beforeEach(async () => {
+  app.clock.set('2026-11-01T10:00:00Z');
+  // Retries a moment apart instead of seconds (the attempts and the dead letter are as shipped);
+  // again before each test, as a process that starts sets the queue's options back.
+  await app.server.jobs.queue.boss.updateQueue(SEND_QUEUE, { retryDelay: 0, retryBackoff: false });
+});
+
+afterEach(async () => {
+  for (const w of working) await app.server.jobs.queue.boss.offWork(SEND_QUEUE, { id: w, wait: true });
+  working = [];
+  await app.server.jobs.queue.boss.offWork(SEND_FAILED_QUEUE, { wait: true });
+});
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await sql?.end();
+});
+
+const newPhone = () => `+97250${String(2000000 + ++n * 7)}`;
+const getMessage = async (id: string) => (await app.get(`/v1/chat/messages/${id}`, read)).body.data;
+const send = async (to: string, text: string) => {
+  const r = await app.post('/v1/chat/messages', { to, text }, write);
+  expect(r.status).toBe(202);
+  expect(r.body.data.status).toBe('queued');
+  return r.body.data.id as string;
+};
+
+/** Starts this process's send workers over `network` (the sandbox unless a test wraps it). */
+async function startWorkers(network: MessagingNetwork = app.server.network) {
+  const boss = app.server.jobs.queue.boss;
+  for (const w of chatSendWorkers({ em: app.orm.em, network, clock: app.clock })) {
+    const id = await boss.work(w.queue, w.options, w.handler);
+    if (w.queue === SEND_QUEUE) working.push(id);
+  }
+}
+
+/** The send jobs of a message, by state. */
+async function jobsOf(id: string): Promise<string[]> {
+  const { rows } = await sql.query<{ name: string; state: string }>(
+    `select name, state from pgboss.job where name in ($1, $2) and data->>'message' = $3 order by created_on`,
+    [SEND_QUEUE, SEND_FAILED_QUEUE, id.replace('out_', '')],
+  );
+  return rows.map((r) => `${r.name}:${r.state}`);
+}
+
+/** A network that throws `errors` (in turn) before it lets sends through to the sandbox. */
+function failingNetwork(errors: Error[]): MessagingNetwork & { attempts: OutboundMessage[] } {
+  const attempts: OutboundMessage[] = [];
+  const sandbox = app.server.network;
+  return {
+    attempts,
+    async send(m) {
+      attempts.push(m);
+      const e = errors.shift();
+      if (e) throw e;
+      return sandbox.send(m);
+    },
+    react: (r) => sandbox.react(r),
+    templates: (p) => sandbox.templates(p),
+  };
+}
+
+describe('a send outlives the process that recorded it', () => {
+  it('killed with SIGKILL after the 202, its message is sent by another worker and its receipts applied', {
+    timeout: 60_000,
+  }, async () => {
+    const child = spawn(node, ['test/chat-send-child.ts'], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: app.databaseUrl, NETWORK_SECRET, LOG_LEVEL: 'warn' },
+    });
+    children.push(child);
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`child not ready:\n${out}`)), 30_000);
+      child.stdout.on('data', () => {
+        const found = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+        if (found) {
+          clearTimeout(timer);
+          resolve(found);
+        }
+      });
+    });
+    const to = newPhone();
+    const r = await fetch(`${url}/v1/chat/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${write}` },
+      body: JSON.stringify({ to, text: 'Your appointment is confirmed' }),
+    });
+    const sent = (await r.json()) as { data: { id: string; status: string } };
+    expect(r.status).toBe(202);
+    expect(sent.data.status).toBe('queued');
+    const exited = new Promise((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+
+    // The process is gone; the message and its job are not.
+    const id = sent.data.id;
+    expect((await getMessage(id)).status).toBe('queued');
+    expect(await jobsOf(id)).toEqual(['chat-send:created']);
+    expect(app.server.network.sent.filter((s) => s.to === to)).toEqual([]);
+
+    await startWorkers();
+    await app.settle();
+    const m = await getMessage(id);
+    // Receipts found the message by the network id the worker saved: sent, delivered, read.
+    expect(m.status).toBe('read');
+    expect(m.timestamps.sent_at && m.timestamps.delivered_at && m.timestamps.read_at).toBeTruthy();
+    expect(app.server.network.sent.filter((s) => s.to === to)).toMatchObject([
+      { kind: 'template', to, params: ['Your appointment is confirmed'], reference: id },
+    ]);
+    expect(await jobsOf(id)).toEqual(['chat-send:completed']);
+  });
+});
+
+describe('npm run worker', () => {
+  it('sends what the service recorded, its sandbox calling the service back with the receipts', {
+    timeout: 60_000,
+  }, async () => {
+    const worker = spawn(node, ['src/worker.ts'], {
+      cwd: root,
+      env: {
+        ...process.env,
+        DATABASE_URL: app.databaseUrl,
+        PUBLIC_URL: app.url,
+        NETWORK_SECRET,
+        SANDBOX_RECEIPT_DELAYS_MS: '10,20,30',
+        LOG_LEVEL: 'info',
+      },
+    });
+    children.push(worker);
+    // The worker's sandbox dates its receipts by the real clock; the service must agree.
+    app.clock.set(new Date().toISOString());
+    let out = '';
+    worker.stdout.on('data', (d) => (out += d));
+    worker.stderr.on('data', (d) => (out += d));
+    await waitFor(() => out.includes('worker started'), `worker not started:\n${out}`);
+    const id = await send(newPhone(), 'From the worker process');
+    await app.settle();
+    await waitFor(async () => (await getMessage(id)).status === 'read', `not read:\n${out}`);
+    // This process's sandbox never saw it: the worker's network sent it.
+    expect(app.server.network.sent.some((s) => s.reference === id)).toBe(false);
+    const exited = new Promise((resolve) => worker.on('exit', (code) => resolve(code)));
+    worker.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
+
+async function waitFor(ok: () => boolean | Promise<boolean>, why: string, ms = 20_000) {
+  const until = Date.now() + ms;
+  while (!(await ok())) {
+    if (Date.now() > until) throw new Error(why);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('failures', () => {
+  it('transient network errors are tried again until the network takes the message', async () => {
+    const network = failingNetwork([new Error('connect ECONNREFUSED'), new Error('network answered 503')]);
+    await startWorkers(network);
+    const to = newPhone();
+    const id = await send(to, 'Retried');
+    await app.settle();
+    expect(network.attempts.length).toBe(3);
+    expect(new Set(network.attempts.map((a) => a.reference))).toEqual(new Set([id]));
+    expect((await getMessage(id)).status).toBe('read');
+    expect(await jobsOf(id)).toEqual(['chat-send:completed']);
+  });
+
+  it('a refusal fails the message at once, with the reason and chat.message.failed (failure_reason null)', async () => {
+    const network = failingNetwork([new NetworkRefusal('the template is paused')]);
+    await startWorkers(network);
+    const id = await send(newPhone(), 'Refused');
+    await app.settle();
+    expect(network.attempts.length).toBe(1);
+    const m = await getMessage(id);
+    expect(m).toMatchObject({
+      status: 'failed',
+      failure_reason: 'The messaging network refused the message: the template is paused',
+      timestamps: { sent_at: null, failed_at: '2026-11-01T10:00:00.000Z' },
+    });
+    const { rows } = await sql.query<{ type: string; data: any }>(
+      `select type, data from event where type like 'chat.message.%' and data->>'id' = $1`,
+      [id],
+    );
+    expect(rows).toEqual([{ type: 'chat.message.failed', data: { ...m, failure_reason: null } }]);
+  });
+
+  it('errors past the last retry fail the message with the last error, through the dead letter', {
+    timeout: 40_000,
+  }, async () => {
+    const network = failingNetwork(
+      Array.from(
+        { length: sendQueue.options.retryLimit as number },
+        (_, i) => new Error(`timeout ${i}`),
+      ).concat(new Error('still unreachable')),
+    );
+    await startWorkers(network);
+    const id = await send(newPhone(), 'Never taken');
+    await app.settle();
+    expect(network.attempts.length).toBe((sendQueue.options.retryLimit as number) + 1);
+    expect(await getMessage(id)).toMatchObject({
+      status: 'failed',
+      failure_reason: `The messaging network could not take the message in ${network.attempts.length} attempt(s): still unreachable`,
+    });
+    expect(await jobsOf(id)).toEqual(['chat-send:failed', 'chat-send-failed:completed']);
+  });
+});
+
+describe('never twice', () => {
+  it('a job run again after the network took the message sends nothing more', async () => {
+    const network = failingNetwork([]);
+    await startWorkers(network);
+    const to = newPhone();
+    const id = await send(to, 'Once');
+    await app.settle();
+    // As if the worker died after saving the network id, before completing its job.
+    await app.server.jobs.queue.boss.send(SEND_QUEUE, { message: Number(id.slice(4)), clinic: clinicId });
+    await app.settle();
+    expect(network.attempts).toHaveLength(1);
+    expect(app.server.network.sent.filter((s) => s.to === to)).toHaveLength(1);
+  });
+
+  it('an attempt whose answer was lost is taken by the network as the first (same reference), not sent twice', async () => {
+    const sandbox = app.server.network;
+    let lost = true;
+    const network = failingNetwork([]);
+    network.send = async (m) => {
+      network.attempts.push(m);
+      const accepted = await sandbox.send(m);
+      if (lost) {
+        lost = false;
+        throw new Error('socket hang up'); // accepted, but the answer never arrived
+      }
+      return accepted;
+    };
+    await startWorkers(network);
+    const to = newPhone();
+    const id = await send(to, 'Lost answer');
+    await app.settle();
+    expect(network.attempts.length).toBe(2);
+    expect(sandbox.sent.filter((s) => s.to === to)).toHaveLength(1);
+    expect((await getMessage(id)).status).toBe('read');
+  });
+
+  it('a receipt that arrives before the network id is saved waits (503) and is applied, not ignored', async () => {
+    const sandbox = app.server.network;
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const network = failingNetwork([]);
+    // The network takes the message (its receipts start) but answers late.
+    network.send = async (m) => {
+      const accepted = await sandbox.send(m);
+      await held;
+      return accepted;
+    };
+    await startWorkers(network);
+    const to = newPhone();
+    const id = await send(to, 'Early receipts');
+    while (!sandbox.sent.some((s) => s.to === to)) await new Promise((r) => setTimeout(r, 5));
+    const networkId = sandbox.sent.find((s) => s.to === to)?.networkMessageId as string;
+    const early = await fetch(`${app.url}/hooks/network`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-signature': sign(receipt(networkId)) },
+      body: receipt(networkId),
+    });
+    expect(early.status).toBe(503);
+    release();
+    await app.settle();
+    expect((await getMessage(id)).status).toBe('read');
+  });
+});
+
+const receipt = (networkId: string) =>
+  JSON.stringify({
+    type: 'receipt',
+    network_message_id: networkId,
+    clinic_phone: clinicPhone,
+    status: 'sent',
+    failure_reason: null,
+    at: '2026-11-01T10:00:01Z',
+  });
+
+const sign = (body: string) => signBody(NETWORK_SECRET, body);

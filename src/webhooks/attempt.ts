@@ -18,9 +18,10 @@ import { recordSuccess } from './success-log.ts';
  *    disabled or no longer subscribes to the type (DELETE stops every queued attempt here), or the
  *    event is gone (retention).
  * 2. The envelope's exact bytes (from the outbox row, never rebuilt) are POSTed, signed.
- * 3. In one transaction: the attempt's row, the subscription's failure streak (and the automatic
- *    disable), and, after a failed scheduled attempt, the next attempt as a new job whose
- *    `next_attempt_at` is on the injected clock.
+ * 3. With the job's completion: a success in one statement shared with the successes ending with
+ *    it (src/webhooks/success-log.ts); a failure in one transaction with the subscription's failure
+ *    streak (and the automatic disable) and, after a scheduled attempt, the next attempt as a new
+ *    job whose `next_attempt_at` is on the injected clock.
  */
 export interface AttemptDeps {
   /** The ORM's root EntityManager (each attempt forks it). */

@@ -86,31 +86,39 @@ class SuccessWriter {
     if (!batch.length) return;
     this.#running++;
     try {
-      const s = batch.map((p) => p.success);
-      const iso = (d: Date) => d.toISOString();
-      const res = await runNamed(this.em, insertSql, [
-        s.map((x) => x.clinicId),
-        s.map((x) => x.subscription),
-        s.map((x) => x.event),
-        s.map((x) => x.trigger),
-        s.map((x) => x.attempt),
-        s.map((x) => iso(x.attemptedAt)),
-        s.map((x) => x.status),
-        s.map((x) => x.excerpt),
-        s.map((x) => x.durationMs),
-        s.map((x) => iso(x.now)),
-        [...new Set(s.map((x) => x.subscription))],
-        DELIVERY_QUEUE,
-        s.flatMap((x) => (x.jobId ? [x.jobId] : [])),
-      ]);
-      // Ids are given in insertion order: the rows' order is the batch's.
-      const ids = res.rows.map((r) => Number(Array.isArray(r) ? r[0] : r.id));
-      for (const [i, p] of batch.entries()) p.resolve(ids[i]);
+      await this.#insert(batch);
     } catch (err) {
-      for (const p of batch) p.reject(err);
+      // One bad row (its event deleted by retention meanwhile) must not fail its batch-mates,
+      // whose jobs would run again: each alone, then only the bad one fails.
+      if (batch.length === 1) batch[0].reject(err);
+      else for (const p of batch) await this.#insert([p]).catch(p.reject);
     } finally {
       this.#running--;
       if (this.#pending.length) void this.#write();
     }
+  }
+
+  /** One statement for `batch`; resolves each with its row's id, or throws. */
+  async #insert(batch: Pending[]): Promise<void> {
+    const s = batch.map((p) => p.success);
+    const iso = (d: Date) => d.toISOString();
+    const res = await runNamed(this.em, insertSql, [
+      s.map((x) => x.clinicId),
+      s.map((x) => x.subscription),
+      s.map((x) => x.event),
+      s.map((x) => x.trigger),
+      s.map((x) => x.attempt),
+      s.map((x) => iso(x.attemptedAt)),
+      s.map((x) => x.status),
+      s.map((x) => x.excerpt),
+      s.map((x) => x.durationMs),
+      s.map((x) => iso(x.now)),
+      [...new Set(s.map((x) => x.subscription))],
+      DELIVERY_QUEUE,
+      s.flatMap((x) => (x.jobId ? [x.jobId] : [])),
+    ]);
+    // Ids are given in insertion order: the rows' order is the batch's.
+    const ids = res.rows.map((r) => Number(Array.isArray(r) ? r[0] : r.id));
+    for (const [i, p] of batch.entries()) p.resolve(ids[i]);
   }
 }

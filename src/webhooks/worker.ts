@@ -24,8 +24,11 @@ export interface DeliveryWorkerOptions extends AttemptDeps {
 }
 
 /**
- * One job per poller: a batch settles as a whole, so a hanging receiver's job would hold the
- * other subscriptions' jobs of its batch (and their group slots) until it times out.
+ * Batches of 8 (one read for the batch, successes written together: docs/performance.md,
+ * Deliveries): each job is settled in the statement that records its attempt, as soon as it ends,
+ * so a hanging receiver's job holds its poller until it times out but never its batch-mates (nor
+ * their subscriptions' group slots). 32 pollers: with at most 4 attempts of one subscription under
+ * way, it takes 8 hanging subscriptions at once to hold them all.
  */
 export const DELIVERY_DEFAULTS = { batchSize: 8, pollers: 32, perSubscription: 4 } as const;
 

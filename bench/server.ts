@@ -13,8 +13,17 @@ if (!url) throw new Error('BENCH_DATABASE_URL is not set');
 
 const orm = await openOrm(url);
 // No rate limit for the throughput benchmark (one key at thousands of requests a second); the
-// abuse benchmark (BENCH_LIMITS=default) measures the service with its default limits.
-const limits = process.env.BENCH_LIMITS === 'default' ? {} : { rateLimitPoints: 0 };
+// abuse benchmark (BENCH_LIMITS=default) measures the service with its default limits. The
+// fan-out benchmark opens its thousand sockets with one key from one address: no websocket caps.
+const limits =
+  process.env.BENCH_LIMITS === 'default'
+    ? {}
+    : {
+        rateLimitPoints: 0,
+        wsConnectionsPercent: 100,
+        wsMaxPerKey: 1_000_000,
+        wsMaxUnauthenticatedPerAddress: 1_000_000,
+      };
 const running = await startHttpServer({ orm, port: 0, host: '127.0.0.1', limits });
 
 serveUntilParentLeaves(running.url, async () => {

@@ -2,6 +2,7 @@ import { Clinic } from './entities/index.ts';
 import { limitsOf, loadConfig } from './lib/config.ts';
 import { migrate, openOrm, startDatabase } from './lib/database.ts';
 import { logger } from './lib/logger.ts';
+import { queueTuningOf } from './server/jobs.ts';
 import { type RunningServer, startHttpServer } from './server/start.ts';
 import { printWelcome } from './server/welcome.ts';
 import { seedDemo } from './services/demo/seed-demo.ts';
@@ -44,6 +45,7 @@ try {
     ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
     allowLoopbackUrls: config.ALLOW_LOOPBACK_URLS,
     workers: config.WORKERS,
+    tuning: queueTuningOf(config),
     sandboxDelays: config.SANDBOX_RECEIPT_DELAYS_MS,
   });
   printWelcome(running.url, demo);

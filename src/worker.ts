@@ -5,7 +5,7 @@ import { logger } from './lib/logger.ts';
 import { signMediaLink } from './media/links.ts';
 import { CALLBACK_PATH } from './network/adapter.ts';
 import { SandboxNetwork } from './network/sandbox.ts';
-import { startJobs } from './server/jobs.ts';
+import { queueTuningOf, startJobs } from './server/jobs.ts';
 import { chatSendWorkers } from './services/chat/send-worker.ts';
 import { deliveryWorker } from './webhooks/worker.ts';
 
@@ -62,12 +62,7 @@ const jobs = await startJobs({
         })
       : []),
   ],
-  tuning: {
-    ...(config.QUEUE_SUPERVISE_SECONDS ? { superviseSeconds: config.QUEUE_SUPERVISE_SECONDS } : {}),
-    ...(config.DELIVERY_HEARTBEAT_SECONDS
-      ? { deliveryHeartbeatSeconds: config.DELIVERY_HEARTBEAT_SECONDS }
-      : {}),
-  },
+  tuning: queueTuningOf(config),
 });
 logger.info({ pid: process.pid }, 'worker started');
 // The SIGKILL test waits for this line before it starts the hanging delivery.

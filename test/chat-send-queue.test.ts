@@ -327,3 +327,106 @@ const receipt = (networkId: string) =>
   });
 
 const sign = (body: string) => signBody(NETWORK_SECRET, body);
+
+describe("one conversation's sends in order", () => {
+  it('a send waits for an earlier message of its conversation that met a transient error, spending none of its attempts', async () => {
+    // A retry a second away: pg-boss's group frees the conversation while the first waits in it.
+    await app.server.jobs.queue.boss.updateQueue(SEND_QUEUE, { retryDelay: 1, retryBackoff: false });
+    const network = failingNetwork([new Error('read ECONNRESET')]);
+    const to = newPhone();
+    const image = await send(to, 'first (the image)');
+    const caption = await send(to, 'second (its caption)');
+    await startWorkers(network);
+    await app.settle();
+    expect(network.attempts.map((a) => a.reference)).toEqual([image, image, caption]);
+    expect((await getMessage(image)).status).toBe('read');
+    expect((await getMessage(caption)).status).toBe('read');
+    // It stepped back (each time a new job, the one before completed), never retried.
+    const { rows } = await sql.query<{ state: string; retry_count: number }>(
+      `select state, retry_count from pgboss.job where name = $1 and data->>'message' = $2`,
+      [SEND_QUEUE, caption.slice(4)],
+    );
+    expect(rows.length).toBeGreaterThan(1);
+    expect(rows.every((r) => r.state === 'completed' && r.retry_count === 0)).toBe(true);
+  });
+
+  it('an earlier message that is stuck (its job lost) holds the next one back only for a while', {
+    timeout: 40_000,
+  }, async () => {
+    const network = failingNetwork([]);
+    const to = newPhone();
+    const stuck = await send(to, 'never handed over');
+    await sql.query(`delete from pgboss.job where name = $1 and data->>'message' = $2`, [
+      SEND_QUEUE,
+      stuck.slice(4),
+    ]);
+    const next = await send(to, 'held back');
+    await startWorkers(network);
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(network.attempts).toEqual([]);
+    expect(await jobsOf(next)).toContain('chat-send:created');
+    app.clock.set('2026-11-01T10:15:00Z');
+    await app.settle();
+    expect(network.attempts.map((a) => a.reference)).toEqual([next]);
+    // A message recorded over an hour after the stuck one does not wait for it at all.
+    app.clock.set('2026-11-01T11:30:00Z');
+    const later = await send(to, 'much later');
+    await app.settle();
+    expect(network.attempts.map((a) => a.reference)).toEqual([next, later]);
+    await sql.query(`update message set failed_at = now() where id = $1`, [stuck.slice(4)]);
+  });
+});
+
+describe('a receipt for a network id not known', () => {
+  let other: { clinicId: number; phone: string; write: string };
+  beforeAll(async () => {
+    const c = await app.clinicWithKey('dental', ['chat:read'], 'receipts clinic');
+    other = {
+      clinicId: c.clinicId,
+      phone: (await app.orm.em.fork().findOneOrFail(Clinic, c.clinicId)).phone as string,
+      write: await app.key(c.clinicId, ['chat:write']),
+    };
+    await syncTemplates(app.orm.em.fork(), c.clinicId, app.server.network);
+  });
+  const post = (networkId: string) => {
+    const body = JSON.stringify({ ...JSON.parse(receipt(networkId)), clinic_phone: other.phone });
+    return fetch(`${app.url}/hooks/network`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-service-signature': sign(body) },
+      body,
+    });
+  };
+
+  it('is ignored while every recent message of the clinic has its network id, sends under way or not', async () => {
+    // A send job of the clinic active (as a worker holds it): not a reason to refuse the receipt.
+    const boss = app.server.jobs.queue.boss;
+    await boss.send(SEND_QUEUE, { message: 0, clinic: other.clinicId });
+    const [held] = await boss.fetch(SEND_QUEUE);
+    try {
+      const r = await post('sbx_unknown_1');
+      expect(r.status).toBe(200);
+      expect(await r.json()).toMatchObject({ status: 'ignored' });
+    } finally {
+      await boss.complete(SEND_QUEUE, held.id);
+    }
+  });
+
+  it('is answered 503 while a recent message has no network id yet, and ignored once it is older than the window', async () => {
+    const r = await app.post('/v1/chat/messages', { to: newPhone(), text: 'No worker yet' }, other.write);
+    expect(r.status).toBe(202);
+    const id = r.body.data.id as string;
+    try {
+      expect((await post('sbx_unknown_2')).status).toBe(503);
+      app.clock.set('2026-11-01T10:26:00Z');
+      const late = await post('sbx_unknown_2');
+      expect(late.status).toBe(200);
+      expect(await late.json()).toMatchObject({ status: 'ignored' });
+    } finally {
+      await sql.query(`delete from pgboss.job where name = $1 and data->>'message' = $2`, [
+        SEND_QUEUE,
+        id.slice(4),
+      ]);
+      await sql.query(`update message set failed_at = now() where id = $1`, [id.slice(4)]);
+    }
+  });
+});

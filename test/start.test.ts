@@ -27,10 +27,10 @@ let dbUrl: string;
 const children: ChildProcessWithoutNullStreams[] = [];
 
 /** Starts src/main.ts and resolves once the welcome text has been printed in full. */
-function start(): Promise<Started> {
+function start(env: Record<string, string> = {}): Promise<Started> {
   const child = spawn(node, ['src/main.ts'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: dbUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    env: { ...process.env, DATABASE_URL: dbUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
   });
   children.push(child);
   let stdout = '';
@@ -177,5 +177,25 @@ describe('npm start', () => {
 
     const stopped = await terminate(s);
     expect(stopped).toMatchObject({ code: 0, signal: null });
+  });
+
+  it('passes the queue tuning on, as `npm run worker` does: the delivery heartbeat it sets is the configured one', {
+    timeout: READY_MS + EXIT_MS + 5_000,
+  }, async () => {
+    const heartbeat = async () => {
+      const db = new pg.Client({ connectionString: dbUrl });
+      await db.connect();
+      try {
+        const { rows } = await db.query(
+          `select heartbeat_seconds from pgboss.queue where name = 'webhook-delivery'`,
+        );
+        return Number(rows[0].heartbeat_seconds);
+      } finally {
+        await db.end();
+      }
+    };
+    const s = await start({ DELIVERY_HEARTBEAT_SECONDS: '17', QUEUE_SUPERVISE_SECONDS: '5' });
+    expect(await heartbeat()).toBe(17);
+    expect(await terminate(s)).toMatchObject({ code: 0, signal: null });
   });
 });

@@ -140,7 +140,15 @@ async function insertLog(clinic: number, sub: string, second: string | null) {
       responseExcerpt: responseExcerpt('x'.repeat(5000)),
       durationMs: 12,
     });
-    add({ event: e2, attemptedAt: at(6), trigger: 'manual', attempt: 3, status: 'pending' });
+    add({
+      event: e2,
+      attemptedAt: at(6),
+      trigger: 'manual',
+      attempt: 3,
+      status: 'failed',
+      error: 'No answer within 10000 ms (timed out).',
+      durationMs: 10_000,
+    });
     add({
       ...base,
       subscription: em.getReference(WebhookSubscription, Number(second.split('_')[1])),

@@ -136,6 +136,13 @@ describe('delivery', () => {
       404,
     );
     expect((await app.post(`/v1/webhooks/${id}/deliveries/whd_999999/retry`, {}, key)).status).toBe(404);
+    // Its event removed by retention (its deliveries go with it): 404, nothing queued.
+    await app.orm.em
+      .fork()
+      .getConnection()
+      .execute('delete from event where id = ?', [Number(failed.event.id.slice(4))]);
+    const gone = await app.post(`/v1/webhooks/${id}/deliveries/${failed.id}/retry`, {}, key);
+    expect(gone.status, JSON.stringify(gone.body)).toBe(404);
     expect((await app.post(`/v1/webhooks/${id}/deliveries/nope/retry`, {}, key)).status).toBe(404);
   });
 
@@ -159,6 +166,8 @@ describe('delivery', () => {
   });
 
   it('recover queues every event whose latest attempt failed since a time', async () => {
+    // The earlier tests' events predate this subscription (recover leaves them alone).
+    app.clock.advance(1000);
     const { receiver, id } = await subscribe({ event_types: ['patient.created'] });
     receiver.mode.status = 500;
     for (const n of ['R1', 'R2', 'R3']) await newPatient(n);
@@ -180,6 +189,44 @@ describe('delivery', () => {
     await new Promise((res) => setTimeout(res, 300));
     expect(receiver.hits).toBe(6);
     expect((await app.post(`/v1/webhooks/${id}/recover`, { since: 'yesterday' }, key)).status).toBe(422);
+  });
+
+  it('recover delivers the events recorded while the subscription was disabled, once', async () => {
+    // Recorded before the subscription existed: never its event, recover or not.
+    await newPatient('BeforeIt');
+    app.clock.advance(1000);
+    const { receiver, id } = await subscribe({ event_types: ['patient.created'] });
+    const sql = (q: string, p: unknown[]) => app.orm.em.fork().getConnection().execute(q, p);
+    // As the failure rule disables it.
+    await sql(
+      `update webhook_subscription set enabled = false, disabled_at = now(), disabled_reason = 'test' where id = ?`,
+      [Number(id.slice(3))],
+    );
+    const off = [];
+    for (const n of ['Off1', 'Off2']) off.push(await newPatient(n));
+    // A type it does not subscribe to: not queued by recover either.
+    const patched = await app.send(
+      'PATCH',
+      `/v1/patients/${off[0].body.data.id}`,
+      { first_name: 'Other' },
+      key,
+    );
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    await new Promise((res) => setTimeout(res, 300));
+    expect(receiver.hits).toBe(0);
+    const r = await app.post(`/v1/webhooks/${id}/recover`, { since: '2026-11-01T00:00:00Z' }, key);
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    expect(r.body.data.enabled).toBe(true);
+    await receiver.waitFor(2);
+    await until(
+      () => deliveries(id),
+      (l) => l.length === 2,
+    );
+    expect(new Set(receiver.accepted.map((a) => a.body.data.last_name))).toEqual(new Set(['Off1', 'Off2']));
+    // Delivered now: a second recover queues nothing.
+    await app.post(`/v1/webhooks/${id}/recover`, { since: '2026-11-01T00:00:00Z' }, key);
+    await new Promise((res) => setTimeout(res, 300));
+    expect(receiver.hits).toBe(2);
   });
 
   it('DELETE drops queued attempts, retries included', async () => {

@@ -34,15 +34,15 @@ async function queued(n: number) {
   const sub = Number(r.body.data.id.slice(3));
   for (let i = 0; i < n; i++)
     await app.post('/v1/patients', { first_name: 'Ada', last_name: `L${sub}x${i}` }, key);
-  const jobs = await sql<{ id: string; event: number }>(
-    `update pgboss.job set state = 'active', started_on = now() where name = ? and data->>'subscription' = ? returning id, (data->>'event')::int as event`,
+  const jobs = await sql<{ id: string; event: number; retry_count: number }>(
+    `update pgboss.job set state = 'active', started_on = now() where name = ? and data->>'subscription' = ? returning id, (data->>'event')::int as event, retry_count`,
     [DELIVERY_QUEUE, String(sub)],
   );
   expect(jobs).toHaveLength(n);
   return { sub, jobs: jobs.sort((a, b) => a.event - b.event) };
 }
 
-const success = (sub: number, job: { id: string; event: number }): Success => ({
+const success = (sub: number, job: { id: string; event: number; retry_count?: number }): Success => ({
   clinicId,
   subscription: sub,
   event: job.event,
@@ -53,7 +53,7 @@ const success = (sub: number, job: { id: string; event: number }): Success => ({
   excerpt: null,
   durationMs: 3,
   now: new Date('2026-11-01T10:00:01Z'),
-  jobId: job.id,
+  job: { id: job.id, retryCount: job.retry_count ?? 0 },
 });
 
 describe('the success log', () => {
@@ -70,7 +70,7 @@ describe('the success log', () => {
     );
     // Each answered id is the row of its own event (two statements may commit in either order).
     const byId = new Map(rows.map((r) => [r.id, r]));
-    expect(ids.map((id) => [byId.get(id)?.event_id, byId.get(id)?.status])).toEqual(
+    expect(ids.map((id) => [byId.get(id as number)?.event_id, byId.get(id as number)?.status])).toEqual(
       jobs.map((j) => [j.event, 'succeeded']),
     );
     expect(rows).toHaveLength(jobs.length);
@@ -82,7 +82,7 @@ describe('the success log', () => {
 
   it('a row that cannot be written fails alone; its batch-mates are recorded', async () => {
     const { sub, jobs } = await queued(5);
-    const gone = { id: jobs[4].id, event: 99_999_999 };
+    const gone = { id: jobs[4].id, event: 99_999_999, retry_count: 0 };
     // The first two take both writers; the next three wait and go as one statement, which fails.
     const results = await Promise.allSettled([
       ...jobs.slice(0, 4).map((j) => recordSuccess(app.orm.em, success(sub, j))),
@@ -103,5 +103,29 @@ describe('the success log', () => {
     const [left] = await sql<{ state: string }>('select state from pgboss.job where id = ?::uuid', [gone.id]);
     // Not completed: pg-boss fails it and runs it again.
     expect(left.state).toBe('active');
+  });
+
+  it('a success whose claim lapsed (another worker holds the job) writes nothing and settles nothing; its batch-mates do', async () => {
+    const { sub, jobs } = await queued(4);
+    // The last job was handed out again (its first worker missed its heartbeat): retry_count 1.
+    await sql('update pgboss.job set retry_count = 1 where id = ?::uuid', [jobs[3].id]);
+    const ids = await Promise.all(
+      jobs.map((j) => recordSuccess(app.orm.em, success(sub, { ...j, retry_count: 0 }))),
+    );
+    expect(ids.slice(0, 3).every((id) => typeof id === 'number')).toBe(true);
+    expect(ids[3]).toBeNull();
+    const rows = await sql<{ event_id: number }>(
+      'select event_id from webhook_delivery where subscription_id = ? order by event_id',
+      [sub],
+    );
+    expect(rows.map((r) => r.event_id)).toEqual(jobs.slice(0, 3).map((j) => j.event));
+    const [held] = await sql<{ state: string }>('select state from pgboss.job where id = ?::uuid', [
+      jobs[3].id,
+    ]);
+    expect(held.state).toBe('active');
+    // The worker holding it now records it.
+    expect(await recordSuccess(app.orm.em, success(sub, { ...jobs[3], retry_count: 1 }))).toEqual(
+      expect.any(Number),
+    );
   });
 });

@@ -59,7 +59,7 @@ const WebhookDeliverySchema = defineEntity({
     event: () => p.manyToOne(Event).deleteRule('cascade').index(),
     /** scheduled (the first attempt and the backoff's retries) or manual (POST …/retry) */
     trigger: p.string().default('scheduled'),
-    /** pending (under way), succeeded or failed */
+    /** succeeded or failed: a row is written when its attempt ends (no pending state) */
     status: p.string(),
     /** This attempt's number for the event and subscription: 1 for the first. */
     attempt: p.integer().default(1),

@@ -143,10 +143,43 @@ export async function enqueueInTransaction(
   jobs: JobInsert[],
 ): Promise<void> {
   if (!jobs.length) return;
+  const queue = await queueOf(em);
+  await queue.boss.insert(name, jobs, { db: transactionDb(em) });
+}
+
+/** A claim on a job as a worker fetched it: its id and the attempt (`retry_count`) it was handed. */
+export interface JobClaim {
+  id: string;
+  retryCount: number;
+}
+
+/**
+ * Completes the claimed jobs through the transaction `em` is in, fenced on the attempt each was
+ * fetched at (pg-boss's `complete` with `{ id, retryCount }`): a worker whose claim lapsed
+ * (heartbeat missed, expired) and whose job another worker now holds settles nothing. Answers how
+ * many it completed, for the caller to roll back what it recorded for a lapsed claim.
+ */
+export async function completeInTransaction(
+  em: EntityManager,
+  name: string,
+  claims: readonly JobClaim[],
+): Promise<number> {
+  if (!claims.length) return 0;
+  const queue = await queueOf(em);
+  const res = await queue.boss.complete(
+    name,
+    claims.map((c) => ({ id: c.id, retryCount: c.retryCount })),
+    undefined,
+    { db: transactionDb(em) },
+  );
+  // 12.38's d.ts declares CommandResponse empty; manager.js answers { jobs, requested, affected, settled }.
+  return (res as { affected?: number }).affected ?? 0;
+}
+
+async function queueOf(em: EntityManager): Promise<JobQueue> {
   const attached = queues.get(em.config);
   if (!attached) throw new Error('No job queue is attached to this database (attachJobQueue at start).');
-  const queue = typeof attached === 'function' ? await attached() : attached;
-  await queue.boss.insert(name, jobs, { db: transactionDb(em) });
+  return typeof attached === 'function' ? attached() : attached;
 }
 
 /**

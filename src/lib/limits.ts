@@ -41,6 +41,16 @@ export interface Limits {
   requestTimeoutMs: number;
   /** Most open client connections; a connection past it is closed at once. */
   maxConnections: number;
+  /** Percent of maxConnections websockets may hold at most; the rest stays for HTTP. */
+  wsConnectionsPercent: number;
+  /** Most open websockets per API key (each process counts its own). */
+  wsMaxPerKey: number;
+  /** Most websockets per client address not yet past connection_init. */
+  wsMaxUnauthenticatedPerAddress: number;
+  /** Most operations at once on one websocket (subscriptions, and queries not yet answered). */
+  wsMaxOperationsPerSocket: number;
+  /** A websocket past connection_init that runs no operation for this long is closed. */
+  wsIdleTimeoutMs: number;
   /** Largest media file a send downloads (spec: up to 16 MB). */
   mediaMaxBytes: number;
   /** How long a media download may take, redirects included. */
@@ -69,6 +79,11 @@ export const defaultLimits: Limits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   maxConnections: 2_000,
+  wsConnectionsPercent: 50,
+  wsMaxPerKey: 50,
+  wsMaxUnauthenticatedPerAddress: 20,
+  wsMaxOperationsPerSocket: 100,
+  wsIdleTimeoutMs: 60_000,
   mediaMaxBytes: 16 << 20,
   mediaDownloadTimeoutMs: 8_000,
   eventRetentionDays: 30,

@@ -11,6 +11,7 @@ import {
   type OutboundMessage,
   SIGNATURE_HEADER,
 } from './adapter.ts';
+import { ReferenceMemory, type ReferenceMemoryOptions } from './reference-memory.ts';
 import { SANDBOX_TEMPLATES } from './sandbox-templates.ts';
 
 /**
@@ -21,8 +22,10 @@ import { SANDBOX_TEMPLATES } from './sandbox-templates.ts';
  * - 500000991 is rejected (a failed receipt with a reason, instead of sent),
  * - 500000992 is never delivered (sent only),
  * - 500000993 has read receipts off (sent and delivered, never read).
- * Like a network with client references, a send whose `reference` it has seen is answered with
- * the first network id and not sent again; a receipt the service answers 503 is posted again.
+ * Like a network with client references, a send whose `reference` it has seen (within the last
+ * hour, reference-memory.ts) is answered with the first network id and not sent again; a receipt
+ * the service answers 503 is posted again. What it remembers is this process's: the service and
+ * `npm run worker` each have their own sandbox, and do not share it.
  * It also plays the patient's side (inbound messages, reactions) for the CLI, the sandbox-only
  * GraphQL mutations and the tests.
  */
@@ -41,11 +44,15 @@ export interface SandboxOptions {
   clock: Clock;
   /** Receipt delays in ms after a send. */
   delays?: { sent: number; delivered: number; read: number };
+  /** How long and how many client references are remembered (REFERENCE_MEMORY_DEFAULTS). */
+  references?: Partial<ReferenceMemoryOptions>;
 }
 
 export const DEFAULT_DELAYS = { sent: 500, delivered: 1500, read: 3000 };
 /** How often a receipt answered 503 is posted again (after 50, 100, 200 … ms). */
 const RECEIPT_RETRIES = 6;
+/** The most sends and reactions `sent` and `reactions` keep, the oldest dropped first. */
+export const KEPT_FOR_TESTS = 10_000;
 
 export class SandboxNetwork implements MessagingNetwork {
   readonly kind = 'sandbox';
@@ -53,15 +60,21 @@ export class SandboxNetwork implements MessagingNetwork {
   readonly #opts: SandboxOptions;
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #pending = new Set<Promise<unknown>>();
-  /** What the sandbox was asked to send and react, newest last (tests read it). */
+  /** What the sandbox was asked to send and react, newest last (tests read it; the last KEPT_FOR_TESTS). */
   readonly sent: (OutboundMessage & { networkMessageId: string })[] = [];
   readonly reactions: { networkMessageId: string; emoji: string | null }[] = [];
   /** Network ids by the service's reference: a repeated attempt is answered, not sent again. */
-  readonly #byReference = new Map<string, string>();
+  readonly #byReference: ReferenceMemory;
 
   constructor(opts: SandboxOptions) {
     this.#opts = opts;
     this.delays = opts.delays ?? DEFAULT_DELAYS;
+    this.#byReference = new ReferenceMemory(opts.references);
+  }
+
+  /** How many client references it remembers now. */
+  get rememberedReferences(): number {
+    return this.#byReference.size;
   }
 
   async send(message: OutboundMessage): Promise<Accepted> {
@@ -69,7 +82,7 @@ export class SandboxNetwork implements MessagingNetwork {
     if (known) return { networkMessageId: known };
     const networkMessageId = `sbx_${randomBytes(12).toString('hex')}`;
     if (message.reference) this.#byReference.set(message.reference, networkMessageId);
-    this.sent.push({ ...message, networkMessageId });
+    keepLast(this.sent, { ...message, networkMessageId });
     const last9 = message.to.replace(/\D/g, '').slice(-9);
     const receipt =
       (status: 'sent' | 'delivered' | 'read' | 'failed', failure: string | null = null) =>
@@ -104,7 +117,7 @@ export class SandboxNetwork implements MessagingNetwork {
   }
 
   async react(reaction: { networkMessageId: string; emoji: string | null }): Promise<void> {
-    this.reactions.push({ networkMessageId: reaction.networkMessageId, emoji: reaction.emoji });
+    keepLast(this.reactions, { networkMessageId: reaction.networkMessageId, emoji: reaction.emoji });
   }
 
   async templates(_clinicPhone: string): Promise<NetworkTemplate[]> {
@@ -217,6 +230,11 @@ export function inboundEvent(m: PatientMessage, now: Date): NetworkCallback {
     reply_to_network_message_id: m.replyToNetworkMessageId ?? null,
     at: now.toISOString(),
   };
+}
+
+function keepLast<T>(list: T[], item: T) {
+  list.push(item);
+  if (list.length > KEPT_FOR_TESTS) list.splice(0, list.length - KEPT_FOR_TESTS);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

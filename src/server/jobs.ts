@@ -34,6 +34,23 @@ export interface QueueTuning {
   deliveryHeartbeatSeconds?: number;
 }
 
+/**
+ * The tuning of QUEUE_SUPERVISE_SECONDS and DELIVERY_HEARTBEAT_SECONDS, for every process that
+ * starts the queue (`npm start` and `npm run worker` alike): each start sets the delivery queue's
+ * heartbeat, so processes started with different values would reset each other's.
+ */
+export function queueTuningOf(config: {
+  QUEUE_SUPERVISE_SECONDS?: number | undefined;
+  DELIVERY_HEARTBEAT_SECONDS?: number | undefined;
+}): QueueTuning {
+  return {
+    ...(config.QUEUE_SUPERVISE_SECONDS ? { superviseSeconds: config.QUEUE_SUPERVISE_SECONDS } : {}),
+    ...(config.DELIVERY_HEARTBEAT_SECONDS
+      ? { deliveryHeartbeatSeconds: config.DELIVERY_HEARTBEAT_SECONDS }
+      : {}),
+  };
+}
+
 export async function startJobs(opts: {
   orm: MikroORM;
   workers?: readonly WorkerDefinition[];

@@ -15,7 +15,7 @@ import { startEventRelay } from '../services/events/relay.ts';
 import { type EventRetention, startEventRetention } from '../services/events/retention.ts';
 import { deliveryWorker } from '../webhooks/worker.ts';
 import { createApp } from './app.ts';
-import { type RunningJobs, startJobs } from './jobs.ts';
+import { type QueueTuning, type RunningJobs, startJobs } from './jobs.ts';
 import { type Subscriptions, serveSubscriptions } from './websocket.ts';
 
 export interface RunningServer {
@@ -59,6 +59,12 @@ export async function startHttpServer(opts: {
   trustProxy?: string;
   /** Whether this process runs the queue's workers (WORKERS); true by default. */
   workers?: boolean;
+  /**
+   * QUEUE_SUPERVISE_SECONDS / DELIVERY_HEARTBEAT_SECONDS, as `npm run worker` gets them: every
+   * process's start sets the delivery queue's heartbeat (updateQueue), so a server started
+   * without them would put back the default under the workers' feet.
+   */
+  tuning?: QueueTuning;
 }): Promise<RunningServer> {
   const networkSecret = opts.networkSecret ?? randomBytes(32).toString('hex');
   let url = '';
@@ -89,6 +95,7 @@ export async function startHttpServer(opts: {
   });
   const jobs = await startJobs({
     orm: opts.orm,
+    ...(opts.tuning ? { tuning: opts.tuning } : {}),
     workers:
       opts.workers === false
         ? []

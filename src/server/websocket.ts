@@ -1,4 +1,5 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -11,7 +12,9 @@ import { newRequest, type Principal } from '../lib/request-context.ts';
 import type { AppDeps } from './context.ts';
 import { authenticateCredential } from './context.ts';
 import type { Yoga } from './executor.ts';
+import { toGraphQLError } from './graphql-errors.ts';
 import { createOperationRunner, type PreparedRun } from './runner.ts';
+import { SocketGate, TOO_MANY_CLOSE } from './websocket-limits.ts';
 
 /**
  * graphql-ws at /graphql (docs/events.md, Subscriptions). The key comes in `connection_init`'s
@@ -21,6 +24,10 @@ import { createOperationRunner, type PreparedRun } from './runner.ts';
  * (src/server/runner.ts): the key is authenticated again, the same limits and the same cost
  * spent from its budget as over HTTP. A key revoked, or losing a scope it had when the socket
  * opened, closes its sockets at once with 4403 (any process's change is heard: key-changes.ts).
+ *
+ * What one integrator may hold is capped (src/server/websocket-limits.ts, docs/limits.md): sockets
+ * per key, unacknowledged sockets per address, operations per socket, idle time, and the share of
+ * the server's connections websockets may take at all.
  */
 
 interface Connection {
@@ -49,6 +56,15 @@ function credentialOf(params: Record<string, unknown> | undefined): string | nul
   return null;
 }
 
+const tooManyOperations = (max: number) =>
+  toGraphQLError(
+    new AppError(
+      'rate_limited',
+      `This socket already runs ${max} operations, the most one socket may: complete one first.`,
+      { details: { limit: 'operations_per_socket', max } },
+    ),
+  );
+
 const lostScope = (before: Principal, after: Principal) =>
   [...before.scopes].some((s) => !after.scopes.has(s));
 
@@ -57,7 +73,30 @@ export function serveSubscriptions(
   opts: { yoga: Yoga; deps: AppDeps; limits: Limits; trustProxy: TrustProxy },
 ): Subscriptions {
   const prepare = createOperationRunner(opts.yoga, opts.deps);
-  const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: opts.limits.maxBodyBytes });
+  // Upgrades are handled here, not by ws itself, so a socket over a cap never reaches graphql-ws.
+  const wss = new WebSocketServer({ noServer: true, path: '/graphql', maxPayload: opts.limits.maxBodyBytes });
+  const gate = new SocketGate({
+    perKey: opts.limits.wsMaxPerKey,
+    unauthenticatedPerAddress: opts.limits.wsMaxUnauthenticatedPerAddress,
+    operationsPerSocket: opts.limits.wsMaxOperationsPerSocket,
+    idleMs: opts.limits.wsIdleTimeoutMs,
+    total: Math.max(1, Math.floor((opts.limits.maxConnections * opts.limits.wsConnectionsPercent) / 100)),
+  });
+  /** Closes a socket over a cap; one that does not answer the close frame is cut a second later. */
+  const refuse = (socket: WebSocket, close: { code: number; reason: string }) => {
+    socket.close(close.code, close.reason);
+    const cut = setTimeout(() => socket.terminate(), 1000);
+    cut.unref();
+    socket.once('close', () => clearTimeout(cut));
+  };
+  const onUpgrade = (request: IncomingMessage, stream: Duplex, head: Buffer) => {
+    wss.handleUpgrade(request, stream, head, (socket) => {
+      const refusal = gate.admit(socket, clientAddressOf(request, opts.trustProxy), wss.clients.size);
+      if (refusal) refuse(socket, refusal);
+      else wss.emit('connection', socket, request);
+    });
+  };
+  server.on('upgrade', onUpgrade);
   const connections = new Map<WebSocket, Connection>();
   const prepared = new WeakMap<object, PreparedRun>();
 
@@ -112,6 +151,11 @@ export function serveSubscriptions(
             principal,
             socket: ctx.extra.socket,
           };
+          if (!gate.acknowledge(ctx.extra.socket, principal.keyId, ctx.subscriptions)) {
+            refuse(ctx.extra.socket, TOO_MANY_CLOSE);
+            // graphql-ws's own close (4403) comes second and is ignored by a closing socket.
+            return false;
+          }
           ctx.extra.connection = connection;
           connections.set(ctx.extra.socket, connection);
           return true;
@@ -126,6 +170,9 @@ export function serveSubscriptions(
       },
       onSubscribe: async (ctx, _id, payload) => {
         const connection = ctx.extra.connection as Connection;
+        // The socket stays open: only this operation is refused.
+        if (!gate.startOperation(ctx.extra.socket))
+          return [tooManyOperations(opts.limits.wsMaxOperationsPerSocket)];
         const result = await prepare({
           credential: connection.credential,
           operation: {
@@ -155,6 +202,8 @@ export function serveSubscriptions(
     },
     async close() {
       stopListening();
+      gate.stop();
+      server.off('upgrade', onUpgrade);
       for (const socket of wss.clients) socket.close(1001, 'Server shutting down');
       await disposable.dispose();
       await new Promise<void>((resolve) => wss.close(() => resolve()));

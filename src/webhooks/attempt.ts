@@ -3,7 +3,7 @@ import { runNamed, statementOf } from '../db/named-statements.ts';
 import { WebhookDelivery } from '../entities/index.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Resolver } from '../lib/guarded-lookup.ts';
-import { QUEUE_SCHEMA } from '../lib/job-queue.ts';
+import { completeInTransaction, type JobClaim } from '../lib/job-queue.ts';
 import { responseExcerpt } from '../services/webhooks/delivery.resource.ts';
 import { DELIVERY_QUEUE, type DeliveryJob, enqueueDeliveries } from '../services/webhooks/delivery-jobs.ts';
 import { disabledReason, retryDelaySeconds, shouldDisable } from './schedule.ts';
@@ -22,6 +22,10 @@ import { recordSuccess } from './success-log.ts';
  *    it (src/webhooks/success-log.ts); a failure in one transaction with the subscription's failure
  *    streak (and the automatic disable) and, after a scheduled attempt, the next attempt as a new
  *    job whose `next_attempt_at` is on the injected clock.
+ * The completion is fenced on the attempt the job was fetched at: a worker whose claim lapsed
+ * (heartbeat missed) while another worker took the job records nothing and queues nothing, so one
+ * attempt is logged once and one retry chain goes on (its POST may have reached the receiver twice:
+ * deliveries are at least once, the receiver dedupes on webhook-id).
  */
 export interface AttemptDeps {
   /** The ORM's root EntityManager (each attempt forks it). */
@@ -45,10 +49,8 @@ export type AttemptOutcome =
       disabled: boolean;
     };
 
-/** The queue job an attempt runs as: completed in the statement that records the attempt. */
-export interface JobClaim {
-  id: string;
-}
+/** The queue job an attempt runs as (completed with the attempt's record), as the worker fetched it. */
+export type { JobClaim };
 
 /** `read`: the job's rows when the worker read its batch's at once (readAttempts). */
 export async function attemptDelivery(
@@ -144,12 +146,10 @@ function whyNot({ sub, event }: AttemptRead): string | null {
   return null;
 }
 
-/**
- * Completes the attempt's job in the transaction that records a failed attempt (and queues its
- * retry), as src/webhooks/success-log.ts does for a success: an attempt is recorded exactly when
- * its job is settled, so a worker dying in between never schedules a retry twice.
- */
-const COMPLETE_JOB = `update "${QUEUE_SCHEMA}"."job" set "state" = 'completed', "completed_on" = "${QUEUE_SCHEMA}".job_now() where "name" = ? and "id" = ?::uuid and "state" = 'active'`;
+/** The job was no longer this worker's when its attempt ended: its record is rolled back. */
+class LapsedClaim extends Error {}
+
+const lapsed: AttemptOutcome = { outcome: 'skipped', reason: 'claim lapsed: another worker holds the job' };
 
 async function recordSucceeded(
   deps: AttemptDeps,
@@ -170,8 +170,9 @@ async function recordSucceeded(
     excerpt: result.body == null ? null : responseExcerpt(result.body),
     durationMs: result.durationMs,
     now: deps.clock.now(),
-    ...(claim ? { jobId: claim.id } : {}),
+    ...(claim ? { job: claim } : {}),
   });
+  if (delivery == null) return lapsed;
   return { outcome: 'succeeded', delivery, result, nextAttemptAt: null, disabled: false };
 }
 
@@ -186,12 +187,15 @@ async function record(
 ): Promise<AttemptOutcome> {
   // The time the attempt ended is the one the streak and the schedule count from.
   const now = deps.clock.now();
-  return deps.em.fork().transactional(async (tx) => {
+  const recorded = deps.em.fork().transactional(async (tx): Promise<AttemptOutcome> => {
     const exec = (sql: string, params: unknown[]) =>
       tx.getConnection().execute(sql, params, 'all', tx.getTransactionContext()) as Promise<any[]>;
     let disabled = false;
     let nextAttemptAt: Date | null = null;
-    if (claim) await exec(COMPLETE_JOB, [DELIVERY_QUEUE, claim.id]);
+    // First, in the transaction that records the failure (and queues its retry), as
+    // src/webhooks/success-log.ts does for a success: an attempt is recorded exactly when its job is
+    // settled, so a worker dying in between never schedules a retry twice.
+    if (claim && (await completeInTransaction(tx, DELIVERY_QUEUE, [claim])) === 0) throw new LapsedClaim();
     // One statement: attempts of one subscription may end at the same time (group concurrency).
     const [row] = await exec(
       'update "webhook_subscription" set "consecutive_failures" = "consecutive_failures" + 1, "failing_since" = coalesce("failing_since", ?) where "id" = ? and "deleted_at" is null returning "failing_since", "enabled"',
@@ -237,5 +241,9 @@ async function record(
       nextAttemptAt,
       disabled,
     };
+  });
+  return recorded.catch((err) => {
+    if (err instanceof LapsedClaim) return lapsed;
+    throw err;
   });
 }

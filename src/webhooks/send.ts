@@ -16,6 +16,13 @@ import { guardedLookup, RefusedAddress, type Resolver } from '../lib/guarded-loo
  * never throwing: the SSRF guard at connect time (the media download's, src/lib/guarded-lookup.ts),
  * no redirect followed (a 3xx is a failure), one deadline for connecting and answering, the
  * response body read up to a cap. Nothing here touches the database.
+ *
+ * The deadline starts when the request has its socket, not when it is made: a worker runs up to
+ * 32 pollers × 8 attempts at once, more than the MAX_SOCKETS_PER_HOST one receiver's host gets, and
+ * an attempt waiting for a socket that a hanging receiver's attempts hold has not reached its
+ * receiver yet (timing it out would fail a healthy receiver's delivery). The wait for a socket is
+ * bounded on its own (SOCKET_WAIT_FACTOR × the deadline), so an attempt still ends in time for its
+ * job's expiry (expireInSeconds, src/services/webhooks/delivery-jobs.ts).
  */
 export interface SendOptions {
   timeoutMs: number;
@@ -36,6 +43,12 @@ export interface SendResult {
   durationMs: number;
 }
 
+/** Sockets to one host (host:port) at once per worker process; more attempts wait for one. */
+export const MAX_SOCKETS_PER_HOST = 64;
+
+/** How long an attempt may wait for a socket, in deadlines (timeoutMs): the longest wait, 3 hanging rounds. */
+export const SOCKET_WAIT_FACTOR = 3;
+
 /** Response bytes read at most; the rest is not waited for (the excerpt keeps fewer still). */
 const BODY_READ_MAX = 16 * 1024;
 
@@ -50,7 +63,12 @@ function agentFor(https_: boolean, policy: AddressPolicy, resolve: Resolver | un
   let agent = agents.get(key);
   if (!agent) {
     // Only a test's stand-in resolver changes per run; it gets a fresh agent each time.
-    const options = { keepAlive: !resolve, maxSockets: 64, maxFreeSockets: 16, scheduling: 'lifo' as const };
+    const options = {
+      keepAlive: !resolve,
+      maxSockets: MAX_SOCKETS_PER_HOST,
+      maxFreeSockets: 16,
+      scheduling: 'lifo' as const,
+    };
     agent = https_ ? new https.Agent(options) : new http.Agent(options);
     if (!resolve) agents.set(key, agent);
   }
@@ -100,12 +118,17 @@ export async function sendDelivery(
         `${host} resolved to an address that is not allowed when connecting (${err.range} range); not sent.`,
       );
     if (err instanceof TimedOut) return refused(`No answer within ${opts.timeoutMs} ms (timed out).`);
+    if (err instanceof NoSocket)
+      return refused(
+        `No connection to the receiver's host was free within ${SOCKET_WAIT_FACTOR * opts.timeoutMs} ms (this worker's ${MAX_SOCKETS_PER_HOST} to it were busy); not sent.`,
+      );
     const code = (err as NodeJS.ErrnoException)?.code ?? (err as Error)?.message ?? 'unknown';
     return refused(`Connection error ${code}.`);
   }
 }
 
 class TimedOut extends Error {}
+class NoSocket extends Error {}
 
 function post(
   u: URL,
@@ -128,7 +151,11 @@ function post(
         'user-agent': 'clinic-gateway-webhooks',
       },
     });
-    const timer = setTimeout(() => req.destroy(new TimedOut()), opts.timeoutMs);
+    let timer = setTimeout(() => req.destroy(new NoSocket()), SOCKET_WAIT_FACTOR * opts.timeoutMs);
+    req.once('socket', () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => req.destroy(new TimedOut()), opts.timeoutMs);
+    });
     const fail = (err: Error) => {
       clearTimeout(timer);
       reject(err);

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { runNamed, statementOf } from '../db/named-statements.ts';
-import { QUEUE_SCHEMA } from '../lib/job-queue.ts';
+import { type JobClaim, QUEUE_SCHEMA } from '../lib/job-queue.ts';
 import { DELIVERY_QUEUE } from '../services/webhooks/delivery-jobs.ts';
 
 /**
@@ -11,6 +11,11 @@ import { DELIVERY_QUEUE } from '../services/webhooks/delivery-jobs.ts';
  * settled: a worker dying between two separate statements would run the attempt again and log it
  * twice. pg-boss's own completion after the handler then finds the job settled and changes
  * nothing (delivery jobs have no dependencies for it to release).
+ *
+ * The completion is fenced on the attempt each job was fetched at (`retry_count`, as pg-boss
+ * 12.38's own `complete` with `{ id, retryCount }` fences it: plans.attemptFence): a success whose
+ * worker's claim lapsed while another worker took the job settles nothing and writes no row (it
+ * answers null), so the attempt is logged once, by the worker that holds the job.
  *
  * At low rates a success is written at once (nothing under way); under load, the successes of
  * many attempts share one statement and one commit instead of one each.
@@ -27,36 +32,41 @@ export interface Success {
   durationMs: number;
   now: Date;
   /** The queue job the attempt ran as; absent when called outside the worker (tests). */
-  jobId?: string;
+  job?: JobClaim;
 }
 
 /** At most this many statements under way at once; the rest wait and go together. */
 const WRITERS = 2;
 
 const insertSql = statementOf(
-  `with "d" as (
+  `with "u" as (
+     select * from unnest(?::int[], ?::int[], ?::int[], ?::text[], ?::int[], ?::timestamptz[], ?::int[], ?::text[], ?::int[], ?::timestamptz[], ?::uuid[], ?::int[])
+       with ordinality as "u"("clinic", "subscription", "event", "trigger", "attempt", "attempted_at", "status", "excerpt", "duration", "now", "job", "retry_count", "n")),
+   "j" as (update "${QUEUE_SCHEMA}"."job" as "q" set "state" = 'completed', "completed_on" = "${QUEUE_SCHEMA}".job_now()
+     from "u" where "q"."name" = ? and "q"."id" = "u"."job" and "q"."state" = 'active' and "q"."retry_count" = "u"."retry_count"
+     returning "q"."id"),
+   "ok" as (select * from "u" where "u"."job" is null or "u"."job" in (select "id" from "j")),
+   "d" as (
      insert into "webhook_delivery" ("clinic_id", "subscription_id", "event_id", "trigger", "status", "attempt", "attempted_at", "next_attempt_at", "response_status", "response_excerpt", "error", "duration_ms", "created_at", "updated_at")
      select "clinic", "subscription", "event", "trigger", 'succeeded', "attempt", "attempted_at", null, "status", "excerpt", null, "duration", "now", "now"
-     from unnest(?::int[], ?::int[], ?::int[], ?::text[], ?::int[], ?::timestamptz[], ?::int[], ?::text[], ?::int[], ?::timestamptz[])
-       with ordinality as "u"("clinic", "subscription", "event", "trigger", "attempt", "attempted_at", "status", "excerpt", "duration", "now", "n")
-     order by "n"
+     from "ok" order by "n"
      returning "id"),
-   "s" as (update "webhook_subscription" set "failing_since" = null, "consecutive_failures" = 0 where "id" = any(?::int[]) and "failing_since" is not null),
-   "j" as (update "${QUEUE_SCHEMA}"."job" set "state" = 'completed', "completed_on" = "${QUEUE_SCHEMA}".job_now() where "name" = ? and "id" = any(?::uuid[]) and "state" = 'active')
-   select "id" from "d" order by "id"`,
+   "s" as (update "webhook_subscription" set "failing_since" = null, "consecutive_failures" = 0 where "id" in (select "subscription" from "ok") and "failing_since" is not null)
+   select (select coalesce(array_agg("n" order by "n"), '{}') from "ok") as "written",
+     (select coalesce(array_agg("id" order by "id"), '{}') from "d") as "ids"`,
 );
 
 interface Pending {
   success: Success;
-  resolve: (id: number) => void;
+  resolve: (id: number | null) => void;
   reject: (err: unknown) => void;
 }
 
 /** One writer per database (the worker's EntityManager). */
 const writers = new WeakMap<object, SuccessWriter>();
 
-/** Records `success`; answers its delivery row's id once committed. */
-export function recordSuccess(em: EntityManager, success: Success): Promise<number> {
+/** Records `success`; answers its delivery row's id once committed, null when its claim had lapsed. */
+export function recordSuccess(em: EntityManager, success: Success): Promise<number | null> {
   let writer = writers.get(em.config);
   if (!writer) {
     writer = new SuccessWriter(em);
@@ -74,7 +84,7 @@ class SuccessWriter {
     this.em = em;
   }
 
-  add(success: Success): Promise<number> {
+  add(success: Success): Promise<number | null> {
     return new Promise((resolve, reject) => {
       this.#pending.push({ success, resolve, reject });
       if (this.#running < WRITERS) void this.#write();
@@ -98,7 +108,7 @@ class SuccessWriter {
     }
   }
 
-  /** One statement for `batch`; resolves each with its row's id, or throws. */
+  /** One statement for `batch`; resolves each with its row's id (null: claim lapsed), or throws. */
   async #insert(batch: Pending[]): Promise<void> {
     const s = batch.map((p) => p.success);
     const iso = (d: Date) => d.toISOString();
@@ -113,12 +123,14 @@ class SuccessWriter {
       s.map((x) => x.excerpt),
       s.map((x) => x.durationMs),
       s.map((x) => iso(x.now)),
-      [...new Set(s.map((x) => x.subscription))],
+      s.map((x) => x.job?.id ?? null),
+      s.map((x) => x.job?.retryCount ?? null),
       DELIVERY_QUEUE,
-      s.flatMap((x) => (x.jobId ? [x.jobId] : [])),
     ]);
-    // Ids are given in insertion order: the rows' order is the batch's.
-    const ids = res.rows.map((r) => Number(Array.isArray(r) ? r[0] : r.id));
-    for (const [i, p] of batch.entries()) p.resolve(ids[i]);
+    const row = res.rows[0] as unknown[] | Record<string, unknown>;
+    const [written, ids] = (Array.isArray(row) ? row : [row.written, row.ids]) as unknown[][];
+    // Ids are given in insertion order: the written rows' order is the batch's (`n` from 1).
+    const idOf = new Map(written.map((n, i) => [Number(n), Number(ids[i])]));
+    for (const [i, p] of batch.entries()) p.resolve(idOf.get(i + 1) ?? null);
   }
 }

@@ -55,7 +55,7 @@ export function deliveryWorker(opts: DeliveryWorkerOptions): WorkerDefinition<De
       return Promise.all(
         jobs.map(async (job, i): Promise<JobResult> => {
           try {
-            await attemptDelivery(opts, job.data, { id: job.id }, reads[i]);
+            await attemptDelivery(opts, job.data, { id: job.id, retryCount: job.retryCount }, reads[i]);
             return { id: job.id, status: 'completed' };
           } catch (err) {
             logger.error({ err, job: job.id, data: job.data }, 'webhook delivery attempt not recorded');

@@ -2,12 +2,12 @@ import { type EntityManager, UniqueConstraintViolationException } from '@mikro-o
 import { Clinic, Conversation, Message } from '../../entities/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { messageId, toId } from '../../lib/ids.ts';
-import { requestLogger } from '../../lib/request-context.ts';
+import { clockNow, requestLogger } from '../../lib/request-context.ts';
 import type { NetworkCallback } from '../../network/adapter.ts';
 import { type ChatChange, chatChange, clinicRef, noteMessage } from './changes.ts';
 import { messageEvent } from './events.ts';
 import { applyReceipt } from './message-status.ts';
-import { sendsUnderWay } from './send-jobs.ts';
+import { handoffPending } from './unsent.ts';
 
 /**
  * What the messaging network tells the service (its signed callback, src/server/network-callback.ts;
@@ -166,9 +166,9 @@ async function recordReceipt(
   );
   if (!found) {
     // The network may report on a message before its worker has saved the id the network gave
-    // it: while one of the clinic's sends is under way, a 503 has the network try again later
-    // rather than the receipt being lost.
-    if (await sendsUnderWay(em, clinic.id))
+    // it: while one of the clinic's recent messages has no network id yet, a 503 has the network
+    // try again later rather than the receipt being lost (unsent.ts, HANDOFF_WINDOW_MS).
+    if (await handoffPending(em, clinic.id, clockNow()))
       throw new AppError(
         'service_unavailable',
         `The network id ${event.network_message_id} is not known yet: a message of the clinic is being handed to the network. Retry shortly.`,

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { enqueueInTransaction, QUEUE_SCHEMA, type QueueDefinition } from '../../lib/job-queue.ts';
+import { enqueueInTransaction, type QueueDefinition } from '../../lib/job-queue.ts';
 
 /**
  * The chat's network sends (issue 17, Outbound messages through the same queue): one job per
@@ -16,6 +16,11 @@ export interface SendJob {
   /** The message's row id (`out_N`'s N). */
   message: number;
   clinic: number;
+  /**
+   * When this send first found an earlier message of its conversation unsent and stepped back
+   * for it (ISO time; send-worker.ts). Absent on a send that has not waited.
+   */
+  waitingSince?: string;
 }
 
 /**
@@ -56,30 +61,23 @@ export const sendQueue: QueueDefinition = {
 
 /**
  * One conversation's sends go out one at a time, in the order they were recorded (a media
- * message before its caption); other conversations are not held up.
+ * message before its caption); other conversations are not held up. The group holds only while
+ * a send is active: a job waiting to retry frees it, so the worker also checks that no earlier
+ * message of the conversation is still unsent (send-worker.ts, unsent.ts).
  */
 export const sendGroup = (conversation: number) => ({ id: `conv_${conversation}` });
 
 /**
- * Whether a worker is handing one of the clinic's messages to the network now, or will try one
- * again: a receipt for a network id not saved yet may be for it (network-events.ts).
+ * Creates the send job of a message in the transaction `em` is in; `startAfter` (seconds) for a
+ * send that steps back behind an earlier message (send-worker.ts).
  */
-export async function sendsUnderWay(em: EntityManager, clinicId: number): Promise<boolean> {
-  const rows = await em
-    .getConnection()
-    .execute(
-      `select 1 from "${QUEUE_SCHEMA}"."job" where "name" = ? and "state" in ('active', 'retry') and "data"->>'clinic' = ? limit 1`,
-      [SEND_QUEUE, String(clinicId)],
-    );
-  return rows.length > 0;
-}
-
-/** Creates the send job of a message in the transaction `em` is in. */
-export function enqueueSend(em: EntityManager, job: SendJob & { conversation: number }) {
+export function enqueueSend(em: EntityManager, job: SendJob & { conversation: number }, startAfter?: number) {
+  const { conversation, ...data } = job;
   return enqueueInTransaction(em, SEND_QUEUE, [
     {
-      data: { message: job.message, clinic: job.clinic } satisfies SendJob,
-      group: sendGroup(job.conversation),
+      data: data satisfies SendJob,
+      group: sendGroup(conversation),
+      ...(startAfter ? { startAfter } : {}),
     },
   ]);
 }

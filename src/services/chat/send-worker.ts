@@ -3,21 +3,23 @@ import type { Job, JobWithMetadata } from 'pg-boss';
 import { Message, Template } from '../../entities/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { messageId } from '../../lib/ids.ts';
-import type { WorkerDefinition } from '../../lib/job-queue.ts';
+import { completeInTransaction, type JobClaim, type WorkerDefinition } from '../../lib/job-queue.ts';
 import { logger } from '../../lib/logger.ts';
 import { atWriteTime } from '../../lib/request-context.ts';
 import { type MessagingNetwork, NetworkRefusal, type OutboundMessage } from '../../network/adapter.ts';
 import { chatChange } from './changes.ts';
 import type { ChatMedia } from './deps.ts';
 import { messageEvent } from './events.ts';
-import { SEND_FAILED_QUEUE, SEND_QUEUE, type SendJob } from './send-jobs.ts';
+import { enqueueSend, SEND_FAILED_QUEUE, SEND_QUEUE, type SendJob } from './send-jobs.ts';
+import { earlierUnsent } from './unsent.ts';
 
 /**
  * Hands queued messages to the network (docs/chat.md, Sending): reads the message its job names,
  * sends it, saves the network's id (which receipts are matched by). A refusal fails the message
  * at once; any other error is transient and pg-boss tries the job again (send-jobs.ts,
  * SEND_RETRY); a job out of attempts lands in the dead-letter queue, whose worker fails the
- * message with the last error.
+ * message with the last error. A message whose conversation has an earlier one still unsent
+ * waits for it (waitsForEarlier): one conversation's messages reach the network in order.
  *
  * At least once, made as close to once as the network allows: a message that already has a
  * network id is never sent again, and every attempt carries the message's own id as the
@@ -49,7 +51,7 @@ export function chatSendWorkers(deps: SendWorkerDeps): WorkerDefinition[] {
         notifyPollingIntervalSeconds: 2,
       },
       handler: async (jobs: Job<SendJob>[]) => {
-        for (const job of jobs) await sendQueued(deps, job.data);
+        for (const job of jobs) await sendQueued(deps, job.data, { id: job.id, retryCount: job.retryCount });
       },
     },
     {
@@ -70,8 +72,24 @@ export function chatSendWorkers(deps: SendWorkerDeps): WorkerDefinition[] {
   ] as WorkerDefinition[];
 }
 
-/** One attempt to hand a message to the network; throws to have it tried again. */
-export async function sendQueued(deps: SendWorkerDeps, job: SendJob): Promise<void> {
+/**
+ * How long a send steps back for an earlier unsent message of its conversation before it goes
+ * out anyway: longer than the earlier one's own attempts and its failure take (about 10 minutes,
+ * send-jobs.ts SEND_RETRY), so order gives way only to an earlier message that is stuck.
+ */
+export const ORDER_WAIT_MS = 15 * 60 * 1000;
+/**
+ * Seconds until a send that stepped back looks again: 2 at first (a caption right after its
+ * image), then a quarter of the time it has waited, at most 30, so a long wait (the network down
+ * for minutes) costs a few dozen jobs, not one every 2 s.
+ */
+export const recheckSeconds = (waitedMs: number) => Math.min(30, Math.max(2, Math.round(waitedMs / 4000)));
+
+/**
+ * One attempt to hand a message to the network; throws to have it tried again. `claim` is the
+ * job as fetched, for a send that steps back to be replaced by a later one.
+ */
+export async function sendQueued(deps: SendWorkerDeps, job: SendJob, claim?: JobClaim): Promise<void> {
   const em = deps.em.fork({ clear: true });
   const m = await em.findOne(
     Message,
@@ -80,6 +98,7 @@ export async function sendQueued(deps: SendWorkerDeps, job: SendJob): Promise<vo
   );
   // Sent by an earlier attempt (its completion lost), or failed meanwhile: nothing to do.
   if (!m || m.networkMessageId || m.failedAt) return;
+  if (await waitsForEarlier(deps, em, job, m, claim)) return;
   const out = await outboundOf(em, deps, m);
   let networkMessageId: string;
   try {
@@ -97,6 +116,57 @@ export async function sendQueued(deps: SendWorkerDeps, job: SendJob): Promise<vo
       [networkMessageId, m.id],
     );
 }
+
+/**
+ * pg-boss's group holds a conversation's sends one at a time only while one is active: an
+ * earlier send waiting to retry (a transient error) frees it, and this one would overtake it (a
+ * caption before its image). So a send whose conversation has an earlier message still unsent
+ * steps back: its job is replaced, in one transaction, by a new one a moment later (a wait costs
+ * none of the send's own attempts), until the earlier one is sent or failed, or ORDER_WAIT_MS.
+ * Answers whether it stepped back. Without a claim (a caller outside the queue) it throws, and
+ * its job is retried as after a transient error.
+ */
+async function waitsForEarlier(
+  deps: SendWorkerDeps,
+  em: EntityManager,
+  job: SendJob,
+  m: Message,
+  claim: JobClaim | undefined,
+): Promise<boolean> {
+  const conversation = (m.conversation as unknown as { id: number }).id;
+  const earlier = await earlierUnsent(em, { id: m.id, conversationId: conversation, createdAt: m.createdAt });
+  if (earlier === null) return false;
+  const now = deps.clock.now();
+  const since = job.waitingSince ?? now.toISOString();
+  const waited = now.getTime() - new Date(since).getTime();
+  const earlierId = messageId('outbound', earlier);
+  if (waited >= ORDER_WAIT_MS) {
+    logger.warn(
+      { message: messageId('outbound', m.id), earlier: earlierId, waitedMs: waited },
+      'chat send no longer waits for an earlier unsent message',
+    );
+    return false;
+  }
+  if (!claim)
+    throw new Error(`Waiting for an earlier message (${earlierId}) of the conversation to be sent.`);
+  const replaced = await em
+    .fork()
+    .transactional(async (tx) => {
+      await enqueueSend(tx, { ...job, waitingSince: since, conversation }, recheckSeconds(waited));
+      // Fenced on the attempt fetched: a claim that lapsed (another worker holds the job) rolls
+      // the new job back.
+      if ((await completeInTransaction(tx, SEND_QUEUE, [claim])) === 0) throw new LapsedClaim();
+      return true;
+    })
+    .catch((e) => {
+      if (e instanceof LapsedClaim) return false;
+      throw e;
+    });
+  if (replaced) logger.debug({ message: messageId('outbound', m.id), earlier: earlierId }, 'chat send waits');
+  return true;
+}
+
+class LapsedClaim extends Error {}
 
 /** What the network is given, rebuilt from the message as recorded (send.ts decided it). */
 async function outboundOf(em: EntityManager, deps: SendWorkerDeps, m: Message): Promise<OutboundMessage> {

@@ -56,6 +56,9 @@ export function enqueueDeliveries(em: EntityManager, jobs: DeliveryJob[], startA
  * subscription deleted (which the attempt checks anyway, for a job already in a worker's hands).
  */
 export async function cancelDeliveries(em: EntityManager, subscription: number): Promise<void> {
+  // Straight on pg-boss's table: its API deletes jobs by id only (deleteJob) or a whole queue
+  // (deleteQueuedJobs), none by group. Relies on pg-boss 12.38's schema (pinned in package.json):
+  // "pgboss"."job" with "name", "group_id" and "state"; check it when upgrading pg-boss.
   await em
     .getConnection()
     .execute(

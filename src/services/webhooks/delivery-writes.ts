@@ -57,7 +57,7 @@ export const retryWebhookDelivery = defineWrite({
   tag: 'Webhooks',
   summary: 'Retry a delivery',
   description:
-    "Queues one more attempt of the delivery's event, at once, signed again. Accepted (202) with the subscription: the attempt shows in GET /v1/webhooks/{id}/deliveries as a new record with trigger manual once it has run (a manual attempt that fails is not retried on the schedule). A disabled subscription: 409 (recover it first); a deleted one, or a delivery of another subscription: 404.",
+    "Queues one more attempt of the delivery's event, at once, signed again. Accepted (202) with the subscription: the attempt shows in GET /v1/webhooks/{id}/deliveries as a new record with trigger manual once it has run (a manual attempt that fails is not retried on the schedule). A disabled subscription: 409 (recover it first); a deleted one, a delivery of another subscription, or one whose event retention removed (with its deliveries): 404.",
   scopes: ['webhooks:manage'],
   input: z.strictObject({}),
   example: {},
@@ -82,6 +82,22 @@ export const retryWebhookDelivery = defineWrite({
     if (!d) throw notFound('webhook delivery', String(raw));
     if (!s.enabled) throw disabledConflict(s);
     const eventId = (d.event as unknown as { id: number }).id;
+    // Retention deletes an event with its deliveries (so an old delivery is a 404 above); the lock
+    // keeps it from doing so between that read and this commit, so a 202 never queues an attempt
+    // that finds its event gone (and skips it unseen).
+    const kept = await w.em
+      .getConnection()
+      .execute(
+        'select "id" from "event" where "id" = ? for key share',
+        [eventId],
+        'all',
+        w.em.getTransactionContext(),
+      );
+    if (!kept.length)
+      throw new AppError(
+        'not_found',
+        `No webhook delivery with id '${raw}': its event is no longer kept (retention).`,
+      );
     await enqueueDeliveries(w.em, await nextAttempts(w, s.id, [eventId]));
     return s.id;
   },
@@ -89,6 +105,29 @@ export const retryWebhookDelivery = defineWrite({
 
 /** How many events one recover queues at most (the newest first; recover again for older ones). */
 export const RECOVER_MAX = 10_000;
+
+/**
+ * The events a recover queues: those whose latest attempt since `since` failed, and those recorded
+ * since `since` (and since the subscription was created) of a type it subscribes to that it never
+ * received (no succeeded attempt): the events of a time it was disabled were queued for no one
+ * (src/services/unit-of-work.ts queues only enabled subscriptions). The type rule is the one
+ * applied when an event is recorded: its type listed, or the list empty (every type); a key
+ * without chat:read got the types it may see listed at creation, so none widens here.
+ */
+const RECOVER_SQL = `select "event" from (
+     select "event" from (
+       select distinct on ("event_id") "event_id" as "event", "status"
+       from "webhook_delivery" where "subscription_id" = ? and "attempted_at" >= ?
+       order by "event_id", "attempted_at" desc, "id" desc
+     ) as "latest" where "status" = 'failed'
+     union
+     select "e"."id" from "event" as "e"
+     join "webhook_subscription" as "s" on "s"."id" = ? and "e"."clinic_id" = "s"."clinic_id"
+     where "e"."created_at" >= greatest(?::timestamptz, "s"."created_at")
+       and ("e"."type" = any("s"."event_types") or "s"."event_types" = '{}')
+       and not exists (select 1 from "webhook_delivery" as "d"
+         where "d"."subscription_id" = "s"."id" and "d"."event_id" = "e"."id" and "d"."status" = 'succeeded')
+   ) as "due" order by "event" desc limit ${RECOVER_MAX}`;
 
 export const recoverWebhook = defineWrite({
   name: 'recoverWebhook',
@@ -98,11 +137,12 @@ export const recoverWebhook = defineWrite({
   status: 202,
   tag: 'Webhooks',
   summary: 'Recover failed deliveries',
-  description: `Beyond the spec (as Svix has it): enables the subscription if it was disabled (its failure streak starts again) and queues one attempt, trigger manual, of every event whose latest attempt to it since \`since\` failed (at most ${RECOVER_MAX}, the newest). Accepted (202) with the subscription; the attempts show in its delivery log as they run. With \`since\` now, it only enables.`,
+  description: `Beyond the spec (as Svix has it): enables the subscription if it was disabled (its failure streak starts again) and queues one attempt, trigger manual, of every event whose latest attempt to it since \`since\` failed, and of every event recorded since \`since\` of a type it subscribes to that it never received (those of a time it was disabled included), at most ${RECOVER_MAX}, the newest. Accepted (202) with the subscription; the attempts show in its delivery log as they run. With \`since\` now, it only enables.`,
   scopes: ['webhooks:manage'],
   input: z.strictObject({
     since: instant.meta({
-      description: 'Failed deliveries attempted at or after this time are queued again (ISO 8601).',
+      description:
+        'Failed deliveries attempted at or after this time, and events recorded at or after it that were never delivered, are queued again (ISO 8601).',
     }),
   }),
   example: { since: '2026-11-01T00:00:00Z' },
@@ -117,16 +157,11 @@ export const recoverWebhook = defineWrite({
       s.consecutiveFailures = 0;
       await w.em.flush();
     }
-    const failed = (await w.em.getConnection().execute(
-      `select "event" from (
-         select distinct on ("event_id") "event_id" as "event", "status", "attempted_at"
-         from "webhook_delivery" where "subscription_id" = ? and "attempted_at" >= ?
-         order by "event_id", "attempted_at" desc, "id" desc
-       ) as "latest" where "status" = 'failed' order by "event" desc limit ${RECOVER_MAX}`,
-      [s.id, input.since],
-      'all',
-      w.em.getTransactionContext(),
-    )) as { event: number }[];
+    const failed = (await w.em
+      .getConnection()
+      .execute(RECOVER_SQL, [s.id, input.since, s.id, input.since], 'all', w.em.getTransactionContext())) as {
+      event: number;
+    }[];
     if (failed.length)
       await enqueueDeliveries(
         w.em,

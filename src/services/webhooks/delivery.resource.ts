@@ -22,12 +22,14 @@ const DeliveredEvent = defineShape('WebhookDeliveryEvent', {
 /**
  * One attempt to deliver one event to one subscription (docs/decisions.md, Webhook delivery log):
  * GET /v1/webhooks/{id}/deliveries, newest first. A retry, scheduled or manual, is another record.
+ * A record is written when its attempt ends (src/webhooks/attempt.ts): there is no pending one.
  */
 export const WebhookDelivery = defineResource({
   name: 'WebhookDelivery',
   kind: 'WebhookDelivery',
   scopes: ['webhooks:manage'],
-  description: 'One attempt to deliver an event to a webhook subscription.',
+  description:
+    'One attempt to deliver an event to a webhook subscription, recorded when it ended (an attempt queued or under way has no record yet).',
   fields: {
     id: f.id(),
     subscription: f.join('subscription', 'WebhookSubscription', DeliverySubscription, { fromParent: true }),
@@ -36,7 +38,7 @@ export const WebhookDelivery = defineResource({
       description: 'scheduled (the first attempt and the automatic retries) or manual (a retry asked for).',
     }),
     status: f.column('status', 'String', {
-      description: 'pending (under way), succeeded (a 2xx answer) or failed.',
+      description: 'succeeded (a 2xx answer) or failed (anything else, or no answer).',
     }),
     attempt: f.column('attempt', 'Int', {
       description: "This attempt's number for the event and subscription: 1 for the first.",
@@ -44,11 +46,11 @@ export const WebhookDelivery = defineResource({
     attempted_at: f.time('attemptedAt', { description: 'When the attempt started.' }),
     response_status: f.column('responseStatus', 'Int', {
       nullable: true,
-      description: "The receiver's HTTP status; null when none came (timeout, connection error) or yet.",
+      description: "The receiver's HTTP status; null when none came (timeout, connection error, not sent).",
     }),
     duration_ms: f.column('durationMs', 'Int', {
       nullable: true,
-      description: 'From the request sent to the answer or the failure; null while pending.',
+      description: 'From the start of the attempt to the answer or the failure, in milliseconds.',
     }),
     response_excerpt: f.column('responseExcerpt', 'String', {
       nullable: true,

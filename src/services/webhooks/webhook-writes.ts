@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { WebhookSubscription as Entity } from '../../entities/index.ts';
 import { notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
+import { defaultLimits } from '../../lib/limits.ts';
 import { clinicRef } from '../clinic-ref.ts';
 import { text, z } from '../write-input.ts';
 import { defineWrite } from '../writes.ts';
@@ -30,8 +31,8 @@ export const createWebhook = defineWrite({
   status: 201,
   tag: 'Webhooks',
   summary: 'Subscribe to events',
-  description:
-    'The answer is the only one that carries the whole secret (every read masks it); keep it, or delete and subscribe again. Delivery (docs/events.md, Delivery): at least once (deduplicate on the event id), one POST per attempt signed with the secret; a 2xx answer within 10 s succeeds, anything else (3xx included: redirects are not followed) fails; failed attempts are retried after 10 s, 1 min, 5 min, 30 min, 2 h, 5 h, 8 h, 8 h (±20 %), about 24 h in all; a subscription whose every attempt failed for 72 h is disabled (disabled_at, disabled_reason) until POST /v1/webhooks/{id}/recover. An http URL, a host resolving to a loopback, private, link-local, multicast or metadata address: 422 (url). An unknown type: 422 (event_types); a chat.* type on a key without chat:read: 403.',
+  // The documented deadline is the default's (WEBHOOK_TIMEOUT_MS changes it per deployment).
+  description: `The answer is the only one that carries the whole secret (every read masks it); keep it, or delete and subscribe again. Delivery (docs/events.md, Delivery): at least once (deduplicate on the event id), one POST per attempt signed with the secret; a 2xx answer within ${defaultLimits.webhookTimeoutMs / 1000} s (by default) succeeds, anything else (3xx included: redirects are not followed) fails; failed attempts are retried after 10 s, 1 min, 5 min, 30 min, 2 h, 5 h, 8 h, 8 h (±20 %), about 24 h in all; a subscription whose every attempt failed for 72 h is disabled (disabled_at, disabled_reason) until POST /v1/webhooks/{id}/recover. An http URL, a host resolving to a loopback, private, link-local, multicast or metadata address: 422 (url). An unknown type: 422 (event_types); a chat.* type on a key without chat:read: 403.`,
   scopes: ['webhooks:manage'],
   input: createWebhookInput,
   example: {

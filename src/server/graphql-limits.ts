@@ -30,6 +30,30 @@ export function graphqlLimitPlugins(limits: Limits): Plugin<any>[] {
     ctx.reportError(error);
   };
   const common = { propagateOnRejection: false, exposeLimits: true };
+  /**
+   * Spends the operation's cost before it runs (a subscription's once, when it starts); a refusal
+   * over a limit still counts one point, unless the refusal is the limit's.
+   */
+  const charged = async (
+    args: any,
+    stop: (result: { errors: GraphQLError[] }) => void,
+    check?: () => void,
+  ) => {
+    try {
+      check?.();
+      await chargeOperation(
+        args.contextValue as RequestContext,
+        args.schema,
+        args.document,
+        args.variableValues as Record<string, unknown> | undefined,
+        args.operationName,
+        limits.graphqlMaxCost,
+      );
+    } catch (e) {
+      await settleRateLimit().catch(() => {});
+      stop({ errors: [toGraphQLError(e)] });
+    }
+  };
   return [
     maxTokensPlugin({
       ...common,
@@ -65,44 +89,16 @@ export function graphqlLimitPlugins(limits: Limits): Plugin<any>[] {
         },
     },
     {
-      async onExecute({ args, setResultAndStopExecution }) {
-        try {
-          await chargeOperation(
-            args.contextValue as RequestContext,
-            args.schema,
-            args.document,
-            args.variableValues as Record<string, unknown> | undefined,
-            args.operationName,
-            limits.graphqlMaxCost,
-          );
-        } catch (e) {
-          // Refused over a limit: it still counts (one point), unless the refusal is the limit's.
-          await settleRateLimit().catch(() => {});
-          setResultAndStopExecution({ errors: [toGraphQLError(e)] });
-        }
-      },
+      onExecute: ({ args, setResultAndStopExecution }) => charged(args, setResultAndStopExecution),
       // A subscription is charged once, when it starts, as a query of the same selection would be.
-      async onSubscribe({ args, setResultAndStopExecution }) {
-        try {
-          if (!(args.contextValue as RequestContext).streaming) {
+      onSubscribe: ({ args, setResultAndStopExecution }) =>
+        charged(args, setResultAndStopExecution, () => {
+          if (!(args.contextValue as RequestContext).streaming)
             throw new AppError(
               'invalid_request',
               'Subscriptions are served over WebSocket (graphql-ws protocol) at /graphql: see docs/events.md, Subscriptions.',
             );
-          }
-          await chargeOperation(
-            args.contextValue as RequestContext,
-            args.schema,
-            args.document,
-            args.variableValues as Record<string, unknown> | undefined,
-            args.operationName,
-            limits.graphqlMaxCost,
-          );
-        } catch (e) {
-          await settleRateLimit().catch(() => {});
-          setResultAndStopExecution({ errors: [toGraphQLError(e)] });
-        }
-      },
+        }),
     },
   ];
 }

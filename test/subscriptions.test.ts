@@ -221,8 +221,10 @@ describe('events', () => {
       { em: app.orm.em, services: {} as AppServices },
       { clinicId, clinicKind: 'dental', country: 'IL', clock: app.clock, scopes: ['webhooks:manage'] },
     );
+    // The relay has published up to e3: the replay reads e2 and e3.
+    hub.advance(Number(e3.id.slice(4)));
     const feed = liveEvents(ctx, hub, { after: e1.id });
-    // Heard live before the replay's read answers: e3 (which the replay reads too), then a later one.
+    // Heard live before the replay's read answers: e3 again (which the replay reads), then a later one.
     const row = await app.orm.em.fork().findOneOrFail(Event, Number(e3.id.slice(4)), { filters: false });
     const live = {
       id: row.id,

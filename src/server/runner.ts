@@ -99,7 +99,7 @@ export interface OperationRun {
   credential: string | null;
   operation: OperationParams;
   clientAddress: string;
-  /** A single result must come within this; a subscription's setup (its replay read included) too. */
+  /** A single result must come within this; a subscription's setup too (its replay then goes at the client's pace, src/services/events/live.ts). */
   deadlineMs: number;
   /** The response cap of a single result (src/lib/budget.ts). */
   maxResponseBytes: number;

@@ -16,7 +16,7 @@ builder.subscriptionFields((t) => ({
     type: EventType,
     authScopes: allOf(EventEnvelope.scopes),
     description:
-      "The clinic's events as they are committed, each exactly the envelope a webhook delivery carries. chat.* events only with chat:read. With `after`, the events after that id are replayed from the outbox first (oldest first, within retention), then live ones follow with no gap and no duplicate.",
+      "The clinic's events as they are committed, in ascending id order (an event waits for writes in flight that took a lower id), each exactly the envelope a webhook delivery carries. chat.* events only with chat:read. With `after`, the events after that id are replayed from the outbox first (oldest first, within retention), then live ones follow with no gap and no duplicate: the last id seen is a complete cursor.",
     args: {
       types: t.arg.stringList({
         required: false,

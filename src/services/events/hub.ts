@@ -1,3 +1,4 @@
+import { logger } from '../../lib/logger.ts';
 import type { EventRow } from '../../webhooks/signing.ts';
 
 /** An outbox row as the relay read it back: what the envelope is made of, and who may see it. */
@@ -12,10 +13,24 @@ type Listener = (event: LiveEvent) => void;
 /**
  * This process's fan-out of committed events to its subscribers, by clinic: a subscriber is only
  * ever handed its own clinic's events. The relay (relay.ts) publishes what PostgreSQL announced,
- * once per event; subscriptions filter further (types, scopes) on their side.
+ * once per event, in ascending id order; subscriptions filter further (types, scopes) on their side.
  */
 export class EventHub {
   private readonly byClinic = new Map<number, Set<Listener>>();
+  private mark = 0;
+
+  /**
+   * Every event id up to this one has been published, or will never commit (the relay waits for
+   * writes in flight before moving it). A replay (`events(after:)`) reads the outbox up to here and
+   * takes the rest live: what is published after it subscribed is exactly what lies above.
+   */
+  get watermark(): number {
+    return this.mark;
+  }
+
+  advance(id: number): void {
+    if (id > this.mark) this.mark = id;
+  }
 
   subscribe(clinicId: number, listener: Listener): () => void {
     let set = this.byClinic.get(clinicId);
@@ -30,10 +45,19 @@ export class EventHub {
     };
   }
 
+  /** Ids only ascend: the relay publishes an event once every lower id has settled. */
   publish(event: LiveEvent): void {
+    this.advance(event.id);
     const set = this.byClinic.get(event.clinicId);
     if (!set) return;
-    for (const listener of [...set]) listener(event);
+    for (const listener of [...set]) {
+      // One subscriber's failure is its own: the others, and the events after it, still go.
+      try {
+        listener(event);
+      } catch (err) {
+        logger.warn({ err, event: event.id }, 'an event subscriber failed');
+      }
+    }
   }
 
   /** Subscribers, all clinics together (tests, the fan-out benchmark). */

@@ -1,6 +1,6 @@
 import { Event } from '../../entities/index.ts';
 import { type AsyncQueue, asyncQueue } from '../../lib/async-queue.ts';
-import { invalid } from '../../lib/errors.ts';
+import { AppError, invalid } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
 import { envelopeOf } from '../../webhooks/signing.ts';
@@ -29,6 +29,22 @@ const envelopeOnce = (e: LiveEvent): Row => {
 /** Rows per replay read (`after:`), oldest first. */
 const REPLAY_PAGE = 100;
 
+/**
+ * Most values a subscription holds for its client before the client reads them (docs/limits.md,
+ * Websockets): a client that stops reading is ended with an error rather than have the server
+ * keep every event of its clinic for it. A replay reads its next page only once the client has
+ * read most of the last one, so even a replay of the whole outbox holds at most this many.
+ */
+export const MAX_UNREAD = 1000;
+
+const tooFarBehind = () =>
+  new AppError(
+    'response_too_large',
+    `This subscription fell more than ${MAX_UNREAD} events behind its client and was ended; subscribe again with after: the last event id received.`,
+  );
+
+const bounded = { maxBuffered: MAX_UNREAD, overflow: tooFarBehind };
+
 export interface LiveEventArgs {
   types?: unknown;
   /** An event id (`evt_<n>`): replay the events after it from the outbox before going live. */
@@ -48,10 +64,11 @@ function afterParam(raw: unknown): number | undefined {
  * key's scopes the way GET /v1/events filters (chat.* only with chat:read; a chat type asked for
  * without it is a 403, an unknown type a 422, both before anything is subscribed).
  *
- * With `after`, the events after that id are replayed from the outbox first, ascending, then the
- * live ones follow with no gap and no duplicate: the live feed is subscribed to before the
- * outbox is read and buffered meanwhile, and what the replay yielded is skipped when the buffer
- * drains (an event committed during the read is in both).
+ * Strictly ascending by id, so the last id a client saw is a complete cursor. With `after`, the
+ * events after it are replayed from the outbox up to the hub's watermark (everything at or below
+ * it has settled, and was published before this subscribed), then the live ones, all above it,
+ * buffered during the replay. An id at or below the last one yielded is never yielded again
+ * (a client resuming from another instance whose relay was ahead).
  */
 export function liveEvents(ctx: ServiceContext, hub: EventHub, args: LiveEventArgs): AsyncQueue<Row> {
   const types = eventTypesParam(ctx, args.types, 'types');
@@ -60,53 +77,69 @@ export function liveEvents(ctx: ServiceContext, hub: EventHub, args: LiveEventAr
   const wanted = (e: { type: string; scope: string }) =>
     (!types || (types as string[]).includes(e.type)) && !hidden.includes(e.scope);
   let buffer: LiveEvent[] | null = after === undefined ? null : [];
-  const replayed = new Set<number>();
-  const queue = asyncQueue<Row>(() => unsubscribe());
+  let last = after ?? 0;
+  const queue = asyncQueue<Row>(() => unsubscribe(), bounded);
   const unsubscribe = hub.subscribe(ctx.principal.clinicId, (e) => {
     if (!wanted(e)) return;
-    if (buffer) buffer.push(e);
-    else if (!replayed.has(e.id)) queue.push(envelopeOnce(e));
+    if (buffer) {
+      if (buffer.length >= MAX_UNREAD) queue.fail(tooFarBehind());
+      else buffer.push(e);
+    } else if (e.id > last) {
+      last = e.id;
+      queue.push(envelopeOnce(e));
+    }
   });
+  // Read in the same tick as the subscription: nothing is published in between.
+  const upTo = hub.watermark;
   if (after !== undefined) {
     replay(
       ctx,
       after,
+      upTo,
       wanted,
       (e) => {
-        replayed.add(e.id);
+        last = e.id;
         queue.push(envelopeOf(e));
       },
-      () => queue.closed,
+      queue,
     )
       .then(() => {
         const live = buffer ?? [];
         buffer = null;
-        for (const e of live) if (!replayed.has(e.id)) queue.push(envelopeOnce(e));
+        for (const e of live) {
+          if (e.id <= last) continue;
+          last = e.id;
+          queue.push(envelopeOnce(e));
+        }
       })
       .catch((e) => queue.fail(e));
   }
   return queue;
 }
 
-/** The clinic's events after `after`, ascending, a page at a time, until the outbox is exhausted. */
+/** The clinic's events in (after, upTo], ascending, a page at a time. */
 async function replay(
   ctx: ServiceContext,
   after: number,
+  upTo: number,
   wanted: (e: { type: string; scope: string }) => boolean,
   emit: (e: Event) => void,
-  stopped: () => boolean,
+  queue: AsyncQueue<Row>,
 ): Promise<void> {
   let cursor = after;
-  for (;;) {
+  while (cursor < upTo) {
+    // The client's pace: the next page once most of the last one was read.
+    await queue.below(REPLAY_PAGE);
+    if (queue.closed) return;
     // A fork per page: a long replay never fills the shared read handle's identity map.
     const em = readsOf(ctx).fork({ clear: true });
     const rows = await em.find(
       Event,
-      { clinic: ctx.principal.clinicId, id: { $gt: cursor } },
+      { clinic: ctx.principal.clinicId, id: { $gt: cursor, $lte: upTo } },
       { orderBy: { id: 'asc' }, limit: REPLAY_PAGE },
     );
     for (const row of rows) if (wanted(row)) emit(row);
-    if (rows.length < REPLAY_PAGE || stopped()) return;
+    if (rows.length < REPLAY_PAGE || queue.closed) return;
     cursor = rows[rows.length - 1].id;
   }
 }
@@ -116,7 +149,7 @@ export const isMessageEvent = (e: LiveEvent) => e.type.startsWith('chat.message.
 
 /**
  * A live feed of this clinic's events that pass `filter`, each mapped by `map` (which may read),
- * in the order they were committed (one mapping at a time).
+ * in ascending id order, the order the relay publishes them (one mapping at a time).
  */
 export function liveMapped<T>(
   ctx: ServiceContext,
@@ -125,7 +158,7 @@ export function liveMapped<T>(
   map: (e: LiveEvent) => T | Promise<T>,
 ): AsyncQueue<T> {
   let chain: Promise<void> = Promise.resolve();
-  const queue = asyncQueue<T>(() => unsubscribe());
+  const queue = asyncQueue<T>(() => unsubscribe(), bounded);
   const unsubscribe = hub.subscribe(ctx.principal.clinicId, (e) => {
     if (!filter(e)) return;
     chain = chain

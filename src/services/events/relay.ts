@@ -5,11 +5,11 @@ import type { EventHub, LiveEvent } from './hub.ts';
 /** The channel the outbox trigger announces on (migrations/Migration20261129000000EventNotify.ts). */
 export const EVENT_CHANNEL = 'event_recorded';
 
-/** Ids remembered to publish each event once (a reconnect's catch-up overlaps what was heard). */
-const REMEMBERED = 10_000;
+/** Most rows one read publishes; a longer catch-up reads again from where it stopped. */
+const PAGE = 1_000;
 
-/** Most rows one catch-up after a reconnect reads. */
-const CATCH_UP = 10_000;
+/** The wait for writes still in flight polls at 1, 2, 4 … ms, never slower than this. */
+const MAX_POLL_MS = 20;
 
 interface Row {
   id: number;
@@ -25,31 +25,66 @@ export interface EventRelay {
 }
 
 /**
- * Relays committed events to this process's subscribers: one dedicated connection LISTENs on
- * the outbox's channel (a pooled one would lose the LISTEN when returned), ids heard within one
- * tick are read back from the outbox in one query, and each row is published to the hub once.
- * If the connection drops, it is made again, and the events committed meanwhile (ids above the
- * highest one published) are read and published, so a short outage loses nothing.
+ * The newest committed event id (M) and, from the same statement's snapshot, the transactions
+ * that may still commit an event with a lower id: ids come from a sequence at INSERT time, so an
+ * id below M not yet visible belongs to a transaction in progress when M was visible (ids taken
+ * later are above M). Of those, only the ones that wrote to `event` in this database (they hold
+ * its RowExclusiveLock until they end): xids are cluster-wide, and a long transaction elsewhere
+ * must not hold live delivery back. pg_locks, not pg_stat_activity: it shows every role's locks.
+ */
+const SNAPSHOT = `select coalesce((select max("id") from "event"), 0)::int8 as "max",
+  array(select x::text from pg_snapshot_xip(pg_current_snapshot()) x
+    where (x::text::int8 % 4294967296)::text in (
+      select t.transactionid::text from pg_locks t join pg_locks r on r.pid = t.pid
+       where t.locktype = 'transactionid' and t.mode = 'ExclusiveLock' and t.granted
+         and r.locktype = 'relation' and r.mode = 'RowExclusiveLock'
+         and r.database = (select oid from pg_database where datname = current_database())
+         and r.relation = '"event"'::regclass)) as "xips"`;
+
+/**
+ * Which of those transactions a new snapshot still sees running (ended ones, committed or
+ * aborted, drop out). Not pg_xact_status: it says committed a moment before the commit is
+ * visible (the commit record is written before the transaction leaves the proc array), and a
+ * read in that moment would miss its rows for good.
+ */
+const STILL_RUNNING = `select array(select x::text from unnest($1::xid8[]) x
+  where not pg_visible_in_snapshot(x, pg_current_snapshot())) as "xips"`;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * Relays committed events to this process's subscribers, in ascending id order with no gap: one
+ * dedicated connection LISTENs on the outbox's channel (a pooled one would lose the LISTEN when
+ * returned). What it hears within a tick triggers one advance: the newest committed id M and the
+ * writes that could still commit a lower id are read in one statement, those writes are waited
+ * for (none, usually), then the rows above the last published id up to M are read and published
+ * in order, and M becomes the hub's watermark. Publishing an id before a lower one commits would
+ * let a client that saw it resume (`after:`) past the lower one for ever.
+ * If the connection drops, it is made again, and the same advance publishes what was committed
+ * meanwhile, so a short outage loses nothing.
  */
 export async function startEventRelay(opts: { databaseUrl: string; hub: EventHub }): Promise<EventRelay> {
   let closed = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
-  let pending: number[] = [];
   let flushing: Promise<void> | null = null;
+  /** Every event id up to this one has been published, or will never commit. */
   let highest = 0;
-  const published = new Set<number>();
+  /** The highest id heard, or a catch-up owed after a reconnect. */
+  let heard = 0;
+  let catchUp = false;
+  /** Until the starting watermark is known, what is heard waits (an advance from 0 would read the whole outbox). */
+  let started = false;
 
   /**
    * Outbox rows of every clinic (the relay serves them all), oldest first, read on the relay's own
    * connection: no pooled connection taken from requests, no statement among a request's.
    */
-  async function rowsWhere(condition: string, params: unknown[], limit: number): Promise<LiveEvent[]> {
-    if (!client) throw new Error('event relay not connected');
-    const { rows } = await client.query<Row>(
+  async function rowsBetween(c: pg.Client, after: number, upTo: number): Promise<LiveEvent[]> {
+    const { rows } = await c.query<Row>(
       `select "id", "clinic_id", "type", "scope", "data", (extract(epoch from "created_at") * 1000)::float8 as "created_ms"
-         from "event" where ${condition} order by "id" limit ${limit}`,
-      params,
+         from "event" where "id" > $1 and "id" <= $2 order by "id" limit ${PAGE}`,
+      [after, upTo],
     );
     return rows.map((r) => ({
       id: Number(r.id),
@@ -61,43 +96,69 @@ export async function startEventRelay(opts: { databaseUrl: string; hub: EventHub
     }));
   }
 
-  function publish(rows: LiveEvent[]) {
-    for (const row of rows) {
-      if (published.has(row.id)) continue;
-      published.add(row.id);
-      if (published.size > REMEMBERED) published.delete(published.values().next().value as number);
-      if (row.id > highest) highest = row.id;
-      opts.hub.publish(row);
+  /** The newest committed id, once no write that could still commit a lower one is running. */
+  async function settled(c: pg.Client): Promise<number> {
+    const { rows } = await c.query<{ max: string; xips: string[] }>(SNAPSHOT);
+    let xips = rows[0].xips;
+    for (let wait = 1; xips.length > 0; wait = Math.min(wait * 2, MAX_POLL_MS)) {
+      await sleep(wait);
+      if (client !== c) throw new Error('event relay lost its connection while waiting');
+      xips = (await c.query<{ xips: string[] }>(STILL_RUNNING, [xips])).rows[0].xips;
     }
+    return Number(rows[0].max);
+  }
+
+  async function advance(): Promise<void> {
+    const c = client;
+    if (!c) return;
+    catchUp = false;
+    // Heard before the snapshot, so at most its M (unless deleted since): an id heard during the
+    // wait may have lower ones in flight that this snapshot does not know; the next advance does.
+    const heardBefore = heard;
+    const upTo = Math.max(await settled(c), heardBefore);
+    while (highest < upTo) {
+      const rows = await rowsBetween(c, highest, upTo);
+      for (const row of rows) {
+        highest = row.id;
+        opts.hub.publish(row);
+      }
+      if (rows.length < PAGE) highest = upTo;
+    }
+    opts.hub.advance(highest);
   }
 
   function schedule() {
-    flushing ??= new Promise<void>((resolve) => setImmediate(resolve))
-      .then(async () => {
-        const ids = pending;
-        pending = [];
-        publish(await rowsWhere('"id" = any($1::int[])', [ids], ids.length));
-      })
-      .catch((err) => logger.warn({ err }, 'event relay could not read events back'))
-      .finally(() => {
+    if (!started) return;
+    flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(advance).then(
+      () => {
         flushing = null;
-        if (pending.length) schedule();
-      });
+        // Disconnected, the reconnect schedules the catch-up: no spinning meanwhile.
+        if (client && (heard > highest || catchUp)) schedule();
+      },
+      (err) => {
+        flushing = null;
+        if (closed || !client) return;
+        // Reconnected while this advance failed on the old connection: the catch-up is owed now.
+        if (catchUp) schedule();
+        // Anything else waits for the next event (or the next reconnect).
+        else logger.warn({ err }, 'event relay could not read events back');
+      },
+    );
   }
 
-  function heard(payload: string | undefined) {
+  function onNotification(payload: string | undefined) {
     const id = Number(payload?.slice(payload.indexOf(':') + 1));
-    if (!Number.isSafeInteger(id) || published.has(id)) return;
-    pending.push(id);
+    if (!Number.isSafeInteger(id) || id <= highest) return;
+    if (id > heard) heard = id;
     schedule();
   }
 
-  async function connect(): Promise<void> {
+  async function connect(): Promise<pg.Client> {
     const c = new pg.Client({
       connectionString: opts.databaseUrl,
       application_name: 'clinic-gateway events',
     });
-    c.on('notification', (n) => heard(n.payload));
+    c.on('notification', (n) => onNotification(n.payload));
     c.on('error', (err) => {
       logger.warn({ err }, 'event relay lost its connection; reconnecting');
       reconnect();
@@ -105,8 +166,7 @@ export async function startEventRelay(opts: { databaseUrl: string; hub: EventHub
     await c.connect();
     await c.query(`listen ${EVENT_CHANNEL}`);
     client = c;
-    // Committed while no one listened (after a drop): read now that later ones will be heard.
-    if (highest > 0) publish(await rowsWhere('"id" > $1', [highest], CATCH_UP));
+    return c;
   }
 
   function reconnect() {
@@ -116,22 +176,30 @@ export async function startEventRelay(opts: { databaseUrl: string; hub: EventHub
     if (closed || retry) return;
     retry = setTimeout(() => {
       retry = undefined;
-      if (!closed) connect().catch(() => reconnect());
+      if (closed) return;
+      connect()
+        .then(() => {
+          // Committed while no one listened: the advance reads everything above `highest`.
+          catchUp = true;
+          schedule();
+        })
+        .catch(() => reconnect());
     }, 1000);
     retry.unref();
   }
 
-  await connect();
-  // Where a reconnect's catch-up starts: the newest row at start, not the beginning.
-  const { rows } = await (client as pg.Client).query<{ max: number | null }>(
-    'select max("id") as "max" from "event"',
-  );
-  highest = Math.max(highest, Number(rows[0]?.max ?? 0));
+  // Start at the newest settled row (not the beginning): only events committed from now on are live.
+  highest = await settled(await connect());
+  opts.hub.advance(highest);
+  started = true;
+  if (heard > highest) schedule();
   return {
     async close() {
       closed = true;
       if (retry) clearTimeout(retry);
-      await client?.end().catch(() => {});
+      const c = client;
+      client = undefined;
+      await c?.end().catch(() => {});
       await flushing;
     },
   };

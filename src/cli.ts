@@ -569,7 +569,7 @@ events
   .requiredOption('--key <key>', 'the API key (webhooks:manage; chat:read for chat.* events)')
   .requiredOption('--forward-to <url>', 'the receiver, e.g. http://localhost:4242/webhooks')
   .option('--types <types>', 'only these event types, comma-separated')
-  .option('--url <url>', 'the service', 'http://127.0.0.1:3000')
+  .option('--url <url>', 'the service', 'http://127.0.0.1:4000')
   .action(async (opts: { key: string; forwardTo: string; types?: string; url: string }) => {
     // No database: the service's websocket is the whole source (src/events/listen.ts).
     const listener = listenAndForward({

@@ -50,6 +50,7 @@ export function printWelcome(url: string, demo: DemoKeys | null): void {
         `    -d '{"patient_id": "pat_1", "branch_id": "br_1", "provider_id": "prv_1", "type_id": "apt_1", "start": "<a start from the slots above>"}'`,
         '  npm run cli -- phone call --clinic cln_1 --from 050-000-0993 --answered --duration 95 --recording --transcript completed',
         `  curl -s ${auth} "${url}/v1/events?limit=5"   # what those writes recorded, newest first`,
+        `  npm run cli -- events listen --key ${clinic} --url ${url} --forward-to http://localhost:4242/hooks   # live, signed as webhook deliveries`,
       );
     }
   } else {

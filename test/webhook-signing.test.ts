@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Event } from '../src/entities/index.ts';
-import { deliveryHeaders, serializeEnvelope, signatureOf } from '../src/webhooks/signing.ts';
+import { serializeEnvelope } from '../src/services/events/envelope.ts';
+import { deliveryHeaders, signatureOf } from '../src/webhooks/signing.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
 /**

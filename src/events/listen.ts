@@ -3,8 +3,9 @@ import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { AppError } from '../lib/errors.ts';
 import { tryParseId } from '../lib/ids.ts';
+import { serializeEnvelope } from '../services/events/envelope.ts';
 import { SECRET_PREFIX } from '../services/webhooks/webhook.resource.ts';
-import { deliveryHeaders, serializeEnvelope } from '../webhooks/signing.ts';
+import { deliveryHeaders } from '../webhooks/signing.ts';
 
 /**
  * `events listen` (as Stripe's CLI does it): subscribes to `events` over the websocket and POSTs

@@ -4,11 +4,12 @@ import { WebhookDelivery } from '../entities/index.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Resolver } from '../lib/guarded-lookup.ts';
 import { completeInTransaction, type JobClaim } from '../lib/job-queue.ts';
+import { type EventRow, serializeEnvelope } from '../services/events/envelope.ts';
 import { responseExcerpt } from '../services/webhooks/delivery.resource.ts';
 import { DELIVERY_QUEUE, type DeliveryJob, enqueueDeliveries } from '../services/webhooks/delivery-jobs.ts';
 import { disabledReason, retryDelaySeconds, shouldDisable } from './schedule.ts';
 import { type SendResult, sendDelivery } from './send.ts';
-import { deliveryHeaders, type EventRow, serializeEnvelope } from './signing.ts';
+import { deliveryHeaders } from './signing.ts';
 import { recordSuccess } from './success-log.ts';
 
 /**

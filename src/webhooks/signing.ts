@@ -1,8 +1,6 @@
-import type { Event } from '../entities/index.ts';
 import { toId } from '../lib/ids.ts';
 import { signBody } from '../lib/signing.ts';
-import { EventEnvelope } from '../services/events/event.resource.ts';
-import { CORE, type PresentContext, present, type Row } from '../services/resource.ts';
+import type { EventRow } from '../services/events/envelope.ts';
 
 /**
  * What a webhook delivery sends (spec, Events: "Request headers on every delivery",
@@ -10,25 +8,6 @@ import { CORE, type PresentContext, present, type Row } from '../services/resour
  * delivery attempt (src/webhooks/attempt.ts) POSTs `serializeEnvelope(event)` with
  * `deliveryHeaders(...)` of those same bytes; nothing here does I/O.
  */
-
-/** The outbox columns an envelope is made of (an `Event` entity or a lean row of it). */
-export type EventRow = Pick<Event, 'id' | 'type' | 'createdAt' | 'data'>;
-
-/**
- * The envelope's fields (id, type, created_at, data) depend on no clinic setting; the presenter
- * still takes a context, so it gets a neutral one.
- */
-const NO_CLINIC: PresentContext = { country: '' };
-
-/**
- * The envelope `{id, type, created_at, data}` through the one presenter GET /v1/events/{id}
- * uses (src/services/events/event.resource.ts): `id` as `evt_<n>`, `created_at` ISO 8601,
- * `data` the stored JSON as it is, never rebuilt.
- */
-export const envelopeOf = (event: EventRow): Row => present(EventEnvelope, event as Row, NO_CLINIC, CORE);
-
-/** The exact bytes of a delivery's body: compact JSON of the envelope, signed as they are. */
-export const serializeEnvelope = (event: EventRow): string => JSON.stringify(envelopeOf(event));
 
 /** `sha256=<hex HMAC-SHA256 of the raw body keyed by the secret>` (the one scheme, src/lib/signing.ts). */
 export const signatureOf = (secret: string, rawBody: string | Buffer): string => signBody(secret, rawBody);

@@ -1,5 +1,5 @@
 import { logger } from '../../lib/logger.ts';
-import type { EventRow } from '../../webhooks/signing.ts';
+import type { EventRow } from './envelope.ts';
 
 /** An outbox row as the relay read it back: what the envelope is made of, and who may see it. */
 export interface LiveEvent extends EventRow {

@@ -3,8 +3,8 @@ import { type AsyncQueue, asyncQueue } from '../../lib/async-queue.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
-import { envelopeOf } from '../../webhooks/signing.ts';
 import type { Row } from '../resource.ts';
+import { envelopeOf } from './envelope.ts';
 import { eventTypesParam, hiddenScopes } from './events.ts';
 import type { EventHub, LiveEvent } from './hub.ts';
 

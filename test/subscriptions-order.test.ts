@@ -85,6 +85,34 @@ describe('a write committing after a later one', () => {
     expect(sub.results.map(idOf)).toEqual([early.id, late]);
   });
 
+  it("holds back a later write that took its transaction id before the earlier one did (above a snapshot's xmax)", async () => {
+    const sub = subscribe();
+    await until(() => app.server.app.eventHub.size === 1);
+    // The later write takes a transaction id first, its event id last; the earlier one the reverse.
+    const later = new pg.Client({ connectionString: app.databaseUrl });
+    clients.push(later);
+    await later.connect();
+    await later.query('begin');
+    await later.query('select pg_current_xact_id()');
+    const early = await writeInFlight();
+    const { rows } = await later.query<{ id: number }>(
+      `insert into "event" ("clinic_id", "type", "scope", "data", "created_at")
+         select "clinic_id", "type", "scope", "data", now() from "event"
+          where "clinic_id" = $1 and "type" = 'patient.created' order by "id" desc limit 1
+       returning "id"`,
+      [clinicId],
+    );
+    const lateId = Number(rows[0].id);
+    expect(lateId).toBeGreaterThan(early.id);
+    await later.query('commit');
+    await pause(300);
+    expect(sub.results.map(idOf)).toEqual([]);
+    await early.client.query('commit');
+    await sub.waitFor(2);
+    await pause(100);
+    expect(sub.results.map(idOf)).toEqual([early.id, lateId]);
+  });
+
   it('loses nothing when a client resumes after the last id it saw while the earlier was in flight', async () => {
     const before = await createPatient();
     const early = await writeInFlight();

@@ -25,30 +25,30 @@ export interface EventRelay {
 }
 
 /**
- * The newest committed event id (M) and, from the same statement's snapshot, the transactions
- * that may still commit an event with a lower id: ids come from a sequence at INSERT time, so an
- * id below M not yet visible belongs to a transaction in progress when M was visible (ids taken
- * later are above M). Of those, only the ones that wrote to `event` in this database (they hold
- * its RowExclusiveLock until they end): xids are cluster-wide, and a long transaction elsewhere
- * must not hold live delivery back. pg_locks, not pg_stat_activity: it shows every role's locks.
+ * The newest committed event id (M), and the transactions that may still commit an event with a
+ * lower id: ids come from a sequence at INSERT time, so an id below M not yet visible belongs to
+ * a transaction that was writing to `event` when M was read (ids taken later are above M). Such a
+ * transaction holds `event`'s RowExclusiveLock (taken before the id is) until it ends, so the
+ * holders of that lock in this database, read after the statement's snapshot, are a superset of
+ * them. By virtual transaction id, not by xid: a snapshot's in-progress list leaves out
+ * transactions whose xid is above its xmax, though they may hold a lower event id (one that took
+ * its xid later but its event id earlier), and a transaction has a virtual id from its start.
+ * pg_locks, not pg_stat_activity: it shows every role's locks.
  */
+const EVENT_WRITERS = `select distinct r.virtualtransaction from pg_locks r
+  where r.locktype = 'relation' and r.mode = 'RowExclusiveLock' and r.granted
+    and r.database = (select oid from pg_database where datname = current_database())
+    and r.relation = '"event"'::regclass and r.pid <> pg_backend_pid()`;
+
 const SNAPSHOT = `select coalesce((select max("id") from "event"), 0)::int8 as "max",
-  array(select x::text from pg_snapshot_xip(pg_current_snapshot()) x
-    where (x::text::int8 % 4294967296)::text in (
-      select t.transactionid::text from pg_locks t join pg_locks r on r.pid = t.pid
-       where t.locktype = 'transactionid' and t.mode = 'ExclusiveLock' and t.granted
-         and r.locktype = 'relation' and r.mode = 'RowExclusiveLock'
-         and r.database = (select oid from pg_database where datname = current_database())
-         and r.relation = '"event"'::regclass)) as "xips"`;
+  array(${EVENT_WRITERS}) as "writers"`;
 
 /**
- * Which of those transactions a new snapshot still sees running (ended ones, committed or
- * aborted, drop out). Not pg_xact_status: it says committed a moment before the commit is
- * visible (the commit record is written before the transaction leaves the proc array), and a
- * read in that moment would miss its rows for good.
+ * Which of those are still running: a transaction releases its locks after its commit became
+ * visible to new snapshots, so one gone from the list has committed (or aborted) for every read
+ * that follows.
  */
-const STILL_RUNNING = `select array(select x::text from unnest($1::xid8[]) x
-  where not pg_visible_in_snapshot(x, pg_current_snapshot())) as "xips"`;
+const STILL_RUNNING = `select array(${EVENT_WRITERS} and r.virtualtransaction = any($1::text[])) as "writers"`;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -98,12 +98,12 @@ export async function startEventRelay(opts: { databaseUrl: string; hub: EventHub
 
   /** The newest committed id, once no write that could still commit a lower one is running. */
   async function settled(c: pg.Client): Promise<number> {
-    const { rows } = await c.query<{ max: string; xips: string[] }>(SNAPSHOT);
-    let xips = rows[0].xips;
-    for (let wait = 1; xips.length > 0; wait = Math.min(wait * 2, MAX_POLL_MS)) {
+    const { rows } = await c.query<{ max: string; writers: string[] }>(SNAPSHOT);
+    let writers = rows[0].writers;
+    for (let wait = 1; writers.length > 0; wait = Math.min(wait * 2, MAX_POLL_MS)) {
       await sleep(wait);
       if (client !== c) throw new Error('event relay lost its connection while waiting');
-      xips = (await c.query<{ xips: string[] }>(STILL_RUNNING, [xips])).rows[0].xips;
+      writers = (await c.query<{ writers: string[] }>(STILL_RUNNING, [writers])).rows[0].writers;
     }
     return Number(rows[0].max);
   }

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { listen } from '../../lib/listen.ts';
 import { logger } from '../../lib/logger.ts';
 import type { EventHub, LiveEvent } from './hub.ts';
 
@@ -65,8 +66,6 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  */
 export async function startEventRelay(opts: { databaseUrl: string; hub: EventHub }): Promise<EventRelay> {
   let closed = false;
-  let client: pg.Client | undefined;
-  let retry: NodeJS.Timeout | undefined;
   let flushing: Promise<void> | null = null;
   /** Every event id up to this one has been published, or will never commit. */
   let highest = 0;
@@ -102,14 +101,14 @@ export async function startEventRelay(opts: { databaseUrl: string; hub: EventHub
     let writers = rows[0].writers;
     for (let wait = 1; writers.length > 0; wait = Math.min(wait * 2, MAX_POLL_MS)) {
       await sleep(wait);
-      if (client !== c) throw new Error('event relay lost its connection while waiting');
+      if (current() !== c) throw new Error('event relay lost its connection while waiting');
       writers = (await c.query<{ writers: string[] }>(STILL_RUNNING, [writers])).rows[0].writers;
     }
     return Number(rows[0].max);
   }
 
   async function advance(): Promise<void> {
-    const c = client;
+    const c = current();
     if (!c) return;
     catchUp = false;
     // Heard before the snapshot, so at most its M (unless deleted since): an id heard during the
@@ -133,11 +132,11 @@ export async function startEventRelay(opts: { databaseUrl: string; hub: EventHub
       () => {
         flushing = null;
         // Disconnected, the reconnect schedules the catch-up: no spinning meanwhile.
-        if (client && (heard > highest || catchUp)) schedule();
+        if (current() && (heard > highest || catchUp)) schedule();
       },
       (err) => {
         flushing = null;
-        if (closed || !client) return;
+        if (closed || !current()) return;
         // Reconnected while this advance failed on the old connection: the catch-up is owed now.
         if (catchUp) schedule();
         // Anything else waits for the next event (or the next reconnect).
@@ -153,53 +152,29 @@ export async function startEventRelay(opts: { databaseUrl: string; hub: EventHub
     schedule();
   }
 
-  async function connect(): Promise<pg.Client> {
-    const c = new pg.Client({
-      connectionString: opts.databaseUrl,
-      application_name: 'clinic-gateway events',
-    });
-    c.on('notification', (n) => onNotification(n.payload));
-    c.on('error', (err) => {
-      logger.warn({ err }, 'event relay lost its connection; reconnecting');
-      reconnect();
-    });
-    await c.connect();
-    await c.query(`listen ${EVENT_CHANNEL}`);
-    client = c;
-    return c;
-  }
-
-  function reconnect() {
-    const old = client;
-    client = undefined;
-    old?.end().catch(() => {});
-    if (closed || retry) return;
-    retry = setTimeout(() => {
-      retry = undefined;
-      if (closed) return;
-      connect()
-        .then(() => {
-          // Committed while no one listened: the advance reads everything above `highest`.
-          catchUp = true;
-          schedule();
-        })
-        .catch(() => reconnect());
-    }, 1000);
-    retry.unref();
-  }
+  const listening = await listen({
+    databaseUrl: opts.databaseUrl,
+    channel: EVENT_CHANNEL,
+    name: 'clinic-gateway events',
+    onNotify: onNotification,
+    onListening: (_c, again) => {
+      if (!again) return;
+      // Committed while no one listened: the advance reads everything above `highest`.
+      catchUp = true;
+      schedule();
+    },
+  });
+  const current = () => listening.client;
 
   // Start at the newest settled row (not the beginning): only events committed from now on are live.
-  highest = await settled(await connect());
+  highest = await settled(current() as pg.Client);
   opts.hub.advance(highest);
   started = true;
   if (heard > highest) schedule();
   return {
     async close() {
       closed = true;
-      if (retry) clearTimeout(retry);
-      const c = client;
-      client = undefined;
-      await c?.end().catch(() => {});
+      await listening.close();
       await flushing;
     },
   };

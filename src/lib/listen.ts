@@ -1,0 +1,71 @@
+import pg from 'pg';
+import { logger } from './logger.ts';
+
+/**
+ * A dedicated connection LISTENing on one channel, made again a second after it drops (a pooled
+ * connection would lose the LISTEN when returned). The one mechanism behind the key-change
+ * listener (src/auth/key-changes.ts) and the event relay (src/services/events/relay.ts).
+ */
+export interface ListenOptions {
+  databaseUrl: string;
+  channel: string;
+  /** The connection's application_name, and the name in log lines. */
+  name: string;
+  onNotify(payload: string | undefined): void;
+  /** LISTEN is in place: `again` after a drop, when whatever was announced meanwhile was missed. */
+  onListening?(client: pg.Client, again: boolean): void;
+  /** The connection dropped: nothing is heard until `onListening` says again. */
+  onLost?(): void;
+}
+
+export interface Listening {
+  /** The connection, while it is up (the relay reads on it). */
+  readonly client: pg.Client | undefined;
+  close(): Promise<void>;
+}
+
+export async function listen(opts: ListenOptions): Promise<Listening> {
+  let closed = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+
+  async function connect(again: boolean): Promise<void> {
+    const c = new pg.Client({ connectionString: opts.databaseUrl, application_name: opts.name });
+    c.on('notification', (n) => opts.onNotify(n.payload || undefined));
+    c.on('error', (err) => {
+      logger.warn({ err }, `${opts.name}: lost its connection; reconnecting`);
+      reconnect();
+    });
+    await c.connect();
+    await c.query(`listen ${pg.escapeIdentifier(opts.channel)}`);
+    client = c;
+    opts.onListening?.(c, again);
+  }
+
+  function reconnect() {
+    const old = client;
+    client = undefined;
+    old?.end().catch(() => {});
+    opts.onLost?.();
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      if (!closed) connect(true).catch(() => reconnect());
+    }, 1000);
+    retry.unref();
+  }
+
+  await connect(false);
+  return {
+    get client() {
+      return client;
+    },
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      const c = client;
+      client = undefined;
+      await c?.end().catch(() => {});
+    },
+  };
+}

@@ -21,6 +21,35 @@ export function isLoopbackHost(host: string): boolean {
   return isIP(host) !== 0 && ipaddr.process(host).range() === 'loopback';
 }
 
+/**
+ * The policy a URL's connection is held to: https to public addresses (loopback too with
+ * `allowLoopback`), plain http only to a loopback host and only with `allowLoopback`. `scheme`:
+ * the URL's scheme is not allowed (its message, naming `param`); `range`: its host is an IP
+ * literal the policy refuses (a range name). A host name is checked when it is resolved.
+ */
+export type UrlPolicy =
+  | { policy: AddressPolicy }
+  | { refused: 'scheme'; message: string }
+  | { refused: 'range'; range: string; message: string };
+
+export function urlPolicy(u: URL, allowLoopback: boolean, param: string): UrlPolicy {
+  const host = bareHost(u);
+  let policy: AddressPolicy;
+  if (u.protocol === 'https:') policy = { loopback: allowLoopback, public: true };
+  else if (u.protocol === 'http:' && allowLoopback && isLoopbackHost(host))
+    policy = { loopback: true, public: false };
+  else
+    return {
+      refused: 'scheme',
+      message: allowLoopback
+        ? `${param} must be an https URL (plain http only to a loopback address), not ${u.protocol}//${u.host}.`
+        : `${param} must be an https URL, not ${u.protocol}.`,
+    };
+  const range = isIP(host) ? refusedRange(host, policy) : null;
+  if (range) return { refused: 'range', range, message: rangeRefusal(range, param) };
+  return { policy };
+}
+
 /** Cloud metadata endpoints that are public unicast addresses (the others are link-local or private). */
 const METADATA = new Set(['168.63.129.16']);
 

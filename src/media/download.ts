@@ -1,14 +1,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
 import { fileTypeFromBuffer } from 'file-type';
-import {
-  type AddressPolicy,
-  bareHost,
-  isLoopbackHost,
-  rangeRefusal,
-  refusedRange,
-} from '../lib/address-policy.ts';
+import { type AddressPolicy, rangeRefusal, urlPolicy } from '../lib/address-policy.ts';
 import { AppError } from '../lib/errors.ts';
 import { guardedLookup, RefusedAddress } from '../lib/guarded-lookup.ts';
 
@@ -157,24 +150,9 @@ type Policy = AddressPolicy;
 
 /** The scheme and, for an IP literal, the address of one hop; the policy its connection is held to. */
 function checkUrl(u: URL, allowLoopback: boolean, param: string): Policy {
-  const host = bareHost(u);
-  let policy: Policy;
-  if (u.protocol === 'https:') policy = { loopback: allowLoopback, public: true };
-  else if (u.protocol === 'http:' && allowLoopback && isLoopbackHost(host))
-    policy = { loopback: true, public: false };
-  else {
-    throw refuse(
-      allowLoopback
-        ? `${param} must be an https URL (plain http only to a loopback address), not ${u.protocol}//${u.host}.`
-        : `${param} must be an https URL, not ${u.protocol}.`,
-      param,
-    );
-  }
-  if (isIP(host)) {
-    const range = refusedRange(host, policy);
-    if (range) throw addressRefused(range, param);
-  }
-  return policy;
+  const checked = urlPolicy(u, allowLoopback, param);
+  if ('refused' in checked) throw refuse(checked.message, param);
+  return checked.policy;
 }
 
 function addressRefused(range: string, param: string): AppError {

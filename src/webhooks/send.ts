@@ -1,14 +1,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import {
-  type AddressPolicy,
-  bareHost,
-  isLoopbackHost,
-  rangeRefusal,
-  refusedRange,
-} from '../lib/address-policy.ts';
+import { type AddressPolicy, bareHost, urlPolicy } from '../lib/address-policy.ts';
 import { guardedLookup, RefusedAddress, type Resolver } from '../lib/guarded-lookup.ts';
 
 /**
@@ -93,18 +86,10 @@ export async function sendDelivery(
   } catch {
     return refused('The URL is not valid; not sent.');
   }
-  const host = bareHost(u);
-  let policy: AddressPolicy;
-  if (u.protocol === 'https:') policy = { loopback: opts.allowLoopback, public: true };
-  else if (u.protocol === 'http:' && opts.allowLoopback && isLoopbackHost(host))
-    policy = { loopback: true, public: false };
-  else return refused(`The URL must be https, not ${u.protocol}; not sent.`);
-  if (isIP(host)) {
-    const range = refusedRange(host, policy);
-    if (range) return refused(`${rangeRefusal(range, 'The URL')} Not sent.`);
-  }
+  const checked = urlPolicy(u, opts.allowLoopback, 'The URL');
+  if ('refused' in checked) return refused(`${checked.message} Not sent.`);
   try {
-    const res = await post(u, body, headers, policy, opts);
+    const res = await post(u, body, headers, checked.policy, opts);
     const status = res.status;
     if (status >= 200 && status < 300) return done({ ok: true, status, body: res.body, error: null });
     const error =
@@ -115,7 +100,7 @@ export async function sendDelivery(
   } catch (err) {
     if (err instanceof RefusedAddress)
       return refused(
-        `${host} resolved to an address that is not allowed when connecting (${err.range} range); not sent.`,
+        `${bareHost(u)} resolved to an address that is not allowed when connecting (${err.range} range); not sent.`,
       );
     if (err instanceof TimedOut) return refused(`No answer within ${opts.timeoutMs} ms (timed out).`);
     if (err instanceof NoSocket)

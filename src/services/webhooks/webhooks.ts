@@ -1,7 +1,7 @@
 import { type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../../db/list.ts';
 import { WebhookSubscription as Entity } from '../../entities/index.ts';
 import { EVENT_TYPES, type EventType, scopeToSee } from '../../events/types.ts';
-import { bareHost, isLoopbackHost, rangeRefusal, refusedHost } from '../../lib/address-policy.ts';
+import { bareHost, rangeRefusal, refusedHost, urlPolicy } from '../../lib/address-policy.ts';
 import { invalid, notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
@@ -73,19 +73,11 @@ export async function checkDeliveryUrl(raw: string, allowLoopback: boolean): Pro
   } catch {
     throw invalid('url', 'url is not a valid URL.');
   }
-  const host = bareHost(u);
-  const plainLoopback = u.protocol === 'http:' && allowLoopback && isLoopbackHost(host);
-  if (u.protocol !== 'https:' && !plainLoopback)
-    throw invalid(
-      'url',
-      allowLoopback
-        ? `url must be an https URL (plain http only to a loopback address), not ${u.protocol}//${u.host}.`
-        : `url must be an https URL, not ${u.protocol}.`,
-    );
+  const checked = urlPolicy(u, allowLoopback, 'url');
+  if ('refused' in checked) throw invalid('url', checked.message);
   if (u.username || u.password) throw invalid('url', 'url must not carry a user name or password.');
-  const policy = plainLoopback
-    ? { loopback: true, public: false }
-    : { loopback: allowLoopback, public: true };
+  const { policy } = checked;
+  const host = bareHost(u);
   let timer: NodeJS.Timeout | undefined;
   const range = await Promise.race([
     refusedHost(host, policy).catch(() => null),

@@ -225,6 +225,12 @@ describe('every event type, delivered from its operation', () => {
 
     const events = await allDelivered(receiver, v.key);
     expect(events.map((e) => e.type)).toEqual(['animal.created', 'animal.updated', 'animal.updated']);
+    // With the dental clinic's (every type but animal.*), the catalog whole: a type added to it
+    // without an operation driven here fails one of the two.
+    expect(EVENT_TYPES.filter((t) => t.startsWith('animal.')).sort()).toEqual([
+      'animal.created',
+      'animal.updated',
+    ]);
     await expectDeliveredOnce(receiver, events);
   });
 });

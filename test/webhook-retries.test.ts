@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookSubscription } from '../src/entities/index.ts';
 import { FixedClock } from '../src/lib/clock.ts';
 import { DELIVERY_QUEUE } from '../src/services/webhooks/delivery-jobs.ts';
-import { type AttemptDeps, attemptDelivery } from '../src/webhooks/attempt.ts';
 import {
   DISABLE_AFTER_HOURS,
   MAX_SCHEDULED_ATTEMPTS,
   RETRY_DELAYS_SECONDS,
-} from '../src/webhooks/schedule.ts';
+} from '../src/services/webhooks/retry-schedule.ts';
+import { type AttemptDeps, attemptDelivery } from '../src/webhooks/attempt.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
 
@@ -138,11 +138,11 @@ describe('auto-disable', () => {
     await attemptDelivery(deps(), job);
     clock.advance((DISABLE_AFTER_HOURS - 1) * 3600_000);
     const still = await attemptDelivery(deps(), job);
-    expect(still.outcome === 'failed' && still.disabled).toBe(false);
+    expect(still).toMatchObject({ outcome: 'failed', disabled: false });
     expect((await subscription(sub)).enabled).toBe(true);
     clock.advance(3600_000);
     const off = await attemptDelivery(deps(), job);
-    expect(off.outcome === 'failed' && off.disabled).toBe(true);
+    expect(off).toMatchObject({ outcome: 'failed', disabled: true });
     expect(off.outcome === 'failed' && off.nextAttemptAt).toBeNull();
     const shown = (await app.get(`/v1/webhooks/${id}`, key)).body.data;
     expect(shown.enabled).toBe(false);

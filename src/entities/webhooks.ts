@@ -31,7 +31,7 @@ const WebhookSubscriptionSchema = defineEntity({
     enabled: p.boolean().default(true),
     secret: p.string(),
     consecutiveFailures: p.integer().default(0),
-    /** The first failed attempt with no success since (the auto-disable rule, src/webhooks/schedule.ts). */
+    /** The first failed attempt with no success since (the auto-disable rule, src/services/webhooks/retry-schedule.ts). */
     failingSince: p.datetime().nullable(),
     disabledAt: p.datetime().nullable(),
     disabledReason: p.string().nullable(),

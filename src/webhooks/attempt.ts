@@ -7,7 +7,7 @@ import { completeInTransaction, type JobClaim } from '../lib/job-queue.ts';
 import { type EventRow, serializeEnvelope } from '../services/events/envelope.ts';
 import { responseExcerpt } from '../services/webhooks/delivery.resource.ts';
 import { DELIVERY_QUEUE, type DeliveryJob, enqueueDeliveries } from '../services/webhooks/delivery-jobs.ts';
-import { disabledReason, retryDelaySeconds, shouldDisable } from './schedule.ts';
+import { disabledReason, retryDelaySeconds, shouldDisable } from '../services/webhooks/retry-schedule.ts';
 import { type SendResult, sendDelivery } from './send.ts';
 import { deliveryHeaders } from './signing.ts';
 import { recordSuccess } from './success-log.ts';

@@ -5,7 +5,7 @@ import { enqueueInTransaction, QUEUE_SCHEMA, type QueueDefinition } from '../../
  * The delivery queue's jobs (issue 17, Delivery): one job per attempt to deliver one event to one
  * subscription. The first attempts are created by the write that records the event, in its
  * transaction (src/services/unit-of-work.ts); each later one by the attempt before it (the retry
- * schedule, src/webhooks/schedule.ts) or by a manual retry or recover. pg-boss's own retries only
+ * schedule, src/services/webhooks/retry-schedule.ts) or by a manual retry or recover. pg-boss's own retries only
  * take back an attempt whose worker died (heartbeat); the schedule is ours, on the injected clock.
  */
 export const DELIVERY_QUEUE = 'webhook-delivery';

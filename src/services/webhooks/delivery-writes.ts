@@ -4,6 +4,7 @@ import { tryParseId } from '../../lib/ids.ts';
 import { instant, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { type DeliveryJob, enqueueDeliveries } from './delivery-jobs.ts';
+import { DISABLE_AFTER_HOURS } from './retry-schedule.ts';
 import { WebhookSubscription } from './webhook.resource.ts';
 
 /**
@@ -67,8 +68,7 @@ export const retryWebhookDelivery = defineWrite({
     '409': {
       code: 'conflict',
       description: '`conflict`: the subscription is disabled; POST /v1/webhooks/{id}/recover enables it.',
-      message:
-        'The subscription is disabled (every delivery attempt failed for 72 hours); recover it first: POST /v1/webhooks/{id}/recover.',
+      message: `The subscription is disabled (every delivery attempt failed for ${DISABLE_AFTER_HOURS} hours); recover it first: POST /v1/webhooks/{id}/recover.`,
     },
   },
   async run(w, _input, id) {

@@ -7,6 +7,7 @@ import { clinicRef } from '../clinic-ref.ts';
 import { text, z } from '../write-input.ts';
 import { defineWrite } from '../writes.ts';
 import { cancelDeliveries } from './delivery-jobs.ts';
+import { DISABLE_AFTER_HOURS, JITTER, RETRY_DELAYS_TEXT } from './retry-schedule.ts';
 import { SECRET_PREFIX, WebhookSubscription } from './webhook.resource.ts';
 import { checkDeliveryUrl, getWebhook, subscribedTypes } from './webhooks.ts';
 
@@ -32,7 +33,7 @@ export const createWebhook = defineWrite({
   tag: 'Webhooks',
   summary: 'Subscribe to events',
   // The documented deadline is the default's (WEBHOOK_TIMEOUT_MS changes it per deployment).
-  description: `The answer is the only one that carries the whole secret (every read masks it); keep it, or delete and subscribe again. Delivery (docs/events.md, Delivery): at least once (deduplicate on the event id), one POST per attempt signed with the secret; a 2xx answer within ${defaultLimits.webhookTimeoutMs / 1000} s (by default) succeeds, anything else (3xx included: redirects are not followed) fails; failed attempts are retried after 10 s, 1 min, 5 min, 30 min, 2 h, 5 h, 8 h, 8 h (±20 %), about 24 h in all; a subscription whose every attempt failed for 72 h is disabled (disabled_at, disabled_reason) until POST /v1/webhooks/{id}/recover. An http URL, a host resolving to a loopback, private, link-local, multicast or metadata address: 422 (url). An unknown type: 422 (event_types); a chat.* type on a key without chat:read: 403.`,
+  description: `The answer is the only one that carries the whole secret (every read masks it); keep it, or delete and subscribe again. Delivery (docs/events.md, Delivery): at least once (deduplicate on the event id), one POST per attempt signed with the secret; a 2xx answer within ${defaultLimits.webhookTimeoutMs / 1000} s (by default) succeeds, anything else (3xx included: redirects are not followed) fails; failed attempts are retried after ${RETRY_DELAYS_TEXT} (±${JITTER * 100} %), about 24 h in all; a subscription whose every attempt failed for ${DISABLE_AFTER_HOURS} h is disabled (disabled_at, disabled_reason) until POST /v1/webhooks/{id}/recover. An http URL, a host resolving to a loopback, private, link-local, multicast or metadata address: 422 (url). An unknown type: 422 (event_types); a chat.* type on a key without chat:read: 403.`,
   scopes: ['webhooks:manage'],
   input: createWebhookInput,
   example: {

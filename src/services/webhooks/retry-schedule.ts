@@ -54,3 +54,8 @@ export function shouldDisable(failingSince: Date | null, now: Date): boolean {
 /** The reason a disabled subscription shows (`disabled_reason`). */
 export const disabledReason = (failingSince: Date) =>
   `Every delivery attempt failed from ${failingSince.toISOString()} for ${DISABLE_AFTER_HOURS} hours; recover it (POST /v1/webhooks/{id}/recover) once the endpoint answers 2xx again.`;
+
+/** The schedule as people read it (the OpenAPI descriptions): "10 s, 1 min, … 8 h". */
+export const RETRY_DELAYS_TEXT = RETRY_DELAYS_SECONDS.map((s) =>
+  s < 60 ? `${s} s` : s < 3600 ? `${s / 60} min` : `${s / 3600} h`,
+).join(', ');

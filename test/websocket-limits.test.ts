@@ -139,10 +139,12 @@ describe('caps of one key and one address', () => {
     });
     expect(subs.every((x) => x.errors.length === 0 && !x.completed)).toBe(true);
     // Still open: once one operation ends, another starts.
+    await until(() => app.server.app.eventHub.size === 4);
     subs[0].stop();
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => app.server.app.eventHub.size === 3);
     const again = s.subscribe(EVENTS);
-    await new Promise((r) => setTimeout(r, 300));
+    // Subscribed for real (in the event hub), not merely not refused yet.
+    await until(() => app.server.app.eventHub.size === 4);
     expect(again.errors).toEqual([]);
     expect(await within(s.closed, 50, null)).toBeNull();
   });

@@ -44,7 +44,7 @@ try {
     ...(config.MEDIA_LINK_SECRET ? { mediaLinkSecret: config.MEDIA_LINK_SECRET } : {}),
     ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
     allowLoopbackUrls: config.ALLOW_LOOPBACK_URLS,
-    workers: config.WORKERS,
+    deliveryWorkers: config.WORKERS,
     tuning: queueTuningOf(config),
     sandboxDelays: config.SANDBOX_RECEIPT_DELAYS_MS,
   });

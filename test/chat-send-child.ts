@@ -3,7 +3,7 @@ import { startHttpServer } from '../src/server/start.ts';
 
 /**
  * A service process for test/chat-send-queue.test.ts: the real server on DATABASE_URL with its
- * workers off (WORKERS=off), so a send it answers is recorded with its job and nothing more. It
+ * workers off (workers: false), so a send it answers is recorded with its job and nothing more. It
  * prints its address; the test sends through it, then kills it with SIGKILL.
  */
 const orm = await openOrm(process.env.DATABASE_URL as string);

@@ -89,6 +89,8 @@ export async function startTestApp(
     trustProxy?: string;
     /** Whether the server runs the queue's workers (the default, as `npm start`). */
     workers?: boolean;
+    /** false: WORKERS=off (webhook deliveries left to `npm run worker`). */
+    deliveryWorkers?: boolean;
   } = {},
 ): Promise<TestApp & { proxy?: TcpProxy; databaseUrl: string }> {
   const db = await testDatabase();
@@ -111,6 +113,7 @@ export async function startTestApp(
     corsOrigins: opts.corsOrigins,
     trustProxy: opts.trustProxy,
     ...(opts.workers === false ? { workers: false } : {}),
+    ...(opts.deliveryWorkers === false ? { deliveryWorkers: false } : {}),
     sandboxDelays: opts.sandboxDelays ?? { sent: 10, delivered: 20, read: 30 },
     networkSecret: NETWORK_SECRET,
     // Media servers in tests are plain http on loopback.

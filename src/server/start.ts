@@ -57,8 +57,14 @@ export async function startHttpServer(opts: {
   allowLoopbackUrls?: boolean;
   /** TRUST_PROXY (src/lib/client-address.ts): none by default. */
   trustProxy?: string;
-  /** Whether this process runs the queue's workers (WORKERS); true by default. */
+  /** Whether this process runs any of the queue's workers; true by default (tests turn them off). */
   workers?: boolean;
+  /**
+   * WORKERS=off: webhook deliveries are left to `npm run worker`. Chat sends stay here whatever
+   * it says: they go through this process's network (its sandbox calls this process back), and
+   * a worker process sends them only when it is configured to reach the service.
+   */
+  deliveryWorkers?: boolean;
   /**
    * QUEUE_SUPERVISE_SECONDS / DELIVERY_HEARTBEAT_SECONDS, as `npm run worker` gets them: every
    * process's start sets the delivery queue's heartbeat (updateQueue), so a server started
@@ -101,12 +107,16 @@ export async function startHttpServer(opts: {
         ? []
         : [
             // Webhook deliveries (src/webhooks/worker.ts), on the injected clock.
-            deliveryWorker({
-              em: opts.orm.em,
-              clock: opts.clock ?? systemClock,
-              timeoutMs: limits.webhookTimeoutMs,
-              allowLoopback: opts.allowLoopbackUrls ?? false,
-            }),
+            ...(opts.deliveryWorkers === false
+              ? []
+              : [
+                  deliveryWorker({
+                    em: opts.orm.em,
+                    clock: opts.clock ?? systemClock,
+                    timeoutMs: limits.webhookTimeoutMs,
+                    allowLoopback: opts.allowLoopbackUrls ?? false,
+                  }),
+                ]),
             // The network and media links as this process's requests have them.
             ...chatSendWorkers({
               em: opts.orm.em,

@@ -12,7 +12,6 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { printSchema } from 'graphql';
-import { defaultLimits } from '../src/lib/limits.ts';
 import { openApiDocument } from '../src/rest/openapi.ts';
 import { createRestRouter } from '../src/rest/sofa.ts';
 import { schemas } from '../src/schema/index.ts';
@@ -21,13 +20,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export function generateContracts(): Record<string, string> {
   const { publicSchema, restSchema } = schemas();
-  const router = createRestRouter(
-    restSchema,
-    async () => {
-      throw new Error('no context');
-    },
-    defaultLimits,
-  );
+  const router = createRestRouter(restSchema);
   return {
     'schema.graphql': `${printSchema(publicSchema)}\n`,
     'openapi.json': `${JSON.stringify(openApiDocument(router), null, 2)}\n`,

@@ -41,6 +41,7 @@ if (!network)
 const mediaSecret = config.MEDIA_LINK_SECRET;
 const jobs = await startJobs({
   orm,
+  clock: systemClock,
   workers: [
     deliveryWorker({
       em: orm.em,

@@ -55,6 +55,8 @@ export async function startJobQueue(opts: {
    * pg-boss's 60 s by default; the SIGKILL test lowers it.
    */
   superviseIntervalSeconds?: number;
+  /** The scope every job's handler runs in (the server's system scope: src/server/jobs.ts). */
+  runJob?: <T>(fn: () => Promise<T>) => Promise<T>;
 }): Promise<JobQueue> {
   const boss = new PgBoss({
     connectionString: opts.databaseUrl,
@@ -74,19 +76,21 @@ export async function startJobQueue(opts: {
   await boss.start();
   for (const q of opts.queues) await ensureQueue(boss, q);
   const workerIds: string[] = [];
+  const runJob = opts.runJob ?? (<T>(fn: () => Promise<T>) => fn());
   return {
     boss,
     async work(workers) {
       for (const w of workers) {
+        const scoped: WorkHandler<any> = (jobs) => runJob(() => w.handler(jobs));
         if (!w.pollers) {
-          workerIds.push(await boss.work(w.queue, w.options, w.handler));
+          workerIds.push(await boss.work(w.queue, w.options, scoped));
           continue;
         }
         for (let i = 0; i < w.pollers; i++) {
           let id: string | undefined;
           const handler: WorkHandler<any> = async (jobs) => {
             try {
-              return await w.handler(jobs);
+              return await scoped(jobs);
             } finally {
               // Marks this poller notified: it skips its wait and fetches again at once.
               if (jobs.length && id) boss.notifyWorker(id);

@@ -8,13 +8,11 @@ import {
   OperationTypeNode,
 } from 'graphql';
 import { forbidden, lackingScopes } from '../auth/scopes.ts';
-import type { Limits } from '../lib/limits.ts';
 import type { RequestContext } from '../lib/request-context.ts';
-import { chargeOperation } from '../server/runner.ts';
 import type { RestRoute } from './routes.ts';
 
 /**
- * Every /v1 route without SOFA's request cycle (SOFA generates the OpenAPI document from the
+ * Every /v1 route, GET or write, without SOFA's request cycle (SOFA generates the OpenAPI document from the
  * same Rest schema: src/rest/sofa.ts). Each route is still its Rest field, a query for GET and
  * a mutation for POST, PUT, PATCH and DELETE: the
  * same resolver (the function the schema was built with), the same arguments, the cost of the
@@ -24,7 +22,8 @@ import type { RestRoute } from './routes.ts';
  * field by field into new objects, a fetch Response back): presenters give the requested groups' fields
  * only, so nothing is removed afterwards, and a write answers exactly what its event carries.
  * test/resource-parity.test.ts and test/openapi.test.ts hold what the routes return to the Rest
- * schema.
+ * schema. A route's operation is run by the one operation runner (src/server/runner.ts,
+ * `runRoute`), which spends its cost first.
  */
 interface Prepared {
   document: DocumentNode;
@@ -72,14 +71,19 @@ function decoded(segment: string): string {
   }
 }
 
-export function createDirectRest(schema: GraphQLSchema, limits: Limits) {
+/** A REST request as the operation its route stands for: the runner spends its cost, then runs it. */
+export interface RouteOperation {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  variables: Record<string, unknown>;
+  operationName: string | undefined;
+  /** The field's scopes checked, then its resolver. */
+  run(ctx: RequestContext): unknown;
+}
+
+export function createDirectRest(schema: GraphQLSchema) {
   const prepared = new Map<RestRoute, Prepared>();
-  return async function run(
-    route: RestRoute,
-    path: string,
-    search: URLSearchParams,
-    ctx: RequestContext,
-  ): Promise<unknown> {
+  return function operationOf(route: RestRoute, path: string, search: URLSearchParams): RouteOperation {
     let p = prepared.get(route);
     if (!p) {
       p = prepare(schema, route);
@@ -95,10 +99,17 @@ export function createDirectRest(schema: GraphQLSchema, limits: Limits) {
       const v = list ? search.getAll(name).join(',') : search.get(name);
       if (v !== null && v !== '') args[name] = v;
     }
-    // As SOFA's execution does: the cost is spent first, then the field's scopes are checked.
-    await chargeOperation(ctx, schema, p.document, args, p.operationName, limits.graphqlMaxCost);
-    const lacking = lackingScopes(p.authScopes, ctx.principal.scopes);
-    if (lacking.length) throw forbidden(lacking);
-    return p.resolve(null, args, ctx, undefined);
+    const { resolve, authScopes } = p;
+    return {
+      schema,
+      document: p.document,
+      variables: args,
+      operationName: p.operationName,
+      run(ctx) {
+        const lacking = lackingScopes(authScopes, ctx.principal.scopes);
+        if (lacking.length) throw forbidden(lacking);
+        return resolve(null, args, ctx, undefined);
+      },
+    };
   };
 }

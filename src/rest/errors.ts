@@ -1,4 +1,4 @@
-import { type AppError, findAppError, RETRY_AFTER_UNAVAILABLE, toAppError } from '../lib/errors.ts';
+import { type AppError, RETRY_AFTER_UNAVAILABLE } from '../lib/errors.ts';
 
 /** The REST mapping of the one error type: `{error: {code, message, param?, request_id, required_scopes?}}`. */
 export interface ErrorBody {
@@ -17,24 +17,3 @@ export function errorBody(err: AppError, requestId: string): ErrorBody {
 export function errorHeaders(err: AppError): Record<string, string> {
   return err.code === 'service_unavailable' ? { 'retry-after': RETRY_AFTER_UNAVAILABLE } : {};
 }
-
-/** The error a REST response reports when several fields failed: the most severe client error wins. */
-export function restError(errors: readonly unknown[]): AppError {
-  const apps = errors.map(findAppError).filter((e): e is AppError => e !== undefined);
-  if (apps.length) return apps.sort((a, b) => rank(a) - rank(b))[0];
-  return toAppError(errors[0] ?? new Error('SOFA reported an error without one.'));
-}
-
-const order = [
-  'unauthenticated',
-  'forbidden',
-  'not_found',
-  'validation_failed',
-  'invalid_request',
-  'conflict',
-  'precondition_failed',
-];
-const rank = (e: AppError) => {
-  const i = order.indexOf(e.code);
-  return i < 0 ? order.length : i;
-};

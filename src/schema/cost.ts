@@ -16,8 +16,8 @@ import { AppError } from '../lib/errors.ts';
 import type { Field } from '../services/resource.ts';
 
 /**
- * The one cost model, for GraphQL operations and REST requests alike (SOFA runs a GraphQL
- * operation per route, so both are measured here). A cost estimates the records an operation
+ * The one cost model, for GraphQL operations and REST requests alike (each route is measured as
+ * the GraphQL operation SOFA documents for it: src/rest/direct.ts). A cost estimates the records an operation
  * reads, before it runs:
  * - a scalar costs nothing: it comes with its row;
  * - a record (an object field) costs 1; an object that is part of its parent's row (an address,

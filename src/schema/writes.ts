@@ -9,9 +9,9 @@ import { restList, restOne } from './shared.ts';
 import { bodyOfInput, inputOf } from './write-inputs.ts';
 
 /**
- * Every write of src/services/*: a GraphQL mutation (Public) and a Rest field that SOFA serves at
- * the route's method and path, both running the one runner (`performWrite`). REST hands over the
- * body as app.ts read it (JSON, before SOFA could coerce it), with the Idempotency-Key and
+ * Every write of src/services/*: a GraphQL mutation (Public) and a Rest field served at the
+ * route's method and path (src/rest/direct.ts), both running `performWrite`. REST hands over the
+ * body as app.ts read it (JSON, never coerced by GraphQL), with the Idempotency-Key and
  * If-Match headers; GraphQL its typed `input` and the same two as arguments.
  */
 const hasId = (op: WriteOperation) => op.path.includes(':id');

@@ -9,7 +9,7 @@ import { AppError, findAppError, toAppError } from '../lib/errors.ts';
 import { parseJsonBody } from '../lib/json-text.ts';
 import type { Limits } from '../lib/limits.ts';
 import { logger } from '../lib/logger.ts';
-import { currentRequest, newRequest, runRequest } from '../lib/request-context.ts';
+import { currentRequest, type RequestContext, type RequestInfo, runRequest } from '../lib/request-context.ts';
 import type { MessagingNetwork } from '../network/adapter.ts';
 import { CALLBACK_PATH } from '../network/adapter.ts';
 import { createDirectRest } from '../rest/direct.ts';
@@ -26,12 +26,13 @@ import { etagOf } from '../services/writes.ts';
 import { readBody } from './body.ts';
 import { callDeps } from './call-deps.ts';
 import { chatDeps, type MediaOptions } from './chat-deps.ts';
-import { authenticateRequest, settleRateLimit } from './context.ts';
+import { settleRateLimit } from './context.ts';
 import { corsPolicy } from './cors.ts';
+import { createGraphQLPipeline } from './executor.ts';
 import { createGraphQLHandler } from './graphql.ts';
 import { serveMedia } from './media-route.ts';
 import { handleNetworkCallback } from './network-callback.ts';
-import { armDeadline } from './runner.ts';
+import { createOperationRunner } from './runner.ts';
 
 export interface AppOptions {
   orm: MikroORM;
@@ -60,7 +61,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text);
 }
 
-/** The one HTTP handler: /health, /graphql (yoga), /v1 (SOFA), /v1/openapi.json and /v1/docs. */
+/** The one HTTP handler: /health, /graphql (yoga), /v1 (the route table), /v1/openapi.json and /v1/docs. */
 export function createApp(opts: AppOptions) {
   const { publicSchema, restSchema } = schemas();
   // A definition that names a column or relation its entity lacks stops the service here.
@@ -85,19 +86,18 @@ export function createApp(opts: AppOptions) {
       events: { hub: new EventHub() },
     },
   };
-  const graphql = createGraphQLHandler(publicSchema, deps);
-  // Authenticated before SOFA runs (authenticateThen): this returns the request's context.
-  const rest = createRestRouter(
-    restSchema,
-    (request) => authenticateRequest(deps, request.headers.get('authorization'), true),
-    opts.limits,
-  );
-  const direct = createDirectRest(restSchema, opts.limits);
+  // Every transport's operations go through the one runner (src/server/runner.ts).
+  const runner = createOperationRunner(createGraphQLPipeline(publicSchema, deps), deps);
+  const graphql = createGraphQLHandler(runner);
+  // SOFA documents the routes (the OpenAPI document); rest/direct.ts turns a request into its operation.
+  const rest = createRestRouter(restSchema);
+  const routeOperation = createDirectRest(restSchema);
   const openapi = JSON.stringify(openApiDocument(rest));
   const cors = corsPolicy(opts.corsOrigins);
   const trustProxy = parseTrustProxy(opts.trustProxy ?? '');
 
-  function dispatch(req: IncomingMessage, res: ServerResponse, requestId: string) {
+  function dispatch(req: IncomingMessage, res: ServerResponse, scope: RequestInfo) {
+    const { requestId } = scope;
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
@@ -120,7 +120,7 @@ export function createApp(opts: AppOptions) {
     }
     if ((path === '/v1/docs' || path.startsWith('/v1/docs/')) && serveDocs(path, res)) return;
     if (path === '/v1' || path.startsWith('/v1/')) {
-      // Only the route table is reachable: unknown paths (SOFA's own /webhook routes included)
+      // Only the route table is reachable: unknown paths (routes SOFA would add included)
       // are a JSON 404, a known path with another method a 405.
       // HEAD is GET without a body (node:http leaves the body out for a HEAD request).
       const head = req.method === 'HEAD';
@@ -141,13 +141,12 @@ export function createApp(opts: AppOptions) {
       }
       if (head) req.method = 'GET';
       const { route } = m;
-      return authenticateThen(req, res, requestId, async () => {
-        // After authentication (a 401 comes first), before SOFA reads anything.
+      return authenticateThen(req, res, scope, async (ctx) => {
+        // After authentication (a 401 comes first), before anything else is read.
         const search = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
         checkQueryParams(restSchema, route, search);
         if (route.method !== 'GET') await readWriteBody(req);
-        const ctx = await authenticateRequest(deps, req.headers.authorization ?? null, true);
-        const body = await direct(route, path.slice(3), search, ctx);
+        const body = await runner.runRoute(ctx, routeOperation(route, path.slice(3), search));
         // A single object carries its version: the ETag a write's If-Match names.
         const etag = etagOf((body as { data?: Row } | null)?.data);
         if (!res.headersSent) sendJson(res, route.status, body, etag ? { etag } : {});
@@ -215,22 +214,22 @@ export function createApp(opts: AppOptions) {
   }
 
   /**
-   * Authenticates (and counts the rate limit) before SOFA reads the parameters, so a request
+   * Authenticates (and counts the rate limit) before the parameters are read, so a request
    * without a valid key is a 401 whatever else is wrong with it.
    */
   async function authenticateThen(
     req: IncomingMessage,
     res: ServerResponse,
-    requestId: string,
-    next: () => unknown,
+    scope: RequestInfo,
+    next: (ctx: RequestContext) => unknown,
   ) {
+    const { requestId } = scope;
     try {
-      await authenticateRequest(deps, req.headers.authorization ?? null, true);
-      return await next();
+      return await next(await runner.authenticate(scope, req.headers.authorization ?? null, true));
     } catch (e) {
       let err = findAppError(e);
       if (!err) throw e;
-      // Refused before SOFA ran (an unknown, empty or repeated parameter): it still counts.
+      // Refused before its operation ran (an unknown, empty or repeated parameter): it still counts.
       if (err.code !== 'unauthenticated' && err.code !== 'rate_limited') {
         await settleRateLimit().catch((limited) => {
           err = findAppError(limited) ?? err;
@@ -242,13 +241,15 @@ export function createApp(opts: AppOptions) {
 
   function handler(req: IncomingMessage, res: ServerResponse) {
     const started = performance.now();
-    const scope = newRequest(deps.clock, (name, value) => res.headersSent || res.setHeader(name, value), {
+    const scope = runner.begin({
       clientAddress: clientAddressOf(req, trustProxy),
+      setHeader: (name, value) => res.headersSent || res.setHeader(name, value),
       maxResponseBytes: opts.limits.responseMaxBytes,
     });
     const { requestId } = scope;
     // The deadline and a client that goes away both abort the request's work (src/lib/budget.ts).
-    const deadline = armDeadline(scope, opts.limits.requestDeadlineMs, (err) => {
+    // Armed at arrival: reading the body counts too.
+    const deadline = runner.armDeadline(scope, opts.limits.requestDeadlineMs, (err) => {
       if (!res.headersSent) sendJson(res, err.status, errorBody(err, requestId));
     });
     res.on('close', () => {
@@ -276,7 +277,7 @@ export function createApp(opts: AppOptions) {
       );
     });
     runRequest(scope, () => {
-      Promise.resolve(dispatch(req, res, requestId)).catch((e) => {
+      Promise.resolve(dispatch(req, res, scope)).catch((e) => {
         // A request answered already (its deadline's 504) failing to write again is expected.
         if (scope.abortedBy && res.headersSent) return;
         const err = toAppError(e);
@@ -292,6 +293,7 @@ export function createApp(opts: AppOptions) {
     restSchema,
     openapi: () => JSON.parse(openapi),
     /** What graphql-ws runs operations with (src/server/websocket.ts). */
+    runner,
     deps,
     /** This process's subscribers of committed events (fed by src/services/events/relay.ts). */
     eventHub: deps.services.events.hub,

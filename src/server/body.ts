@@ -19,7 +19,7 @@ export function readBody(req: IncomingMessage, max: number): Promise<Buffer | 't
   });
 }
 
-/** Writes a fetch Response (Yoga's, SOFA's) to a node:http response, unless one was sent already. */
+/** Writes a fetch Response (Yoga's) to a node:http response, unless one was sent already. */
 export async function sendResponse(res: ServerResponse, response: Response) {
   if (res.headersSent) return; // answered already (the request's deadline)
   const headers: Record<string, string> = {};

@@ -23,24 +23,7 @@ export interface AppDeps {
 }
 
 /**
- * Authenticates the current request (the one in AsyncLocalStorage: HTTP's, or an operation the
- * runner started, src/server/runner.ts). Done once per request: a later call returns the same
- * context.
- */
-export function authenticateRequest(
-  deps: AppDeps,
-  authorization: string | null,
-  rest: boolean,
-): Promise<RequestContext> {
-  // Not async: the one promise per request is authenticateCredential's.
-  const info = currentRequest();
-  if (!info) return Promise.reject(new Error('authenticateRequest outside a request'));
-  if ('principal' in info) return Promise.resolve(info as RequestContext);
-  return authenticateCredential(deps, info, authorization, rest);
-}
-
-/**
- * The transport-neutral half: a credential (an Authorization value, `Bearer <key>`) becomes a
+ * Step 1 of the operation runner (src/server/runner.ts): a credential (an Authorization value, `Bearer <key>`) becomes a
  * principal (clinic + scopes) and counts against its rate limit, and `info` gains the principal,
  * an EntityManager bound to its clinic and the request's loaders. Reads no HTTP request: HTTP,
  * REST and graphql-ws pass what they were given.

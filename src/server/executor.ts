@@ -1,23 +1,12 @@
 import { RequestCache } from '@pothos/plugin-scope-auth';
-import {
-  type DocumentNode,
-  type ExecutionResult,
-  GraphQLError,
-  type GraphQLSchema,
-  getOperationAST,
-} from 'graphql';
+import type { GraphQLSchema } from 'graphql';
 import { createYoga, type YogaInitialContext, type YogaServerInstance } from 'graphql-yoga';
 import { compiledExecute } from '../lib/compiled-execute.ts';
 import { AppError, isErrorCode } from '../lib/errors.ts';
-import { type RequestContext, shareEm } from '../lib/request-context.ts';
-import { type AppDeps, authenticateRequest, settleRateLimit } from './context.ts';
+import { currentRequest, type RequestContext, shareEm } from '../lib/request-context.ts';
+import { type AppDeps, settleRateLimit } from './context.ts';
 import { toGraphQLError } from './graphql-errors.ts';
 import { graphqlLimitPlugins } from './graphql-limits.ts';
-
-/** What the context needs of a request: Yoga passes its Request, the direct path and graphql-ws a stand-in. */
-export interface HeaderSource {
-  headers: { get(name: string): string | null };
-}
 
 export interface OperationParams {
   query: string;
@@ -28,10 +17,11 @@ export interface OperationParams {
 export type Yoga = YogaServerInstance<Record<string, unknown>, RequestContext>;
 
 /**
- * The one GraphQL pipeline: Yoga's envelop with our plugins. Yoga's own HTTP handling runs it,
- * and so does `prepareOperation` below (the direct POST path, and graphql-ws next): the same
- * parser and validation caches, the same authentication into the request context, the same
- * compiled executor and the same error mapping whichever way a request arrives.
+ * The one GraphQL pipeline: Yoga's envelop with our plugins. The operation runner runs it
+ * (src/server/runner.ts: the direct POST path, graphql-ws), and so does Yoga's own HTTP handling
+ * for what the direct path hands it: the same parser and validation caches, the same limits and
+ * cost, the same compiled executor and the same error mapping whichever way a request arrives.
+ * Its context is the request's, authenticated by the runner before anything is parsed.
  */
 export function createGraphQLPipeline(schema: GraphQLSchema, deps: AppDeps): Yoga {
   let graphiqlPage: Promise<string> | undefined;
@@ -84,62 +74,16 @@ export function createGraphQLPipeline(schema: GraphQLSchema, deps: AppDeps): Yog
       } as any,
     ],
     maskedErrors: { maskError: (error) => toGraphQLError(error) },
-    context: async (initial: { request: HeaderSource } & Omit<YogaInitialContext, 'request'>) => {
-      try {
-        const ctx = await authenticateRequest(deps, initial.request.headers.get('authorization'), false);
-        // The pipeline copies the request context's enumerable properties into its own context;
-        // the request's EntityManager stays forked on first use (request-context.ts).
-        shareEm(initial, ctx);
-        return ctx;
-      } catch (e) {
-        if (e instanceof AppError) throw toGraphQLError(e);
-        throw e;
-      }
+    // The request's context, authenticated by the operation runner before anything was parsed
+    // (src/server/runner.ts; HTTP requests handed to Yoga were authenticated by graphql.ts).
+    context: (initial: Omit<YogaInitialContext, 'request'>) => {
+      const ctx = currentRequest();
+      if (!ctx || !('principal' in ctx))
+        throw toGraphQLError(new AppError('unauthenticated', 'The request was not authenticated.'));
+      // The pipeline copies the request context's enumerable properties into its own context;
+      // the request's EntityManager stays forked on first use (request-context.ts).
+      shareEm(initial, ctx as RequestContext);
+      return ctx as RequestContext;
     },
   });
-}
-
-/** An operation that parsed and validated, ready to run. */
-export interface PreparedOperation {
-  execute(): Promise<ExecutionResult>;
-}
-
-/**
- * Parses and validates one operation through the pipeline. `null` when it does not parse or
- * validate, or is a subscription: the caller hands such a request to Yoga, which answers it.
- * `execute` authenticates (an unauthenticated or rate-limited request becomes a result with that
- * error) and runs the operation.
- */
-export function prepareOperation(
-  yoga: Yoga,
-  request: HeaderSource,
-  params: OperationParams,
-): PreparedOperation | null {
-  const enveloped = yoga.getEnveloped({ request, params } as any);
-  let document: DocumentNode;
-  try {
-    document = enveloped.parse(params.query);
-  } catch {
-    return null;
-  }
-  if (enveloped.validate(enveloped.schema, document).length > 0) return null;
-  if (getOperationAST(document, params.operationName)?.operation === 'subscription') return null;
-  return {
-    async execute() {
-      try {
-        const contextValue = await enveloped.contextFactory();
-        return (await enveloped.execute({
-          schema: enveloped.schema,
-          document,
-          contextValue,
-          variableValues: params.variables,
-          operationName: params.operationName,
-        })) as ExecutionResult;
-      } catch (e) {
-        // The context refused the request (unauthenticated, rate_limited): mapped already.
-        if (!(e instanceof GraphQLError)) throw e;
-        return { errors: [e] };
-      }
-    },
-  };
 }

@@ -1,30 +1,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { GraphQLSchema } from 'graphql';
+import type { ExecutionResult } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
 import { AppError } from '../lib/errors.ts';
 import { checkJsonText } from '../lib/json-text.ts';
+import { currentRequest, type RequestContext, type RequestInfo } from '../lib/request-context.ts';
 import { readBody, sendResponse } from './body.ts';
-import { type AppDeps, authenticateRequest } from './context.ts';
-import {
-  createGraphQLPipeline,
-  type HeaderSource,
-  type OperationParams,
-  prepareOperation,
-  type Yoga,
-} from './executor.ts';
+import type { OperationParams } from './executor.ts';
 import { toGraphQLError } from './graphql-errors.ts';
+import type { OperationRunner } from './runner.ts';
 
 export type GraphQLHandler = ((req: IncomingMessage, res: ServerResponse) => Promise<void>) & {
   /** Requests executed on the direct path (tests assert which path a request took). */
   stats: { direct: number };
-  /** The one pipeline, for the transports that run operations themselves (graphql-ws: runner.ts). */
-  yoga: Yoga;
 };
 
 /**
  * /graphql over Node's http. Yoga serves every request, with one shortcut: the everyday request
- * (POST, JSON body with a query, a JSON answer) runs through Yoga's own envelop pipeline (its
- * parser and validation caches, error masking, our compiled executor) without converting the
+ * (POST, JSON body with a query, a JSON answer) runs through the operation runner
+ * (src/server/runner.ts), which runs Yoga's own envelop pipeline (its parser and validation
+ * caches, error masking, our compiled executor) without converting the
  * Node request into a WHATWG Request and the result into a Response, which cost more CPU than
  * executing a page of patients. Whatever the shortcut does not recognise before execution
  * (GET, batches, invalid JSON or documents, subscriptions, other media types)
@@ -33,10 +27,11 @@ export type GraphQLHandler = ((req: IncomingMessage, res: ServerResponse) => Pro
  *
  * Before anything is parsed, the request is authenticated (GraphiQL's page and CORS pre-flights
  * excepted) and its body is read up to `maxBodyBytes`: a caller without a key costs a key
- * lookup, never a parse or a validation.
+ * lookup, never a parse or a validation. The request's scope and deadline are the HTTP handler's
+ * (src/server/app.ts, the runner's `begin`).
  */
-export function createGraphQLHandler(schema: GraphQLSchema, deps: AppDeps): GraphQLHandler {
-  const yoga = createGraphQLPipeline(schema, deps);
+export function createGraphQLHandler(runner: OperationRunner): GraphQLHandler {
+  const { yoga, deps } = runner;
   const stats = { direct: 0 };
   const maxBody = deps.limits.maxBodyBytes;
 
@@ -44,8 +39,9 @@ export function createGraphQLHandler(schema: GraphQLSchema, deps: AppDeps): Grap
     // HEAD is GET without a body (node:http leaves the body out of a HEAD response).
     if (req.method === 'HEAD') req.method = 'GET';
     if (!needsKey(req)) return yoga(req, res);
+    let ctx: RequestContext;
     try {
-      await authenticateRequest(deps, headerOf(req, 'authorization'), false);
+      ctx = await runner.authenticate(currentRequest() as RequestInfo, headerOf(req, 'authorization'), false);
       if (Number(req.headers['content-length']) > maxBody) throw tooLarge(maxBody);
     } catch (e) {
       return refuse(res, e);
@@ -65,11 +61,11 @@ export function createGraphQLHandler(schema: GraphQLSchema, deps: AppDeps): Grap
     }
     const params = directEligible(req) ? plainParams(text) : null;
     if (!params) return replay(req, res, body);
-    const request: HeaderSource = { headers: { get: (name) => headerOf(req, name) } };
-    const operation = prepareOperation(yoga, request, params);
-    if (!operation) return replay(req, res, body);
+    const operation = await runner.prepare(ctx, params);
+    // Refused documents and subscriptions are answered by Yoga, as the rest of HTTP's requests.
+    if (!('run' in operation) || operation.subscription) return replay(req, res, body);
     stats.direct++;
-    const result = await operation.execute();
+    const result = (await operation.run()) as ExecutionResult;
     if (!result.errors?.length && !result.extensions) {
       const text = JSON.stringify(result);
       res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
@@ -96,7 +92,7 @@ export function createGraphQLHandler(schema: GraphQLSchema, deps: AppDeps): Grap
     await sendResponse(res, await yoga.fetch(url, { method: req.method, headers, body }));
   }
 
-  return Object.assign(handle, { stats, yoga });
+  return Object.assign(handle, { stats });
 }
 
 const tooLarge = (max: number) => new AppError('payload_too_large', `The request body exceeds ${max} bytes.`);

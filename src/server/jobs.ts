@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { type Clock, systemClock } from '../lib/clock.ts';
 import {
   attachJobQueue,
   detachJobQueue,
@@ -9,6 +10,7 @@ import {
 } from '../lib/job-queue.ts';
 import { sendFailedQueue, sendQueue } from '../services/chat/send-jobs.ts';
 import { deliveryQueue } from '../services/webhooks/delivery-jobs.ts';
+import { runSystem } from './runner.ts';
 
 /**
  * The service's queues and their workers (src/lib/job-queue.ts): started by every process that
@@ -54,9 +56,12 @@ export function queueTuningOf(config: {
 export async function startJobs(opts: {
   orm: MikroORM;
   workers?: readonly WorkerDefinition[];
+  /** The workers' clock (the server's injected one): their jobs run in its system scope. */
+  clock?: Clock;
   tuning?: QueueTuning;
 }): Promise<RunningJobs> {
   const heartbeat = opts.tuning?.deliveryHeartbeatSeconds;
+  const clock = opts.clock ?? systemClock;
   const queue = await startJobQueue({
     databaseUrl: opts.orm.config.get('clientUrl'),
     queues: heartbeat
@@ -65,6 +70,8 @@ export async function startJobs(opts: {
         )
       : QUEUES,
     ...(opts.tuning?.superviseSeconds ? { superviseIntervalSeconds: opts.tuning.superviseSeconds } : {}),
+    // Every job runs as the operation runner's system work: the injected clock, no request.
+    runJob: (fn) => runSystem(clock, fn),
   });
   attachJobQueue(opts.orm.em, queue);
   if (opts.workers?.length) await queue.work(opts.workers);

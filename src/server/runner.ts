@@ -4,32 +4,169 @@ import type { Clock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
 import {
   authenticated,
+  currentRequest,
   newRequest,
   type RequestContext,
   type RequestInfo,
   runRequest,
 } from '../lib/request-context.ts';
+import type { RouteOperation } from '../rest/direct.ts';
 import { checkCost } from '../schema/cost.ts';
 import type { AppDeps } from './context.ts';
-import { settleRateLimit } from './context.ts';
+import { authenticateCredential, settleRateLimit } from './context.ts';
 import type { OperationParams, Yoga } from './executor.ts';
 import { toGraphQLError } from './graphql-errors.ts';
 
 /**
- * The one operation runner: a credential, an operation, a deadline, a budget. Whatever carries
- * the operation, the same steps run in the same order, through the one GraphQL pipeline
- * (src/server/executor.ts: Yoga's envelop, its parse and validation caches, the limit plugins,
- * the compiled executor, the error mapping):
- * 1. the credential is authenticated (src/server/context.ts), before anything is parsed;
- * 2. the document is parsed and validated (tokens, depth, aliases, directives: graphql-limits.ts);
- * 3. its cost is checked and spent from the key's budget (`chargeOperation`, before it runs);
- * 4. it runs within its deadline (`armDeadline`) and its response cap (`readBudget`).
- * HTTP's handler (src/server/app.ts) sets up 1 and 4 for its request itself, as it must answer
- * before reading a body, and shares `armDeadline`; REST routes (src/rest/direct.ts) and the
- * pipeline's plugins share `chargeOperation`; graphql-ws (src/server/websocket.ts) runs all of it
- * through `createOperationRunner`. Background work runs with `systemContext`: an explicit clinic,
- * the injected clock, no request.
+ * The one operation runner: a credential, an operation, a deadline, a budget. HTTP GraphQL
+ * (src/server/graphql.ts), REST (src/server/app.ts with src/rest/direct.ts) and graphql-ws
+ * (src/server/websocket.ts) all run their operations through the runner `createApp` makes, in
+ * the same steps:
+ * 0. `begin`: the request's scope (request id, the injected clock, its client address, its
+ *    response cap) and `armDeadline`, its deadline (HTTP arms it at arrival, as the body read
+ *    counts too; graphql-ws per operation, until its first result);
+ * 1. `authenticate`: the credential becomes a principal and counts against its rate limit, before
+ *    anything is parsed;
+ * 2. `prepare`: the document is parsed and validated through the one GraphQL pipeline (Yoga's
+ *    envelop: tokens, depth, aliases, directives, src/server/graphql-limits.ts);
+ * 3. its cost is checked and spent from the key's budget before it runs (`chargeOperation`: the
+ *    pipeline's execute and subscribe steps for a document, `runRoute` for a REST route, whose
+ *    operation is built ahead of time);
+ * 4. it runs in its scope, its reads bounded by the deadline and the response cap (budget.ts).
+ * Work no client asked for (the job queue's workers: src/server/jobs.ts) runs in `runSystem`'s
+ * scope: the injected clock, no request, no credential. Nothing here reads an HTTP request.
  */
+
+export interface Arrival {
+  /** The peer's address (failed authentications are throttled by it). */
+  clientAddress: string;
+  /** Sets a header of the response to come (the rate-limit headers); none on a websocket. */
+  setHeader?: RequestInfo['setHeader'];
+  /** The response cap of a single result (src/lib/budget.ts). */
+  maxResponseBytes?: number;
+  /** Held open by its transport (graphql-ws): the pipeline may run a subscription. */
+  streaming?: boolean;
+}
+
+/** An operation authenticated, parsed and validated: `run` charges its cost and executes it. */
+export interface PreparedRun {
+  subscription: boolean;
+  /** The execution arguments (graphql-ws hands them back to run the operation). */
+  args: ExecutionArgs;
+  run(): Promise<ExecutionResult | AsyncIterable<ExecutionResult>>;
+}
+
+export interface OperationRunner {
+  /** The one GraphQL pipeline the runner executes documents with (Yoga's HTTP fallback serves it too). */
+  readonly yoga: Yoga;
+  readonly deps: AppDeps;
+  begin(arrival: Arrival): RequestInfo;
+  armDeadline: typeof armDeadline;
+  /** Step 1; once per request (a later call answers the same context). */
+  authenticate(info: RequestInfo, credential: string | null, rest: boolean): Promise<RequestContext>;
+  /**
+   * Step 2 for a GraphQL document: its parse and validation errors (mapped, one point spent), or
+   * the run. `deadlineMs` bounds the run until its first result (graphql-ws); HTTP's request
+   * deadline is armed at arrival instead.
+   */
+  prepare(
+    ctx: RequestContext,
+    operation: OperationParams,
+    deadlineMs?: number,
+  ): Promise<readonly GraphQLError[] | PreparedRun>;
+  /** Steps 3 and 4 for a REST route: its cost spent, then its run. */
+  runRoute(ctx: RequestContext, operation: RouteOperation): Promise<unknown>;
+}
+
+const noHeaders = () => {};
+
+/** Runs `fn` in `info`'s scope, without entering it again when it is current (HTTP's). */
+const inScope = <T>(info: RequestInfo, fn: () => T): T =>
+  currentRequest() === info ? fn() : runRequest(info, fn);
+
+export function createOperationRunner(yoga: Yoga, deps: AppDeps): OperationRunner {
+  const maxCost = deps.limits.graphqlMaxCost;
+  // The pipeline's context is the request's, authenticated in step 1: no credential is read there.
+  const noCredential = { headers: { get: () => null } };
+  return {
+    yoga,
+    deps,
+    armDeadline,
+    begin(arrival) {
+      const info = newRequest(deps.clock, arrival.setHeader ?? noHeaders, {
+        clientAddress: arrival.clientAddress,
+        ...(arrival.maxResponseBytes ? { maxResponseBytes: arrival.maxResponseBytes } : {}),
+      });
+      if (arrival.streaming) info.streaming = true;
+      return info;
+    },
+    authenticate(info, credential, rest) {
+      if ('principal' in info) return Promise.resolve(info as RequestContext);
+      return authenticateCredential(deps, info, credential, rest);
+    },
+    prepare(ctx, operation, deadlineMs) {
+      return inScope(ctx, async () => {
+        const enveloped = yoga.getEnveloped({ request: noCredential, params: operation } as any);
+        let contextValue: unknown;
+        let document: DocumentNode;
+        try {
+          contextValue = await enveloped.contextFactory();
+          document = enveloped.parse(operation.query);
+        } catch (e) {
+          // A document refused before execution still counts against the key (one point).
+          await settleRateLimit().catch(() => {});
+          return [toGraphQLError(e)];
+        }
+        const errors = enveloped.validate(enveloped.schema, document);
+        if (errors.length) {
+          await settleRateLimit().catch(() => {});
+          return errors.map((e: unknown) => toGraphQLError(e));
+        }
+        const kind = getOperationAST(document, operation.operationName)?.operation;
+        if (!kind)
+          return [toGraphQLError(new AppError('invalid_request', 'No operation to run by that name.'))];
+        const args: ExecutionArgs = {
+          schema: enveloped.schema,
+          document,
+          contextValue,
+          variableValues: operation.variables,
+          operationName: operation.operationName,
+        };
+        const subscription = kind === 'subscription';
+        const execute = () =>
+          (subscription ? enveloped.subscribe(args) : enveloped.execute(args)) as Promise<
+            ExecutionResult | AsyncIterable<ExecutionResult>
+          >;
+        return {
+          subscription,
+          args,
+          run: () =>
+            inScope(ctx, async () => {
+              if (deadlineMs === undefined) return execute();
+              const deadline = armDeadline(ctx, deadlineMs);
+              try {
+                return await execute();
+              } finally {
+                clearTimeout(deadline);
+              }
+            }),
+        };
+      });
+    },
+    async runRoute(ctx, operation) {
+      // As SOFA's execution does: the cost is spent first, then the field's scopes are checked.
+      await chargeOperation(
+        ctx,
+        operation.schema,
+        operation.document,
+        operation.variables,
+        operation.operationName,
+        maxCost,
+      );
+      return operation.run(ctx);
+    },
+  };
+}
 
 /**
  * Aborts a request's work after `ms` (src/lib/budget.ts reads `abortedBy`); `onExpire` answers
@@ -63,8 +200,17 @@ export function chargeOperation(
 }
 
 /**
- * The context of work no client asked for (a delivery worker, the relay): a clinic's principal
- * with the given scopes, the injected clock, no request id of a client, no rate limit.
+ * The scope of work no client asked for (a job queue worker: src/server/jobs.ts): the injected
+ * clock (`clockNow()`, the time its writes record), a request id for its log lines, no request,
+ * no credential, no rate limit. Its reads cross clinics by id, the tenant filter off.
+ */
+export function runSystem<T>(clock: Clock, fn: () => Promise<T>): Promise<T> {
+  return runRequest(newRequest(clock, noHeaders, { clientAddress: 'system' }), fn);
+}
+
+/**
+ * A clinic's system principal (the relay's tests, an operation run for a clinic with no client):
+ * the given scopes, the injected clock, no request of a client, no rate limit.
  */
 export function systemContext(
   deps: Pick<AppDeps, 'em' | 'services'>,
@@ -76,7 +222,7 @@ export function systemContext(
     scopes?: Iterable<string>;
   },
 ): RequestContext {
-  const info = newRequest(opts.clock, () => {}, { clientAddress: 'system' });
+  const info = newRequest(opts.clock, noHeaders, { clientAddress: 'system' });
   return authenticated(
     info,
     {
@@ -92,81 +238,4 @@ export function systemContext(
     () => true,
     deps.services,
   );
-}
-
-export interface OperationRun {
-  /** The credential, as an Authorization value (`Bearer <key>`). */
-  credential: string | null;
-  operation: OperationParams;
-  clientAddress: string;
-  /** A single result must come within this; a subscription's setup too (its replay then goes at the client's pace, src/services/events/live.ts). */
-  deadlineMs: number;
-  /** The response cap of a single result (src/lib/budget.ts). */
-  maxResponseBytes: number;
-}
-
-/** An operation authenticated, parsed, validated: `run` charges its cost and executes it. */
-export interface PreparedRun {
-  subscription: boolean;
-  /** The execution arguments (graphql-ws hands them back to run the operation). */
-  args: ExecutionArgs;
-  run(): Promise<ExecutionResult | AsyncIterable<ExecutionResult>>;
-}
-
-/** Steps 1 to 4 for transports that carry operations themselves (graphql-ws). */
-export function createOperationRunner(yoga: Yoga, deps: AppDeps) {
-  return async function prepare(op: OperationRun): Promise<readonly GraphQLError[] | PreparedRun> {
-    const info = newRequest(deps.clock, () => {}, {
-      clientAddress: op.clientAddress,
-      maxResponseBytes: op.maxResponseBytes,
-    });
-    // Held open by its transport: the pipeline may run a subscription (HTTP refuses them).
-    info.streaming = true;
-    return runRequest(info, async () => {
-      const request = {
-        headers: { get: (name: string) => (name.toLowerCase() === 'authorization' ? op.credential : null) },
-      };
-      const enveloped = yoga.getEnveloped({ request, params: op.operation } as any);
-      let contextValue: unknown;
-      let document: DocumentNode;
-      try {
-        contextValue = await enveloped.contextFactory();
-        document = enveloped.parse(op.operation.query);
-      } catch (e) {
-        await settleRateLimit().catch(() => {});
-        return [toGraphQLError(e)];
-      }
-      const errors = enveloped.validate(enveloped.schema, document);
-      if (errors.length) {
-        // A document refused before execution still counts against the key (one point).
-        await settleRateLimit().catch(() => {});
-        return errors.map((e: unknown) => toGraphQLError(e));
-      }
-      const kind = getOperationAST(document, op.operation.operationName)?.operation;
-      if (!kind)
-        return [toGraphQLError(new AppError('invalid_request', 'No operation to run by that name.'))];
-      const args = {
-        schema: enveloped.schema,
-        document,
-        contextValue,
-        variableValues: op.operation.variables,
-        operationName: op.operation.operationName,
-      };
-      return {
-        subscription: kind === 'subscription',
-        args,
-        run: () =>
-          runRequest(info, async () => {
-            const deadline = armDeadline(info, op.deadlineMs);
-            try {
-              return (await (kind === 'subscription'
-                ? enveloped.subscribe(args)
-                : enveloped.execute(args))) as ExecutionResult | AsyncIterable<ExecutionResult>;
-            } finally {
-              clearTimeout(deadline);
-            }
-          }),
-      };
-    });
-  };
 }

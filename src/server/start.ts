@@ -101,6 +101,7 @@ export async function startHttpServer(opts: {
   });
   const jobs = await startJobs({
     orm: opts.orm,
+    clock: opts.clock ?? systemClock,
     ...(opts.tuning ? { tuning: opts.tuning } : {}),
     workers:
       opts.workers === false
@@ -166,8 +167,7 @@ export async function startHttpServer(opts: {
     hub: app.eventHub,
   });
   const subscriptions = serveSubscriptions(server, {
-    yoga: app.graphql.yoga,
-    deps: app.deps,
+    runner: app.runner,
     limits,
     trustProxy: parseTrustProxy(opts.trustProxy ?? ''),
   });

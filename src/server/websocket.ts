@@ -8,12 +8,9 @@ import { clientAddressOf, type TrustProxy } from '../lib/client-address.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Limits } from '../lib/limits.ts';
 import { logger } from '../lib/logger.ts';
-import { newRequest, type Principal } from '../lib/request-context.ts';
-import type { AppDeps } from './context.ts';
-import { authenticateCredential } from './context.ts';
-import type { Yoga } from './executor.ts';
+import type { Principal } from '../lib/request-context.ts';
 import { toGraphQLError } from './graphql-errors.ts';
-import { createOperationRunner, type PreparedRun } from './runner.ts';
+import type { OperationRunner, PreparedRun } from './runner.ts';
 import { SocketGate, TOO_MANY_CLOSE } from './websocket-limits.ts';
 
 /**
@@ -70,9 +67,10 @@ const lostScope = (before: Principal, after: Principal) =>
 
 export function serveSubscriptions(
   server: Server,
-  opts: { yoga: Yoga; deps: AppDeps; limits: Limits; trustProxy: TrustProxy },
+  opts: { runner: OperationRunner; limits: Limits; trustProxy: TrustProxy },
 ): Subscriptions {
-  const prepare = createOperationRunner(opts.yoga, opts.deps);
+  const { runner } = opts;
+  const { deps } = runner;
   // Upgrades are handled here, not by ws itself, so a socket over a cap never reaches graphql-ws.
   const wss = new WebSocketServer({ noServer: true, path: '/graphql', maxPayload: opts.limits.maxBodyBytes });
   const gate = new SocketGate({
@@ -113,7 +111,7 @@ export function serveSubscriptions(
     for (const [credential, list] of byKey) {
       let now: Principal | null = null;
       try {
-        now = await authenticate(opts.deps.em, credential, opts.deps.keyCacheTtlMs);
+        now = await authenticate(deps.em, credential, deps.keyCacheTtlMs);
       } catch (e) {
         if (!(e instanceof AppError)) {
           logger.warn({ err: e }, 'could not check a websocket key again; kept open');
@@ -140,11 +138,9 @@ export function serveSubscriptions(
     {
       onConnect: async (ctx) => {
         const credential = credentialOf(ctx.connectionParams);
-        const info = newRequest(opts.deps.clock, () => {}, {
-          clientAddress: clientAddressOf(ctx.extra.request, opts.trustProxy),
-        });
+        const info = runner.begin({ clientAddress: clientAddressOf(ctx.extra.request, opts.trustProxy) });
         try {
-          const { principal } = await authenticateCredential(opts.deps, info, credential, false);
+          const { principal } = await runner.authenticate(info, credential, false);
           const connection = {
             credential: credential as string,
             hash: keyHashOf(credential),
@@ -173,20 +169,31 @@ export function serveSubscriptions(
         // The socket stays open: only this operation is refused.
         if (!gate.startOperation(ctx.extra.socket))
           return [tooManyOperations(opts.limits.wsMaxOperationsPerSocket)];
-        const result = await prepare({
-          credential: connection.credential,
-          operation: {
-            query: payload.query,
-            variables: payload.variables ?? undefined,
-            operationName: payload.operationName ?? undefined,
-          },
+        // Each operation is a request of its own: authenticated again (a revoked key is refused),
+        // its cost spent from the key's budget, its deadline until its first result.
+        const info = runner.begin({
           clientAddress: clientAddressOf(ctx.extra.request, opts.trustProxy),
-          deadlineMs: opts.limits.requestDeadlineMs,
           maxResponseBytes: opts.limits.responseMaxBytes,
+          streaming: true,
         });
-        if (Array.isArray(result)) return result;
+        let result: Awaited<ReturnType<OperationRunner['prepare']>>;
+        try {
+          const context = await runner.authenticate(info, connection.credential, false);
+          result = await runner.prepare(
+            context,
+            {
+              query: payload.query,
+              variables: payload.variables ?? undefined,
+              operationName: payload.operationName ?? undefined,
+            },
+            opts.limits.requestDeadlineMs,
+          );
+        } catch (e) {
+          return [toGraphQLError(e)];
+        }
+        if (!('run' in result)) return result;
         // graphql-ws hands these arguments back to execute or subscribe: the run is found by them.
-        const run = result as PreparedRun;
+        const run = result;
         prepared.set(run.args, run);
         return run.args;
       },

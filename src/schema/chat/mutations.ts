@@ -13,7 +13,7 @@ import { ConversationType, MessageType } from './types.ts';
 /**
  * The chat inbox's writes (spec, Chat: write; scope chat:write, which a key never has beside
  * chat:read): send, react, handled. One service call each for both transports. REST reads the
- * body as JSON before SOFA (src/server/app.ts), so a value of the wrong JSON type is a 422 from
+ * body as JSON (src/server/app.ts), so a value of the wrong JSON type is a 422 from
  * the service instead of being coerced; GraphQL's typed arguments are handed over the same way.
  */
 const chatWrite = allOf(['chat:write']);

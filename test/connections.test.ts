@@ -133,6 +133,19 @@ describe('a slow client', () => {
     expect(c.written()).toBeLessThan(4 * 1024 * 1024);
   });
 
+  it('reading its 413 a moment late still gets it: the connection is not reset under it', async () => {
+    const c = await connect(port());
+    // The client reads nothing for 50 ms while it sends: a reset in that time would discard the 413.
+    c.socket.pause();
+    c.socket.write(post('/v1/chat/messages', 10 * 1024 * 1024));
+    c.trickle(Buffer.alloc(16 * 1024, 0x20), 2);
+    await new Promise((r) => setTimeout(r, 50));
+    c.socket.resume();
+    expect(await c.closed(5000)).not.toBeNull();
+    expect(c.received()).toMatch(/^HTTP\/1\.1 413/);
+    expect(c.written()).toBeLessThan(4 * 1024 * 1024);
+  });
+
   it('answered before its body arrived (a 401 first) is not kept alive to drain the body', async () => {
     const c = await connect(port());
     c.socket.write(post('/v1/chat/messages', 1000).replace(key, 'cg_live_wrong'));

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { listenForKeyChanges } from '../auth/key-changes.ts';
@@ -217,8 +217,32 @@ class ClosingResponse extends ServerResponse<IncomingMessage> {
   override writeHead(...args: [number, any?, any?]): this {
     // A request without a body is not `complete` yet while its handler runs synchronously.
     const { req } = this;
-    if (!req.complete && (Number(req.headers['content-length']) > 0 || req.headers['transfer-encoding']))
+    if (!req.complete && (Number(req.headers['content-length']) > 0 || req.headers['transfer-encoding'])) {
       this.shouldKeepAlive = false;
+      lingerBeforeClosing(req.socket);
+    }
     return super.writeHead(...(args as [number]));
   }
+}
+
+/** How long a connection closed under a body still arriving keeps reading it after the response. */
+const LINGER_MS = 100;
+
+/**
+ * Closing a socket whose peer is still sending makes the kernel answer with a reset, and a reset
+ * throws away what the peer has received but not yet read: the client would see "connection
+ * reset" instead of its 413. So the response is sent and the write side ended (FIN) first, the
+ * body read on and dropped for LINGER_MS more, and only then the socket closed (nginx's lingering
+ * close, bounded in time: a client that keeps sending is cut after it).
+ */
+function lingerBeforeClosing(socket: Socket) {
+  socket.destroySoon = function (this: Socket) {
+    if (this.writable) this.end();
+    const linger = () => {
+      const cut = setTimeout(() => this.destroy(), LINGER_MS);
+      this.once('close', () => clearTimeout(cut));
+    };
+    if (this.writableFinished) linger();
+    else this.once('finish', linger);
+  };
 }

@@ -4,6 +4,7 @@ import { clockNow, currentRequest, type RequestInfo } from '../src/lib/request-c
 import type { OperationRunner, PreparedRun } from '../src/server/runner.ts';
 import { fixtures } from './fixtures.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
+import { connect, until } from './ws-client.ts';
 
 /**
  * The one operation runner (src/server/runner.ts): an operation runs with a credential, a
@@ -88,6 +89,29 @@ it('refuses a subscription outside a streaming transport, over HTTP and alone', 
   expect(http.body.errors[0].message).toBe((alone.errors as any)[0].message);
 });
 
+it('answers a websocket operation refused at authentication with its own request id', async () => {
+  const key = await app.key(clinicId, ['webhooks:manage']);
+  const socket = connect(app.url, { Authorization: `Bearer ${key}` });
+  try {
+    await socket.connected;
+    // Revoked behind the service's back (no change announced): the socket stays open, and its
+    // next operation is refused when it authenticates again.
+    await app.orm.em
+      .getConnection()
+      .execute(
+        `update api_key set revoked_at = now() where hash = encode(sha256(convert_to(?, 'UTF8')), 'hex')`,
+        [key],
+      );
+    const refused = socket.subscribe('subscription { events { id } }');
+    await until(() => refused.errors.length > 0);
+    expect(refused.errors[0].extensions.code).toBe('unauthenticated');
+    expect(refused.errors[0].extensions.request_id).toMatch(/^req_/);
+    expect(refused.errors[0].extensions.request_id).not.toBe('req_unknown');
+  } finally {
+    await socket.dispose();
+  }
+});
+
 it('runs the job workers in its system scope: the injected clock, no request, no credential', async () => {
   const queue = app.server.jobs.queue;
   await queue.boss.createQueue('runner-scope-test');
@@ -106,6 +130,7 @@ it('runs the job workers in its system scope: the injected clock, no request, no
   });
   await queue.boss.send('runner-scope-test', {});
   await done;
+  await queue.boss.offWork('runner-scope-test');
   expect(seen?.info?.clientAddress).toBe('system');
   expect(seen?.info && 'principal' in seen.info).toBe(false);
   expect(seen?.now.toISOString()).toBe(app.clock.now().toISOString());

@@ -11,7 +11,7 @@ import { cached } from './memo.ts';
  * The one request context. The HTTP server creates it when a request arrives (request id, clock,
  * logger, a way to set response headers) and keeps it in AsyncLocalStorage for code deep in a
  * handler (error mapping, logs). Authentication completes the same object with who asks, an
- * EntityManager bound to their clinic and the request's DataLoaders. REST (SOFA), GraphQL over
+ * EntityManager bound to their clinic and the request's DataLoaders. REST, GraphQL over
  * HTTP and graphql-ws all use it as their GraphQL context; services take the part they need.
  */
 export interface Principal {
@@ -40,7 +40,7 @@ export interface RequestInfo {
   streaming?: boolean;
   /** Bytes read so far against the response cap (src/lib/budget.ts); absent: unbounded. */
   readBudget?: { bytes: number; max: number };
-  /** A REST POST's body as JSON, read and parsed before SOFA (which would coerce its values). */
+  /** A REST write's body as JSON, read and parsed as it came (GraphQL would coerce its values). */
   body?: unknown;
   /** A REST POST's Idempotency-Key header. */
   idempotencyKey?: string;
@@ -143,7 +143,8 @@ export const atWriteTime = <T>(now: Date, fn: () => T): T => writeTime.run(now, 
 
 /**
  * The current request's time in ms, read from its clock once per request: presenting a page asks
- * for it for every row, and a request happens at one instant.
+ * for it for every row, and a request happens at one instant (a worker's system scope defines
+ * `timeMs` to read its clock each time: src/server/runner.ts, runSystem).
  */
 export function requestTimeMs(): number {
   const info = storage.getStore() as (RequestInfo & { timeMs?: number }) | undefined;

@@ -17,7 +17,7 @@ import './writes.ts';
 
 let built: { publicSchema: GraphQLSchema; restSchema: GraphQLSchema } | undefined;
 
-/** Both sub-graphs of the one builder: Public for /graphql, Rest for SOFA under /v1. */
+/** Both sub-graphs of the one builder: Public for /graphql, Rest for /v1 (src/rest/direct.ts; SOFA documents it). */
 export function schemas() {
   built ??= {
     publicSchema: builder.toSchema({ subGraph: 'Public', sortSchema: false }),

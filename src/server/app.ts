@@ -103,7 +103,7 @@ export function createApp(opts: AppOptions) {
     const path = q < 0 ? url : url.slice(0, q);
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (path === '/ready') return ready(res);
-    if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res);
+    if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res, scope);
     if (path === CALLBACK_PATH)
       return handleNetworkCallback(req, res, {
         em: opts.orm.em,

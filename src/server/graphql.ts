@@ -3,13 +3,17 @@ import type { ExecutionResult } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
 import { AppError } from '../lib/errors.ts';
 import { checkJsonText } from '../lib/json-text.ts';
-import { currentRequest, type RequestContext, type RequestInfo } from '../lib/request-context.ts';
+import type { RequestContext, RequestInfo } from '../lib/request-context.ts';
 import { readBody, sendResponse } from './body.ts';
 import type { OperationParams } from './executor.ts';
 import { toGraphQLError } from './graphql-errors.ts';
 import type { OperationRunner } from './runner.ts';
 
-export type GraphQLHandler = ((req: IncomingMessage, res: ServerResponse) => Promise<void>) & {
+export type GraphQLHandler = ((
+  req: IncomingMessage,
+  res: ServerResponse,
+  scope: RequestInfo,
+) => Promise<void>) & {
   /** Requests executed on the direct path (tests assert which path a request took). */
   stats: { direct: number };
 };
@@ -35,13 +39,13 @@ export function createGraphQLHandler(runner: OperationRunner): GraphQLHandler {
   const stats = { direct: 0 };
   const maxBody = deps.limits.maxBodyBytes;
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, scope: RequestInfo): Promise<void> {
     // HEAD is GET without a body (node:http leaves the body out of a HEAD response).
     if (req.method === 'HEAD') req.method = 'GET';
     if (!needsKey(req)) return yoga(req, res);
     let ctx: RequestContext;
     try {
-      ctx = await runner.authenticate(currentRequest() as RequestInfo, headerOf(req, 'authorization'), false);
+      ctx = await runner.authenticate(scope, headerOf(req, 'authorization'), false);
       if (Number(req.headers['content-length']) > maxBody) throw tooLarge(maxBody);
     } catch (e) {
       return refuse(res, e);

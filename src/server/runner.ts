@@ -101,8 +101,11 @@ export function createOperationRunner(yoga: Yoga, deps: AppDeps): OperationRunne
       return info;
     },
     authenticate(info, credential, rest) {
+      // Once per request: the credential is the one it was authenticated with (HTTP reads it
+      // before the body, and its pipeline's context is this request's).
       if ('principal' in info) return Promise.resolve(info as RequestContext);
-      return authenticateCredential(deps, info, credential, rest);
+      // In the request's scope: a refusal's error and a database fault's log carry its id.
+      return inScope(info, () => authenticateCredential(deps, info, credential, rest));
     },
     prepare(ctx, operation, deadlineMs) {
       return inScope(ctx, async () => {
@@ -154,7 +157,8 @@ export function createOperationRunner(yoga: Yoga, deps: AppDeps): OperationRunne
       });
     },
     async runRoute(ctx, operation) {
-      // As SOFA's execution does: the cost is spent first, then the field's scopes are checked.
+      // As a GraphQL execution of its field would: the cost is spent first, then the field's
+      // scopes are checked.
       await chargeOperation(
         ctx,
         operation.schema,
@@ -202,15 +206,18 @@ export function chargeOperation(
 /**
  * The scope of work no client asked for (a job queue worker: src/server/jobs.ts): the injected
  * clock (`clockNow()`, the time its writes record), a request id for its log lines, no request,
- * no credential, no rate limit. Its reads cross clinics by id, the tenant filter off.
+ * no credential, no rate limit. Unlike a request, it does not happen at one instant (a batch of
+ * attempts takes seconds): its time is read from the clock each time it is asked for.
  */
 export function runSystem<T>(clock: Clock, fn: () => Promise<T>): Promise<T> {
-  return runRequest(newRequest(clock, noHeaders, { clientAddress: 'system' }), fn);
+  const info = newRequest(clock, noHeaders, { clientAddress: 'system' });
+  Object.defineProperty(info, 'timeMs', { get: () => clock.now().getTime() });
+  return runRequest(info, fn);
 }
 
 /**
- * A clinic's system principal (the relay's tests, an operation run for a clinic with no client):
- * the given scopes, the injected clock, no request of a client, no rate limit.
+ * A clinic's system principal, for work that calls services as that clinic with no client (the
+ * event hub's tests today): the given scopes, the injected clock, no request, no rate limit.
  */
 export function systemContext(
   deps: Pick<AppDeps, 'em' | 'services'>,

@@ -8,7 +8,7 @@ import { clientAddressOf, type TrustProxy } from '../lib/client-address.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Limits } from '../lib/limits.ts';
 import { logger } from '../lib/logger.ts';
-import type { Principal } from '../lib/request-context.ts';
+import { type Principal, runRequest } from '../lib/request-context.ts';
 import { toGraphQLError } from './graphql-errors.ts';
 import type { OperationRunner, PreparedRun } from './runner.ts';
 import { SocketGate, TOO_MANY_CLOSE } from './websocket-limits.ts';
@@ -176,21 +176,23 @@ export function serveSubscriptions(
           maxResponseBytes: opts.limits.responseMaxBytes,
           streaming: true,
         });
-        let result: Awaited<ReturnType<OperationRunner['prepare']>>;
-        try {
-          const context = await runner.authenticate(info, connection.credential, false);
-          result = await runner.prepare(
-            context,
-            {
-              query: payload.query,
-              variables: payload.variables ?? undefined,
-              operationName: payload.operationName ?? undefined,
-            },
-            opts.limits.requestDeadlineMs,
-          );
-        } catch (e) {
-          return [toGraphQLError(e)];
-        }
+        // In the operation's scope: a refusal carries its request id, as over HTTP.
+        const result = await runRequest(info, async () => {
+          try {
+            const context = await runner.authenticate(info, connection.credential, false);
+            return await runner.prepare(
+              context,
+              {
+                query: payload.query,
+                variables: payload.variables ?? undefined,
+                operationName: payload.operationName ?? undefined,
+              },
+              opts.limits.requestDeadlineMs,
+            );
+          } catch (e) {
+            return [toGraphQLError(e)];
+          }
+        });
         if (!('run' in result)) return result;
         // graphql-ws hands these arguments back to execute or subscribe: the run is found by them.
         const run = result;

@@ -183,7 +183,7 @@ builder.mutationFields((t) => ({
     },
   }),
 
-  // ---------- Rest (consumed by SOFA under /v1) ----------
+  // ---------- Rest (served under /v1: src/rest/direct.ts) ----------
   restSendMessage: t.field({
     type: SendResult,
     subGraphs: ['Rest'],

@@ -196,7 +196,7 @@ builder.objectFields(PatientType, (t) => ({
   }),
 }));
 
-// ---------- Rest (consumed by SOFA under /v1) ----------
+// ---------- Rest (served under /v1: src/rest/direct.ts) ----------
 
 const MediaLinkType = objectType(MediaLink);
 const MediaLinkBody = restOne('MediaLinkBody', MediaLinkType);

@@ -143,7 +143,7 @@ builder.objectFields(PatientType, (t) =>
   ),
 );
 
-// ---------- Rest (consumed by SOFA under /v1) ----------
+// ---------- Rest (served under /v1: src/rest/direct.ts) ----------
 
 const PatientPage = restPage('PatientPage', PatientType);
 const PatientBody = restOne('PatientBody', PatientType);

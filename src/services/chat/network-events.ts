@@ -159,11 +159,13 @@ async function recordReceipt(
   const clinic = await em.findOne(Clinic, { phone: event.clinic_phone });
   if (!clinic) return ignored(`No clinic has the number ${event.clinic_phone}.`);
   // Receipts are about what the clinic sent, and only its own messages.
-  const found = await em.findOne(
-    Message,
-    { clinic: clinic.id, direction: 'outbound', networkMessageId: event.network_message_id },
-    noFilters,
-  );
+  const lookup = () =>
+    em.findOne(
+      Message,
+      { clinic: clinic.id, direction: 'outbound', networkMessageId: event.network_message_id },
+      noFilters,
+    );
+  let found = await lookup();
   if (!found) {
     // The network may report on a message before its worker has saved the id the network gave
     // it: while one of the clinic's recent messages has no network id yet, a 503 has the network
@@ -173,10 +175,15 @@ async function recordReceipt(
         'service_unavailable',
         `The network id ${event.network_message_id} is not known yet: a message of the clinic is being handed to the network. Retry shortly.`,
       );
-    return ignored(`The clinic sent no message with the network id ${event.network_message_id}.`);
+    // Each statement sees what was committed when it began: the worker may have saved the id
+    // between the lookup and the check (its commit is what ended the hand-off). Looked up again
+    // after the check, the message is found if it is the clinic's.
+    found = await lookup();
+    if (!found) return ignored(`The clinic sent no message with the network id ${event.network_message_id}.`);
   }
+  const { id } = found;
   return chatChange(em, clinic.id, async (change) => {
-    const m = (await change.em.findOne(Message, found.id, {
+    const m = (await change.em.findOne(Message, id, {
       ...noFilters,
       populate: ['conversation'],
     })) as Message;

@@ -292,8 +292,9 @@ export function createApp(opts: AppOptions) {
     publicSchema,
     restSchema,
     openapi: () => JSON.parse(openapi),
-    /** What graphql-ws runs operations with (src/server/websocket.ts). */
+    /** The one operation runner (src/server/runner.ts): graphql-ws runs its operations with it too. */
     runner,
+    /** What the runner and the services are given (the database, the clock, the limits, the network). */
     deps,
     /** This process's subscribers of committed events (fed by src/services/events/relay.ts). */
     eventHub: deps.services.events.hub,

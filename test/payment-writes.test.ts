@@ -189,6 +189,29 @@ describe('record', () => {
     );
     expect(g.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'note' });
     expect(JSON.stringify(g.body)).not.toContain(pan);
+    // GraphQL's own coercion errors quote the value they refuse: a card number never comes back.
+    const mutation = `mutation($id: ID!, $input: RecordPaymentInput!) { recordPayment(id: $id, input: $input) { id } }`;
+    for (const card of [
+      { last4: Number(pan) },
+      { number: pan },
+      { exp_month: Number(pan) },
+      { holder: 4111_1111_1111_1111 },
+    ]) {
+      const r = await app.gql(
+        mutation,
+        { id: ids.patient, input: { amount: 5, method: { type: 'card', card } } },
+        write,
+      );
+      expect(r.body.errors?.length, JSON.stringify(card)).toBeGreaterThan(0);
+      expect(JSON.stringify(r.body), JSON.stringify(card)).not.toContain(pan);
+    }
+    const literal = await app.gql(
+      `mutation($id: ID!) { recordPayment(id: $id, input: { amount: 5, method: { type: "card", card: { exp_month: ${pan} } } }) { id } }`,
+      { id: ids.patient },
+      write,
+    );
+    expect(literal.body.errors?.length).toBeGreaterThan(0);
+    expect(JSON.stringify(literal.body)).not.toContain(pan);
     const stored = await sql<{ n: number }>(
       `select count(*)::int as n from "payment" where "clinic_id" = ? and ("note" like '%1111%' or "method_details"::text like '%1111%')`,
       [clinicId],

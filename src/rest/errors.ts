@@ -1,4 +1,5 @@
 import { type AppError, RETRY_AFTER_UNAVAILABLE } from '../lib/errors.ts';
+import { withoutCardNumbers } from '../services/payments/card-data.ts';
 
 /** The REST mapping of the one error type: `{error: {code, message, param?, request_id, required_scopes?}}`. */
 export interface ErrorBody {
@@ -6,7 +7,10 @@ export interface ErrorBody {
 }
 
 export function errorBody(err: AppError, requestId: string): ErrorBody {
-  const body: ErrorBody = { error: { code: err.code, message: err.message, request_id: requestId } };
+  // A message may quote what it refuses (a path segment, a query value): never a card number.
+  const body: ErrorBody = {
+    error: { code: err.code, message: withoutCardNumbers(err.message), request_id: requestId },
+  };
   if (err.param) body.error.param = err.param;
   const scopes = err.details?.required_scopes;
   if (Array.isArray(scopes) && scopes.length) body.error.required_scopes = scopes as string[];

@@ -31,6 +31,20 @@ export function looksLikeCardNumber(s: string): boolean {
   return false;
 }
 
+/**
+ * `text` with every card number in it replaced: for error messages that quote what they refuse
+ * (GraphQL's coercion errors do, `got invalid value …`), which go back to the client and into logs.
+ */
+export function withoutCardNumbers(text: string): string {
+  if (!/\d{4}/.test(text)) return text;
+  return text.replace(new RegExp(BARE.source, 'g'), CARD_NUMBER_REMOVED).replace(GROUPED, (m) => {
+    const digits = m.replace(/[ -]/g, '');
+    return digits.length >= 13 && digits.length <= 19 && luhn(digits) ? CARD_NUMBER_REMOVED : m;
+  });
+}
+
+const CARD_NUMBER_REMOVED = '[card number removed]';
+
 /** A superRefine for a body: an issue at the first string holding a card number. */
 export function refuseCardNumbers(
   value: unknown,

@@ -13,6 +13,7 @@ import { Migration20261128000000DeliveryLog } from './Migration20261128000000Del
 import { Migration20261128000001CallPatientIndex } from './Migration20261128000001CallPatientIndex.ts';
 import { Migration20261129000000EventNotify } from './Migration20261129000000EventNotify.ts';
 import { Migration20261129000010WebhookFailingSince } from './Migration20261129000010WebhookFailingSince.ts';
+import { Migration20261130000000MediaReferences } from './Migration20261130000000MediaReferences.ts';
 
 /** Listed explicitly so migrations load the same way under Node, vitest and the CLI. */
 export const migrationsList: MigrationObject[] = [
@@ -30,4 +31,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128000001CallPatientIndex', class: Migration20261128000001CallPatientIndex },
   { name: 'Migration20261129000000EventNotify', class: Migration20261129000000EventNotify },
   { name: 'Migration20261129000010WebhookFailingSince', class: Migration20261129000010WebhookFailingSince },
+  { name: 'Migration20261130000000MediaReferences', class: Migration20261130000000MediaReferences },
 ];

@@ -35,6 +35,12 @@ const MessageSchema = defineEntity({
     { properties: ['clinic', 'createdAt', 'id'] },
     { properties: ['clinic', 'patientPhone', 'createdAt', 'id'] },
     { properties: ['clinic', 'seq'] },
+    // The media sweep's question: does a message refer to this file (src/media/orphans.ts)?
+    {
+      name: 'message_clinic_id_media_path_index',
+      expression:
+        'create index "message_clinic_id_media_path_index" on "message" ("clinic_id", "media_path") where "media_path" is not null',
+    },
   ],
   properties: {
     ...tenantColumns(),

@@ -88,7 +88,16 @@ const CallSchema = defineEntity({
   name: 'Call',
   // GET /v1/calls: the clinic's calls newest first by started_at (keyset on started_at, id),
   // and a patient's (`patient_id`).
-  indexes: [{ properties: ['clinic', 'startedAt', 'id'] }, { properties: ['patient', 'startedAt', 'id'] }],
+  indexes: [
+    { properties: ['clinic', 'startedAt', 'id'] },
+    { properties: ['patient', 'startedAt', 'id'] },
+    // The media sweep's question: does a call refer to this file (src/media/orphans.ts)?
+    {
+      name: 'call_clinic_id_recording_path_index',
+      expression:
+        'create index "call_clinic_id_recording_path_index" on "call" ("clinic_id", "recording_path") where "recording_path" is not null',
+    },
+  ],
   properties: {
     ...tenantColumns(),
     patient: () => p.manyToOne(Patient).nullable(),

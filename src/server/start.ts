@@ -7,6 +7,8 @@ import { listenForKeyChanges } from '../auth/key-changes.ts';
 import { parseTrustProxy } from '../lib/client-address.ts';
 import { type Clock, systemClock } from '../lib/clock.ts';
 import { defaultLimits, type Limits } from '../lib/limits.ts';
+import type { Sweeper } from '../lib/periodic-sweep.ts';
+import { startOrphanMediaSweep } from '../media/orphans.ts';
 import { pgMediaStore } from '../media/store.ts';
 import { CALLBACK_PATH } from '../network/adapter.ts';
 import { SandboxNetwork } from '../network/sandbox.ts';
@@ -25,6 +27,7 @@ export interface RunningServer {
   network: SandboxNetwork;
   /** The periodic deletion of old events (docs/limits.md, Events). */
   eventRetention: EventRetention;
+  mediaSweep: Sweeper;
   /** graphql-ws at /graphql (src/server/websocket.ts). */
   subscriptions: Subscriptions;
   /** The job queue, and this process's workers unless `workers` was false. */
@@ -177,11 +180,14 @@ export async function startHttpServer(opts: {
     clock: opts.clock ?? systemClock,
     days: limits.eventRetentionDays,
   });
+  // Files stored for writes that never referred to them (src/media/orphans.ts).
+  const mediaSweep = startOrphanMediaSweep({ em: opts.orm.em, clock: opts.clock ?? systemClock });
   return {
     server,
     app,
     network,
     eventRetention,
+    mediaSweep,
     subscriptions,
     jobs,
     url,
@@ -201,6 +207,7 @@ export async function startHttpServer(opts: {
       network.close();
       await jobs.stop(opts.shutdownGraceMs ?? 10_000);
       await eventRetention.stop();
+      await mediaSweep.stop();
       await keyChanges.close();
       await relay.close();
     },

@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { deleteInBatches } from '../../db/batched-delete.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { logger } from '../../lib/logger.ts';
+import { type Sweeper, startSweeper } from '../../lib/periodic-sweep.ts';
 
 /**
  * Event retention (docs/limits.md, Events): events older than the retention period are deleted,
@@ -32,33 +34,20 @@ export async function pruneEvents(
   before: Date,
   opts: { batch?: number; maxBatches?: number } = {},
 ): Promise<number> {
-  const batch = opts.batch ?? PRUNE_BATCH;
-  const maxBatches = opts.maxBatches ?? MAX_BATCHES_PER_SWEEP;
-  const conn = em.getConnection();
-  let deleted = 0;
-  for (let i = 0; i < maxBatches; i++) {
-    const res = await conn.execute<{ affectedRows: number }>(
-      `delete from "event" where "id" in (
-         select "id" from "event" where "created_at" < ? order by "created_at" limit ? for update skip locked)`,
-      [before, batch],
-      'run',
-    );
-    deleted += res.affectedRows;
-    if (res.affectedRows < batch) break;
-  }
-  return deleted;
+  return deleteInBatches(
+    em,
+    'event',
+    'select "id" from "event" where "created_at" < ? order by "created_at" limit ? for update skip locked',
+    [before],
+    { batch: opts.batch ?? PRUNE_BATCH, maxBatches: opts.maxBatches ?? MAX_BATCHES_PER_SWEEP },
+  );
 }
 
-export interface EventRetention {
-  /** One sweep now, at the clock's time (tests drive it with the injected clock). */
-  sweep(): Promise<number>;
-  /** Stops the timer and waits for a sweep under way. */
-  stop(): Promise<void>;
-}
+export type EventRetention = Sweeper;
 
 /**
- * The service's periodic sweep: a timer that does not keep the process alive, stopped on
- * shutdown. `days` 0 keeps events for ever (no timer).
+ * The service's periodic sweep (src/lib/periodic-sweep.ts), stopped on shutdown. `days` 0 keeps
+ * events for ever (no timer).
  */
 export function startEventRetention(opts: {
   em: EntityManager;
@@ -66,28 +55,10 @@ export function startEventRetention(opts: {
   days: number;
   intervalMs?: number;
 }): EventRetention {
-  let running: Promise<number> | null = null;
-  const sweep = (): Promise<number> => {
-    running ??= pruneEvents(opts.em, retentionCutoff(opts.clock.now(), opts.days)).finally(() => {
-      running = null;
-    });
-    return running;
-  };
-  const timer =
-    opts.days > 0
-      ? setInterval(() => {
-          sweep().then(
-            (n) => n && logger.info({ deleted: n, retention_days: opts.days }, 'old events deleted'),
-            (err) => logger.warn({ err }, 'event retention sweep failed; the next one retries'),
-          );
-        }, opts.intervalMs ?? PRUNE_INTERVAL_MS)
-      : undefined;
-  timer?.unref();
-  return {
-    sweep: () => (opts.days > 0 ? sweep() : Promise.resolve(0)),
-    async stop() {
-      clearInterval(timer);
-      await running?.catch(() => {});
-    },
-  };
+  return startSweeper({
+    intervalMs: opts.days > 0 ? (opts.intervalMs ?? PRUNE_INTERVAL_MS) : null,
+    run: () => pruneEvents(opts.em, retentionCutoff(opts.clock.now(), opts.days)),
+    done: (n) => logger.info({ deleted: n, retention_days: opts.days }, 'old events deleted'),
+    failed: 'event retention sweep failed; the next one retries',
+  });
 }

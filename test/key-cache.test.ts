@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { authenticate, forgetKey, keyHashOf } from '../src/auth/keys.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
 /**
@@ -79,4 +80,19 @@ describe('key cache', () => {
     await sql.execute('update api_key set revoked_at = now() where id = ?', [Number(k.id.slice(4))]);
     expect(await statusWithin(5000, k.key, 401)).toBe(401);
   });
+});
+
+it('does not cache a verdict read while a key change was heard: the read may predate the change', async () => {
+  const { key } = await newKey();
+  const header = `Bearer ${key}`;
+  // The change is heard while the lookup is under way (its read began before the revocation
+  // committed); the revocation is then made without a notification, so only the cache could
+  // still answer the old verdict.
+  const lookup = authenticate(app.orm.em, header, 60_000);
+  forgetKey(keyHashOf(header) as string);
+  await lookup;
+  await app.orm.em
+    .getConnection()
+    .execute(`update api_key set revoked_at = now() where hash = ?`, [keyHashOf(header)]);
+  await expect(authenticate(app.orm.em, header, 60_000)).rejects.toMatchObject({ code: 'unauthenticated' });
 });

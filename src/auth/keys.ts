@@ -57,8 +57,17 @@ export async function announceKeyChange(em: EntityManager, hash: string): Promis
 
 export const KEY_CHANGES_CHANNEL = 'api_key_changed';
 
+/**
+ * Counts the key changes heard: a verdict read while one was heard may predate it (its read began
+ * before the change committed), so it is not cached, and a websocket opened meanwhile checks its
+ * key again (src/server/websocket.ts).
+ */
+let keyChangesHeard = 0;
+export const keyChangeCount = (): number => keyChangesHeard;
+
 /** Drops a key's cached verdict (see announceKeyChange); everything when the hash is unknown. */
 export function forgetKey(hash?: string): void {
+  keyChangesHeard++;
   if (hash) keyCache.delete(hash);
   else keyCache.clear();
   for (const listener of keyChangeListeners) listener(hash);
@@ -122,6 +131,7 @@ export async function authenticate(
   const hit = keyCache.get(hash);
   let principal = hit && hit.until > now ? hit.principal : undefined;
   if (principal === undefined) {
+    const changesBefore = keyChangesHeard;
     const row = await root.fork().findOne(ApiKey, { hash }, { populate: ['clinic'] });
     principal =
       row && !row.revokedAt
@@ -134,7 +144,7 @@ export async function authenticate(
           }
         : null;
     if (keyCache.size > 10_000) keyCache.clear();
-    keyCache.set(hash, { principal, until: now + ttlMs });
+    if (keyChangesHeard === changesBefore) keyCache.set(hash, { principal, until: now + ttlMs });
   }
   if (!principal) throw new AppError('unauthenticated', 'Invalid or revoked API key.');
   return principal;

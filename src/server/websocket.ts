@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { authenticate, keyHashOf, onKeyChange } from '../auth/keys.ts';
+import { authenticate, keyChangeCount, keyHashOf, onKeyChange } from '../auth/keys.ts';
 import { clientAddressOf, type TrustProxy } from '../lib/client-address.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Limits } from '../lib/limits.ts';
@@ -139,6 +139,7 @@ export function serveSubscriptions(
       onConnect: async (ctx) => {
         const credential = credentialOf(ctx.connectionParams);
         const info = runner.begin({ clientAddress: clientAddressOf(ctx.extra.request, opts.trustProxy) });
+        const changesBefore = keyChangeCount();
         try {
           const { principal } = await runner.authenticate(info, credential, false);
           const connection = {
@@ -154,6 +155,12 @@ export function serveSubscriptions(
           }
           ctx.extra.connection = connection;
           connections.set(ctx.extra.socket, connection);
+          // A key change heard while the key was read may have come after the read began (its
+          // check of open sockets did not see this one yet): checked again now it is known.
+          if (keyChangeCount() !== changesBefore)
+            recheck(connection.hash ?? undefined).catch((err) =>
+              logger.warn({ err }, 'websocket key check failed'),
+            );
           return true;
         } catch (e) {
           if (!(e instanceof AppError)) throw e;

@@ -187,6 +187,39 @@ describe('a caption that could not go out', () => {
   });
 });
 
+describe('a caption that failed after its image was written', () => {
+  it('keeps the Idempotency-Key: the retry is refused, the image is not sent twice', async () => {
+    const sql = (text: string) => app.orm.em.fork().getConnection().execute(text);
+    // The database refuses the caption's row (a fault after the image's transaction committed).
+    await sql(`create function fail_caption() returns trigger language plpgsql as $$
+      begin if new.text = 'FAIL-CAPTION' then raise exception 'caption refused'; end if; return new; end $$`);
+    await sql(
+      `create trigger fail_caption before insert on message for each row execute function fail_caption()`,
+    );
+    const to = newPhone();
+    await app.server.network.inbound({ clinicPhone, from: to, text: 'Send me the x-ray' });
+    const body = { to, media: { type: 'image', url: `${files.url}/photo.jpg`, caption: 'FAIL-CAPTION' } };
+    const headers = { 'idempotency-key': `caption-${to}` };
+    try {
+      const first = await app.post('/v1/chat/messages', body, write, headers);
+      expect(first.status).toBeGreaterThanOrEqual(500);
+    } finally {
+      await sql('drop trigger fail_caption on message');
+      await sql('drop function fail_caption()');
+    }
+    const retry = await app.post('/v1/chat/messages', body, write, headers);
+    expect(retry.status).toBe(409);
+    expect(retry.body.error.param).toBe('Idempotency-Key');
+    const images = await app.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ n: number }[]>(
+        `select count(*)::int as n from message where patient_phone = '${to}' and type = 'image'`,
+      );
+    expect(images[0].n).toBe(1);
+  });
+});
+
 describe('inbound media', () => {
   it('is copied from the network into the store: the link serves the copy after the original is gone', async () => {
     const from = newPhone();

@@ -46,6 +46,8 @@ export interface RequestInfo {
   idempotencyKey?: string;
   /** A REST write's If-Match header (the ETag a GET answered). */
   ifMatch?: string;
+  /** Writes this request has committed so far (src/services/unit-of-work.ts; idempotency.ts reads it). */
+  committedWrites?: number;
 }
 
 /**

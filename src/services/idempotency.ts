@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../lib/errors.ts';
+import { currentRequest } from '../lib/request-context.ts';
 
 /**
  * `Idempotency-Key` on POST routes (beyond the spec: a retried request must never text a patient
@@ -8,7 +9,7 @@ import { AppError } from '../lib/errors.ts';
  * Per API key, for 24 hours: the same key with the same body answers the first response again
  * without running it; with another body it is a 409; a request
  * arriving while the first is still running waits for its answer. A request refused with an
- * error frees its key, so a corrected retry may reuse it.
+ * error before it wrote anything frees its key, so a corrected retry may reuse it.
  */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600_000;
 const WAIT_STEP_MS = 50;
@@ -77,18 +78,27 @@ export async function idempotent<T>(
   );
   if (claimed.length) {
     const id = claimed[0].id;
+    const request = currentRequest();
+    const committedBefore = request?.committedWrites ?? 0;
+    let result: { status: number; body: T };
     try {
-      const result = await run();
-      await conn.execute('update "idempotency_key" set "status" = ?, "response" = ? where "id" = ?', [
-        result.status,
-        JSON.stringify(result.body),
-        id,
-      ]);
-      return { ...result, replayed: false };
+      result = await run();
     } catch (e) {
-      await conn.execute('delete from "idempotency_key" where "id" = ?', [id]);
+      // Freed only when nothing was written: a request that failed after one of its writes
+      // committed (a media send whose caption then failed) keeps its key unanswered, so a retry
+      // is refused (a 409 naming it) rather than run again: never a second message or row.
+      if ((request?.committedWrites ?? 0) === committedBefore)
+        await conn.execute('delete from "idempotency_key" where "id" = ?', [id]);
       throw e;
     }
+    // Outside the try: the write committed, so a failure to store its answer leaves the key
+    // claimed and unanswered, as above, rather than freed for a second write.
+    await conn.execute('update "idempotency_key" set "status" = ?, "response" = ? where "id" = ?', [
+      result.status,
+      JSON.stringify(result.body),
+      id,
+    ]);
+    return { ...result, replayed: false };
   }
   for (let waited = 0; ; waited += WAIT_STEP_MS) {
     const [row] = await conn.execute<

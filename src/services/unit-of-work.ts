@@ -3,7 +3,7 @@ import { runNamed, statementOf } from '../db/named-statements.ts';
 import { Clinic, type ClinicKind } from '../entities/index.ts';
 import { isEventType } from '../events/types.ts';
 import { cached } from '../lib/memo.ts';
-import { atWriteTime, type Principal } from '../lib/request-context.ts';
+import { atWriteTime, currentRequest, type Principal } from '../lib/request-context.ts';
 import type { Row } from './resource.ts';
 import { enqueueDeliveries } from './webhooks/delivery-jobs.ts';
 
@@ -81,7 +81,7 @@ export async function clinicWrite<T, A>(
   const target = bound === undefined ? em.fork({ clear: true }) : em;
   if (bound === undefined) target.setFilterParams('tenant', { clinicId });
   // The write's own time for every timestamp it sets, so rows and events carry one instant.
-  return atWriteTime(now, () =>
+  const committed = await atWriteTime(now, () =>
     target.transactional(async (tx) => {
       const pending: PendingEvent[] = [];
       const result = await work({ em: tx, clinicId, now, record: (e) => pending.push(e) });
@@ -92,6 +92,11 @@ export async function clinicWrite<T, A>(
       return answer ? answer(reader, result) : result;
     }),
   );
+  // Counted on the request: a request that fails after a write committed must not free its
+  // Idempotency-Key for a retry that would write again (src/services/idempotency.ts).
+  const request = currentRequest();
+  if (request) request.committedWrites = (request.committedWrites ?? 0) + 1;
+  return committed;
 }
 
 /** What presenting needs of the clinic, when the caller knows it already (a request's key does). */

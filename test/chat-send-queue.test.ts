@@ -70,9 +70,14 @@ const send = async (to: string, text: string) => {
 };
 
 /** Starts this process's send workers over `network` (the sandbox unless a test wraps it). */
-async function startWorkers(network: MessagingNetwork = app.server.network) {
+async function startWorkers(network: MessagingNetwork = app.server.network, networkTimeoutMs?: number) {
   const boss = app.server.jobs.queue.boss;
-  for (const w of chatSendWorkers({ em: app.orm.em, network, clock: app.clock })) {
+  for (const w of chatSendWorkers({
+    em: app.orm.em,
+    network,
+    clock: app.clock,
+    ...(networkTimeoutMs ? { networkTimeoutMs } : {}),
+  })) {
     const id = await boss.work(w.queue, w.options, w.handler);
     if (w.queue === SEND_QUEUE) working.push(id);
   }
@@ -284,6 +289,32 @@ describe('never twice', () => {
     const id = await send(to, 'Lost answer');
     await app.settle();
     expect(network.attempts.length).toBe(2);
+    expect(sandbox.sent.filter((s) => s.to === to)).toHaveLength(1);
+    expect((await getMessage(id)).status).toBe('read');
+  });
+
+  it('an attempt whose network never answers ends at its timeout, and the next one sends the message once', async () => {
+    const sandbox = app.server.network;
+    const network = failingNetwork([]);
+    let hung = false;
+    let aborted = false;
+    network.send = async (m, signal) => {
+      network.attempts.push(m);
+      if (!hung) {
+        hung = true;
+        signal?.addEventListener('abort', () => {
+          aborted = true;
+        });
+        return new Promise(() => {}); // never answers, and ignores the signal
+      }
+      return sandbox.send(m);
+    };
+    await startWorkers(network, 300);
+    const to = newPhone();
+    const id = await send(to, 'Hung network');
+    await app.settle();
+    expect(network.attempts.length).toBe(2);
+    expect(aborted).toBe(true);
     expect(sandbox.sent.filter((s) => s.to === to)).toHaveLength(1);
     expect((await getMessage(id)).status).toBe('read');
   });

@@ -79,9 +79,10 @@ export interface NetworkTemplate {
 export interface MessagingNetwork {
   /**
    * Hands a message to the network: its id there once accepted. Throws `NetworkRefusal` when the
-   * network refuses it for good, any other error when it could not take it now.
+   * network refuses it for good, any other error when it could not take it now. `signal` aborts
+   * when the sender stops waiting (the request to the network should end with it).
    */
-  send(message: OutboundMessage): Promise<Accepted>;
+  send(message: OutboundMessage, signal?: AbortSignal): Promise<Accepted>;
   /** Sets (or, with null, withdraws) the clinic's reaction to a message. */
   react(reaction: {
     from: string;

@@ -37,7 +37,17 @@ export interface SendWorkerDeps {
   clock: Clock;
   /** Sends under way at once in this process (one conversation's always one at a time). */
   concurrency?: number;
+  /** How long an attempt waits for the network's answer (NETWORK_TIMEOUT_MS by default). */
+  networkTimeoutMs?: number;
 }
+
+/**
+ * An attempt stops waiting for the network after this, well within the job's 60 s expiry
+ * (send-jobs.ts): an attempt always ends before pg-boss gives its job to another, so two attempts
+ * of one message never overlap. The next attempt carries the same reference (the network
+ * recognises a message it took meanwhile).
+ */
+export const NETWORK_TIMEOUT_MS = 30_000;
 
 export function chatSendWorkers(deps: SendWorkerDeps): WorkerDefinition[] {
   return [
@@ -101,8 +111,18 @@ export async function sendQueued(deps: SendWorkerDeps, job: SendJob, claim?: Job
   if (await waitsForEarlier(deps, em, job, m, claim)) return;
   const out = await outboundOf(em, deps, m);
   let networkMessageId: string;
+  const timeoutMs = deps.networkTimeoutMs ?? NETWORK_TIMEOUT_MS;
+  const signal = AbortSignal.timeout(timeoutMs);
   try {
-    ({ networkMessageId } = await deps.network.send(out));
+    ({ networkMessageId } = await Promise.race([
+      deps.network.send(out, signal),
+      // An adapter that does not heed the signal is not waited for either.
+      new Promise<never>((_, reject) =>
+        signal.addEventListener('abort', () =>
+          reject(new Error(`The messaging network did not answer within ${timeoutMs} ms.`)),
+        ),
+      ),
+    ]));
   } catch (e) {
     if (!(e instanceof NetworkRefusal)) throw e;
     await failSend(deps, job, `The messaging network refused the message: ${e.message}`);

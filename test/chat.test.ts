@@ -380,6 +380,27 @@ describe('Idempotency-Key', () => {
 describe('reactions', () => {
   const react = (id: string, body: unknown) => app.post(`/v1/chat/messages/${id}/reaction`, body, write);
 
+  it('two reactions at once leave the network and the API with the same emoji', async () => {
+    const m = await inbound(newPhone());
+    const sandbox = network();
+    const react0 = sandbox.react.bind(sandbox);
+    // The network takes the first reaction at once but answers it late; the second answers at once.
+    let calls = 0;
+    sandbox.react = async (r) => {
+      await react0(r);
+      if (calls++ === 0) await new Promise((resolve) => setTimeout(resolve, 300));
+    };
+    try {
+      const first = react(m.id, { emoji: '👍' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await Promise.all([first, react(m.id, { emoji: '❤️' })]);
+    } finally {
+      sandbox.react = react0;
+    }
+    const shown = sandbox.reactions.at(-1)?.emoji;
+    expect((await getMessage(m.id)).reactions.clinic).toBe(shown);
+  });
+
   it("sets, replaces and withdraws the clinic's reaction on either direction", async () => {
     const phone = newPhone();
     const m = await inbound(phone);

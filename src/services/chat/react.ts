@@ -21,6 +21,9 @@ const view = viewFor(MessageResource, CORE);
  * message of either direction; null withdraws it. Needs the patient's 24-hour window open and the
  * message at most 30 days old.
  */
+/** The advisory lock class of a message's clinic reactions (the second key is the message id). */
+const REACTION_LOCK = 0x7265_6163; // 'reac'
+
 export async function reactToMessage(
   ctx: ServiceContext,
   deps: ChatDeps,
@@ -79,20 +82,35 @@ export async function reactToMessage(
         param: 'id',
       },
     );
-  await deps.network.react({
-    from: conversation.clinicPhone ?? '',
-    to: conversation.patientPhone,
-    networkMessageId: message.networkMessageId,
-    emoji: emoji as string | null,
-  });
-  await chatChange(ctx.em, ctx.principal.clinicId, async (change) => {
-    const m = (await change.em.findOne(Message, message.id, {
-      filters: false,
-      populate: ['conversation'],
-    })) as Message;
-    m.reactionClinic = emoji as string | null;
-    change.touch(m);
-    await change.em.flush();
+  const networkMessageId = message.networkMessageId;
+  // One reaction of a message at a time, network call and write together, in every process: two
+  // at once could reach the network in one order and be written in the other, the patient seeing
+  // one emoji and the API another. The lock is the message's own (receipts and the clinic's other
+  // chat writes do not wait for it), held by a transaction the write then joins.
+  await ctx.em.transactional(async (em) => {
+    await em
+      .getConnection()
+      .execute(
+        'select pg_advisory_xact_lock(?, ?)',
+        [REACTION_LOCK, message.id],
+        'all',
+        em.getTransactionContext(),
+      );
+    await deps.network.react({
+      from: conversation.clinicPhone ?? '',
+      to: conversation.patientPhone,
+      networkMessageId,
+      emoji: emoji as string | null,
+    });
+    await chatChange(em, ctx.principal.clinicId, async (change) => {
+      const m = (await change.em.findOne(Message, message.id, {
+        filters: false,
+        populate: ['conversation'],
+      })) as Message;
+      m.reactionClinic = emoji as string | null;
+      change.touch(m);
+      await change.em.flush();
+    });
   });
   return getMessage(ctx, id, view);
 }

@@ -341,9 +341,27 @@ describe('never twice', () => {
       body: receipt(networkId),
     });
     expect(early.status).toBe(503);
+    // The patient's reaction to it, as early: held back the same way, then applied.
+    const reaction = JSON.stringify({
+      type: 'reaction',
+      network_message_id: networkId,
+      clinic_phone: clinicPhone,
+      from: to,
+      emoji: '👍',
+      at: '2026-11-01T10:00:02Z',
+    });
+    const post = () =>
+      fetch(`${app.url}/hooks/network`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-signature': sign(reaction) },
+        body: reaction,
+      });
+    expect((await post()).status).toBe(503);
     release();
     await app.settle();
     expect((await getMessage(id)).status).toBe('read');
+    expect((await post()).status).toBe(200);
+    expect((await getMessage(id)).reactions.patient).toBe('👍');
   });
 });
 

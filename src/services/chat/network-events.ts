@@ -152,6 +152,37 @@ export async function conversationOf(
   });
 }
 
+/**
+ * The clinic's message the network knows by `networkMessageId`, or null. The network may report
+ * on a message (a receipt, the patient's reaction) before its send worker has saved the id the
+ * network gave it: while one of the clinic's recent messages has no network id yet, a 503 has the
+ * network try again later rather than the report being lost (unsent.ts, HANDOFF_WINDOW_MS).
+ */
+async function messageOfNetworkId(
+  em: EntityManager,
+  clinicId: number,
+  networkMessageId: string,
+  direction?: 'outbound',
+): Promise<Message | null> {
+  const lookup = () =>
+    em.findOne(
+      Message,
+      { clinic: clinicId, networkMessageId, ...(direction ? { direction } : {}) },
+      noFilters,
+    );
+  const found = await lookup();
+  if (found) return found;
+  if (await handoffPending(em, clinicId, clockNow()))
+    throw new AppError(
+      'service_unavailable',
+      `The network id ${networkMessageId} is not known yet: a message of the clinic is being handed to the network. Retry shortly.`,
+    );
+  // Each statement sees what was committed when it began: the worker may have saved the id
+  // between the lookup and the check (its commit is what ended the hand-off). Looked up again
+  // after the check, the message is found if it is the clinic's.
+  return lookup();
+}
+
 async function recordReceipt(
   em: EntityManager,
   event: Extract<NetworkCallback, { type: 'receipt' }>,
@@ -159,28 +190,8 @@ async function recordReceipt(
   const clinic = await em.findOne(Clinic, { phone: event.clinic_phone });
   if (!clinic) return ignored(`No clinic has the number ${event.clinic_phone}.`);
   // Receipts are about what the clinic sent, and only its own messages.
-  const lookup = () =>
-    em.findOne(
-      Message,
-      { clinic: clinic.id, direction: 'outbound', networkMessageId: event.network_message_id },
-      noFilters,
-    );
-  let found = await lookup();
-  if (!found) {
-    // The network may report on a message before its worker has saved the id the network gave
-    // it: while one of the clinic's recent messages has no network id yet, a 503 has the network
-    // try again later rather than the receipt being lost (unsent.ts, HANDOFF_WINDOW_MS).
-    if (await handoffPending(em, clinic.id, clockNow()))
-      throw new AppError(
-        'service_unavailable',
-        `The network id ${event.network_message_id} is not known yet: a message of the clinic is being handed to the network. Retry shortly.`,
-      );
-    // Each statement sees what was committed when it began: the worker may have saved the id
-    // between the lookup and the check (its commit is what ended the hand-off). Looked up again
-    // after the check, the message is found if it is the clinic's.
-    found = await lookup();
-    if (!found) return ignored(`The clinic sent no message with the network id ${event.network_message_id}.`);
-  }
+  const found = await messageOfNetworkId(em, clinic.id, event.network_message_id, 'outbound');
+  if (!found) return ignored(`The clinic sent no message with the network id ${event.network_message_id}.`);
   const { id } = found;
   return chatChange(em, clinic.id, async (change) => {
     const m = (await change.em.findOne(Message, id, {
@@ -227,11 +238,7 @@ async function recordReaction(
   clinicId: number,
   event: Extract<NetworkCallback, { type: 'reaction' }>,
 ): Promise<Recorded> {
-  const found = await em.findOne(
-    Message,
-    { clinic: clinicId, networkMessageId: event.network_message_id },
-    noFilters,
-  );
+  const found = await messageOfNetworkId(em, clinicId, event.network_message_id);
   if (!found) return ignored(`No message has the network id ${event.network_message_id}.`);
   if (found.patientPhone !== event.from)
     throw new AppError(

@@ -16,14 +16,14 @@ export const REACTION_MAX_AGE_MS = 30 * 24 * 3600_000;
 
 const view = viewFor(MessageResource, CORE);
 
+/** The advisory lock class of a message's clinic reactions (the second key is the message id). */
+const REACTION_LOCK = 0x7265_6163; // 'reac'
+
 /**
  * POST /v1/chat/messages/{id}/reaction `{emoji}`: sets or replaces the clinic's reaction on a
  * message of either direction; null withdraws it. Needs the patient's 24-hour window open and the
  * message at most 30 days old.
  */
-/** The advisory lock class of a message's clinic reactions (the second key is the message id). */
-const REACTION_LOCK = 0x7265_6163; // 'reac'
-
 export async function reactToMessage(
   ctx: ServiceContext,
   deps: ChatDeps,

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookSubscription } from '../src/entities/index.ts';
 import { FixedClock } from '../src/lib/clock.ts';
@@ -160,6 +161,40 @@ describe('auto-disable', () => {
     expect(rec.status, JSON.stringify(rec.body)).toBe(202);
     expect(rec.body.data).toMatchObject({ enabled: true, disabled_at: null, disabled_reason: null });
     expect((await subscription(sub)).failingSince).toBeNull();
+  });
+});
+
+describe('recover against a write under way', () => {
+  it('an event written while the subscription was disabled, committed after recover began, is queued', async () => {
+    const { id, sub } = await subscribed();
+    await app.orm.em
+      .fork()
+      .nativeUpdate(WebhookSubscription, { id: sub }, { enabled: false, disabledAt: new Date() }, {
+        filters: false,
+      } as any);
+    const s = await subscription(sub);
+    // A write of the clinic, its event inserted (no subscription enabled: nothing queued), not
+    // committed yet.
+    const writer = new pg.Client({ connectionString: (app as any).databaseUrl });
+    await writer.connect();
+    try {
+      await writer.query('begin');
+      const {
+        rows: [event],
+      } = await writer.query(
+        `insert into "event" ("clinic_id", "type", "scope", "data", "created_at")
+         values ($1, 'patient.created', 'patients:read', '{}', now()) returning "id"`,
+        [(s.clinic as unknown as { id: number }).id],
+      );
+      const recovering = app.post(`/v1/webhooks/${id}/recover`, { since: '2026-01-01T00:00:00Z' }, key);
+      await new Promise((r) => setTimeout(r, 300));
+      await writer.query('commit');
+      expect((await recovering).status).toBe(202);
+      const queued = (await jobsOf(sub)).filter((j) => Number(j.data.event) === Number(event.id));
+      expect(queued).toHaveLength(1);
+    } finally {
+      await writer.end();
+    }
   });
 });
 

@@ -156,6 +156,14 @@ export const recoverWebhook = defineWrite({
       s.failingSince = null;
       s.consecutiveFailures = 0;
       await w.em.flush();
+      // A write under way may have read the subscription as disabled (queuing it nothing) and not
+      // committed its event yet, which the query below would then miss for ever. The outbox is
+      // held still until this commits: writes in flight are waited for (their events are seen
+      // below), and a write that starts meanwhile waits, then reads the subscription enabled.
+      // Every clinic's writes wait as long as this takes: only a re-enabling recover does it.
+      await w.em
+        .getConnection()
+        .execute('lock table "event" in share mode', [], 'run', w.em.getTransactionContext());
     }
     const failed = (await w.em
       .getConnection()

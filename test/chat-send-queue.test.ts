@@ -466,7 +466,11 @@ describe('a receipt for a network id not known', () => {
     const id = r.body.data.id as string;
     try {
       expect((await post('sbx_unknown_2')).status).toBe(503);
-      app.clock.set('2026-11-01T10:26:00Z');
+      // Still held half an hour on: a send may wait 15 minutes behind an earlier one, then spend
+      // its own attempts (unsent.ts, HANDOFF_WINDOW_MS).
+      app.clock.set('2026-11-01T10:30:00Z');
+      expect((await post('sbx_unknown_2')).status).toBe(503);
+      app.clock.set('2026-11-01T10:36:00Z');
       const late = await post('sbx_unknown_2');
       expect(late.status).toBe(200);
       expect(await late.json()).toMatchObject({ status: 'ignored' });

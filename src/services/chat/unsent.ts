@@ -17,10 +17,12 @@ export const ORDER_LOOKBACK_MS = 60 * 60 * 1000;
 
 /**
  * How recently a message must have been recorded for a receipt with an unknown network id to be
- * held as possibly its (503): its attempts span about 10 minutes (send-jobs.ts, SEND_RETRY) plus
- * a hung attempt's 60 s, and waiting behind an earlier message of its conversation adds as much.
+ * held as possibly its (503): waiting behind an earlier message of its conversation takes up to
+ * ORDER_WAIT_MS (15 minutes, send-worker.ts), then its own 7 attempts up to about 10 minutes
+ * (send-jobs.ts, SEND_RETRY, with jitter) and each attempt up to NETWORK_TIMEOUT_MS (30 s):
+ * about 29 minutes at worst, and a margin.
  */
-export const HANDOFF_WINDOW_MS = 25 * 60 * 1000;
+export const HANDOFF_WINDOW_MS = 35 * 60 * 1000;
 
 /**
  * An earlier outbound message of the same conversation, still unsent and not failed, if any:

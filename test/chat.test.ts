@@ -2,6 +2,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Clinic } from '../src/entities/index.ts';
 import { clinicReaders } from '../src/lib/request-context.ts';
 import { signBody } from '../src/lib/signing.ts';
+import { NetworkRefusal } from '../src/network/adapter.ts';
 import { REJECTION_REASON } from '../src/network/sandbox.ts';
 import { previewOf } from '../src/services/chat/changes.ts';
 import { syncTemplates } from '../src/services/chat/template-sync.ts';
@@ -379,6 +380,29 @@ describe('Idempotency-Key', () => {
 
 describe('reactions', () => {
   const react = (id: string, body: unknown) => app.post(`/v1/chat/messages/${id}/reaction`, body, write);
+
+  it('a network that refuses or fails a reaction is a 422 or a 503, and nothing is recorded', async () => {
+    const m = await inbound(newPhone());
+    const sandbox = network();
+    const react0 = sandbox.react.bind(sandbox);
+    try {
+      sandbox.react = async () => {
+        throw new NetworkRefusal('reactions are off for this number');
+      };
+      const refused = await react(m.id, { emoji: '👍' });
+      expect(refused.status).toBe(422);
+      expect(refused.body.error).toMatchObject({ code: 'validation_failed', param: 'emoji' });
+      sandbox.react = async () => {
+        throw new Error('socket hang up');
+      };
+      const failed = await react(m.id, { emoji: '👍' });
+      expect(failed.status).toBe(503);
+      expect(failed.body.error.code).toBe('service_unavailable');
+    } finally {
+      sandbox.react = react0;
+    }
+    expect((await getMessage(m.id)).reactions.clinic).toBeNull();
+  });
 
   it('two reactions at once leave the network and the API with the same emoji', async () => {
     const m = await inbound(newPhone());

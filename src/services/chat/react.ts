@@ -1,7 +1,9 @@
 import { Conversation, Message } from '../../entities/index.ts';
+import { bounded } from '../../lib/bounded.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { parseMessageId } from '../../lib/ids.ts';
 import type { ServiceContext } from '../../lib/request-context.ts';
+import { NetworkRefusal } from '../../network/adapter.ts';
 import { jsonObject } from '../json-body.ts';
 import { CORE, type Row, viewFor } from '../resource.ts';
 import { chatChange } from './changes.ts';
@@ -18,6 +20,9 @@ const view = viewFor(MessageResource, CORE);
 
 /** The advisory lock class of a message's clinic reactions (the second key is the message id). */
 const REACTION_LOCK = 0x7265_6163; // 'reac'
+
+/** How long a reaction waits for the network: within the request deadline (10 s by default). */
+const REACTION_NETWORK_TIMEOUT_MS = 8_000;
 
 /**
  * POST /v1/chat/messages/{id}/reaction `{emoji}`: sets or replaces the clinic's reaction on a
@@ -96,11 +101,33 @@ export async function reactToMessage(
         'all',
         em.getTransactionContext(),
       );
-    await deps.network.react({
-      from: conversation.clinicPhone ?? '',
-      to: conversation.patientPhone,
-      networkMessageId,
-      emoji: emoji as string | null,
+    // Bounded: the transaction holds a connection (and the message's lock) while it waits.
+    await bounded(
+      () =>
+        deps.network.react({
+          from: conversation.clinicPhone ?? '',
+          to: conversation.patientPhone,
+          networkMessageId,
+          emoji: emoji as string | null,
+        }),
+      REACTION_NETWORK_TIMEOUT_MS,
+      () =>
+        new AppError(
+          'service_unavailable',
+          `The messaging network did not answer within ${REACTION_NETWORK_TIMEOUT_MS / 1000} s; the reaction was not recorded. Try again.`,
+        ),
+    ).catch((e) => {
+      if (e instanceof AppError) throw e;
+      // The network's own answer, as an error of the API: a refusal is for good, anything else
+      // may pass (the reaction is not recorded either way).
+      throw e instanceof NetworkRefusal
+        ? new AppError('validation_failed', `The messaging network refused the reaction: ${e.message}`, {
+            param: 'emoji',
+          })
+        : new AppError(
+            'service_unavailable',
+            'The messaging network could not take the reaction now; the reaction was not recorded. Try again.',
+          );
     });
     await chatChange(em, ctx.principal.clinicId, async (change) => {
       const m = (await change.em.findOne(Message, message.id, {

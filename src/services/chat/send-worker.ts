@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Job, JobWithMetadata } from 'pg-boss';
 import { Message, Template } from '../../entities/index.ts';
+import { bounded } from '../../lib/bounded.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { messageId } from '../../lib/ids.ts';
 import { completeInTransaction, type JobClaim, type WorkerDefinition } from '../../lib/job-queue.ts';
@@ -112,17 +113,12 @@ export async function sendQueued(deps: SendWorkerDeps, job: SendJob, claim?: Job
   const out = await outboundOf(em, deps, m);
   let networkMessageId: string;
   const timeoutMs = deps.networkTimeoutMs ?? NETWORK_TIMEOUT_MS;
-  const signal = AbortSignal.timeout(timeoutMs);
   try {
-    ({ networkMessageId } = await Promise.race([
-      deps.network.send(out, signal),
-      // An adapter that does not heed the signal is not waited for either.
-      new Promise<never>((_, reject) =>
-        signal.addEventListener('abort', () =>
-          reject(new Error(`The messaging network did not answer within ${timeoutMs} ms.`)),
-        ),
-      ),
-    ]));
+    ({ networkMessageId } = await bounded(
+      (signal) => deps.network.send(out, signal),
+      timeoutMs,
+      () => new Error(`The messaging network did not answer within ${timeoutMs} ms.`),
+    ));
   } catch (e) {
     if (!(e instanceof NetworkRefusal)) throw e;
     await failSend(deps, job, `The messaging network refused the message: ${e.message}`);

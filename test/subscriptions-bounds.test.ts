@@ -1,9 +1,9 @@
 import { beforeAll, expect, it } from 'vitest';
 import type { AppServices } from '../src/lib/request-context.ts';
-import { systemContext } from '../src/server/runner.ts';
 import { EventHub } from '../src/services/events/hub.ts';
 import { liveEvents, MAX_UNREAD } from '../src/services/events/live.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
+import { systemContext } from './system-context.ts';
 
 /**
  * A subscription holds what its client has not read yet, within bounds (src/services/events/live.ts):

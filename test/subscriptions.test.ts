@@ -2,10 +2,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { announceKeyChange, revokeApiKey } from '../src/auth/keys.ts';
 import { ApiKey, Clinic, Event } from '../src/entities/index.ts';
 import type { AppServices } from '../src/lib/request-context.ts';
-import { systemContext } from '../src/server/runner.ts';
 import { EventHub } from '../src/services/events/hub.ts';
 import { liveEvents } from '../src/services/events/live.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
+import { systemContext } from './system-context.ts';
 import { connect, type TestSocket, until } from './ws-client.ts';
 
 /**

@@ -3,7 +3,6 @@ import { getOperationAST } from 'graphql';
 import type { Clock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
 import {
-  authenticated,
   currentRequest,
   newRequest,
   type RequestContext,
@@ -213,36 +212,4 @@ export function runSystem<T>(clock: Clock, fn: () => Promise<T>): Promise<T> {
   const info = newRequest(clock, noHeaders, { clientAddress: 'system' });
   Object.defineProperty(info, 'timeMs', { get: () => clock.now().getTime() });
   return runRequest(info, fn);
-}
-
-/**
- * A clinic's system principal, for work that calls services as that clinic with no client (the
- * event hub's tests today): the given scopes, the injected clock, no request, no rate limit.
- */
-export function systemContext(
-  deps: Pick<AppDeps, 'em' | 'services'>,
-  opts: {
-    clinicId: number;
-    clinicKind: 'dental' | 'veterinary';
-    country: string;
-    clock: Clock;
-    scopes?: Iterable<string>;
-  },
-): RequestContext {
-  const info = newRequest(opts.clock, noHeaders, { clientAddress: 'system' });
-  return authenticated(
-    info,
-    {
-      keyId: 'system',
-      clinicId: opts.clinicId,
-      clinicKind: opts.clinicKind,
-      country: opts.country,
-      scopes: new Set(opts.scopes ?? []),
-    },
-    deps.em,
-    false,
-    async () => {},
-    () => true,
-    deps.services,
-  );
 }

@@ -19,7 +19,11 @@ export interface Receiver {
   hits: number;
   /** Requests refused for a bad signature or headers. */
   refused: number;
-  mode: { status?: number; hang?: boolean };
+  /** `delayMs`: answer that late (a slow receiver). */
+  mode: { status?: number; hang?: boolean; delayMs?: number };
+  /** Requests under way now, and the most there ever were at once. */
+  inFlight: number;
+  maxInFlight: number;
   secret: string;
   /** Resolves when `n` events have been accepted. */
   waitFor(n: number, timeoutMs?: number): Promise<void>;
@@ -38,17 +42,29 @@ export async function startReceiver(secret = ''): Promise<Receiver> {
     arrivals: [],
     hits: 0,
     refused: 0,
+    inFlight: 0,
+    maxInFlight: 0,
     mode: {},
     secret,
   };
   const hanging = new Set<import('node:http').ServerResponse>();
   const server: Server = createServer(async (req, res) => {
     r.hits++;
+    r.maxInFlight = Math.max(r.maxInFlight, ++r.inFlight);
+    // Until the answer is written or the connection goes (a killed worker's attempt).
+    let counted = true;
+    const done = () => {
+      if (counted) r.inFlight--;
+      counted = false;
+    };
+    res.once('finish', done);
+    res.once('close', done);
     const raw = await rawBodyOf(req);
     if (r.mode.hang) {
       hanging.add(res);
       return;
     }
+    if (r.mode.delayMs) await new Promise((resolve) => setTimeout(resolve, r.mode.delayMs));
     const given = req.headers['x-service-signature'];
     const expected = Buffer.from(`sha256=${createHmac('sha256', r.secret).update(raw).digest('hex')}`);
     const ok =

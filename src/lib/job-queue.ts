@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CompiledQuery } from 'kysely';
 import { type Db, type JobInsert, PgBoss, type Queue, type WorkHandler, type WorkOptions } from 'pg-boss';
+import { type CappedWorker, type CappedWorkerDefinition, startCappedWorker } from './capped-worker.ts';
 import { logger } from './logger.ts';
 
 /**
@@ -9,8 +10,9 @@ import { logger } from './logger.ts';
  * (`enqueueInTransaction`), so a change and its jobs commit together or not at all; workers run
  * in the service process by default and in `npm run worker` for scale. pg-boss gives us what we
  * would otherwise hand-write: SKIP LOCKED fetches (several workers never take one job at once),
- * a heartbeat that gives a killed worker's job back within a minute, per-group concurrency, and
- * LISTEN/NOTIFY wake-ups.
+ * a heartbeat that gives a killed worker's job back within a minute, fenced completion, and
+ * LISTEN/NOTIFY wake-ups. A cap per group that must hold across processes is ours
+ * (src/lib/capped-worker.ts): pg-boss's own `groupConcurrency` is counted without a lock.
  */
 
 /** A queue a domain declares (src/webhooks/…, src/services/chat/…): its name and pg-boss options. */
@@ -34,10 +36,15 @@ export interface WorkerDefinition<T extends object = any> {
   pollers?: number;
 }
 
+/** Either kind: pg-boss's own worker, or one capped per group across processes (src/lib/capped-worker.ts). */
+export type AnyWorkerDefinition = WorkerDefinition | CappedWorkerDefinition;
+
+const isCapped = (w: AnyWorkerDefinition): w is CappedWorkerDefinition => 'cap' in w;
+
 export interface JobQueue {
   readonly boss: PgBoss;
   /** Starts `workers` in this process (the service's default, and `npm run worker`). */
-  work(workers: readonly WorkerDefinition[]): Promise<void>;
+  work(workers: readonly AnyWorkerDefinition[]): Promise<void>;
   /** Stops fetching, lets jobs under way finish (up to `graceMs`), closes the pool. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -76,11 +83,18 @@ export async function startJobQueue(opts: {
   await boss.start();
   for (const q of opts.queues) await ensureQueue(boss, q);
   const workerIds: string[] = [];
+  const capped: CappedWorker[] = [];
   const runJob = opts.runJob ?? (<T>(fn: () => Promise<T>) => fn());
   return {
     boss,
     async work(workers) {
       for (const w of workers) {
+        if (isCapped(w)) {
+          capped.push(
+            await startCappedWorker(boss, w, { databaseUrl: opts.databaseUrl, schema: QUEUE_SCHEMA, runJob }),
+          );
+          continue;
+        }
         const scoped: WorkHandler<any> = (jobs) => runJob(() => w.handler(jobs));
         if (!w.pollers) {
           workerIds.push(await boss.work(w.queue, w.options, scoped));
@@ -102,6 +116,8 @@ export async function startJobQueue(opts: {
       }
     },
     async stop(graceMs = 10_000) {
+      // Before pg-boss closes the pool its jobs are settled through.
+      await Promise.all(capped.map((c) => c.stop(graceMs)));
       await boss.stop({ graceful: true, timeout: graceMs, close: true });
     },
   };

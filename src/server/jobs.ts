@@ -1,12 +1,12 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { type Clock, systemClock } from '../lib/clock.ts';
 import {
+  type AnyWorkerDefinition,
   attachJobQueue,
   detachJobQueue,
   type JobQueue,
   type QueueDefinition,
   startJobQueue,
-  type WorkerDefinition,
 } from '../lib/job-queue.ts';
 import { sendFailedQueue, sendQueue } from '../services/chat/send-jobs.ts';
 import { deliveryQueue } from '../services/webhooks/delivery-jobs.ts';
@@ -55,7 +55,7 @@ export function queueTuningOf(config: {
 
 export async function startJobs(opts: {
   orm: MikroORM;
-  workers?: readonly WorkerDefinition[];
+  workers?: readonly AnyWorkerDefinition[];
   /** The workers' clock (the server's injected one): their jobs run in its system scope. */
   clock?: Clock;
   tuning?: QueueTuning;

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { GroupCap } from '../../lib/group-slots.ts';
 import { enqueueInTransaction, QUEUE_SCHEMA, type QueueDefinition } from '../../lib/job-queue.ts';
 
 /**
@@ -33,8 +34,22 @@ export const deliveryQueue: QueueDefinition = {
   },
 };
 
-/** The subscription's group: pg-boss bounds how many of one subscription's jobs run at once. */
+/** The subscription's group: the jobs of one subscription, capped together (deliverySlots). */
 export const deliveryGroup = (subscription: number) => ({ id: `wh_${subscription}` });
+
+/** The advisory lock class of a subscription's first delivery slot ('wh' and slot 0; the second key is the subscription id). */
+const DELIVERY_SLOT_LOCK = 0x7768_0000;
+
+/**
+ * At most `perSubscription` attempts of one subscription at once, across every worker process:
+ * one advisory lock per slot (src/lib/group-slots.ts), classes DELIVERY_SLOT_LOCK + slot.
+ */
+export const deliverySlots = (perSubscription: number): GroupCap => ({
+  perGroup: perSubscription,
+  lockClass: DELIVERY_SLOT_LOCK,
+  keyOf: (group) => Number(group.slice('wh_'.length)),
+  groupOf: (key) => deliveryGroup(key).id,
+});
 
 /** Creates delivery jobs in the transaction `em` is in; `startAfter` in seconds from now. */
 export function enqueueDeliveries(em: EntityManager, jobs: DeliveryJob[], startAfterSeconds?: number) {

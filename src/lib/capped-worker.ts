@@ -1,0 +1,252 @@
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import type { Db, Job, JobResult, PgBoss } from 'pg-boss';
+import { type GroupCap, type Slot, startSlotLease } from './group-slots.ts';
+import { logger } from './logger.ts';
+
+/**
+ * A worker whose jobs of one group run at most `cap.perGroup` at once across every process
+ * (src/lib/group-slots.ts: the slots are advisory locks of the process's lease connection). It
+ * uses pg-boss for what pg-boss does well (storage, SKIP LOCKED fetches, retries, fenced
+ * completion, heartbeats) and keeps the claim to itself:
+ * 1. on the lease connection, one claim at a time per process: the groups whose slots are all held
+ *    are read from `pg_locks`, pg-boss fetches a batch skipping them (`ignoreGroups`), a slot is
+ *    taken for each job, and a job that got none (its group filled meanwhile) is given back at
+ *    once (`restore`: no attempt is counted);
+ * 2. each job's slot is given back as soon as its own promise settles, not when its batch ends, so
+ *    a hanging job holds its own slot and poller, never its batch-mates' slots;
+ * 3. a poller that found jobs claims again at once; an idle one waits for the queue's NOTIFY, a
+ *    slot given back in this process, or `pollIntervalMs` (retries coming due, other processes'
+ *    slots freed).
+ */
+export interface CappedWorkerDefinition<T extends object = any> {
+  queue: string;
+  cap: GroupCap;
+  /** Jobs claimed at once by one poller; they run in parallel. */
+  batchSize: number;
+  /** Pollers in this process, each with at most one batch in hand. */
+  pollers: number;
+  /** The backstop wait of an idle poller. */
+  pollIntervalMs: number;
+  /** One promise per job, in the batch's order. A rejection fails that job (pg-boss retries it). */
+  handle(jobs: Job<T>[]): Promise<JobResult>[];
+}
+
+export interface CappedWorker {
+  /** Stops claiming, waits up to `graceMs` for jobs under way, fails (for a retry) those still running. */
+  stop(graceMs: number): Promise<void>;
+}
+
+interface Claimed {
+  job: Job<any>;
+  slot?: Slot;
+}
+
+/** pg-boss's NOTIFY channel for a schema (its plans.notifyChannelSql, which pg-boss does not export). */
+export const queueChannel = (schema: string) =>
+  `pgboss_${createHash('sha224').update(schema).digest('hex').slice(0, 24)}`;
+
+/**
+ * Gives claimed jobs back untouched, as pg-boss 12.38's own `restore` does for its local group
+ * excess (plans.restoreJobs; not exposed on PgBoss): created again, not started, so the next
+ * claim counts no attempt (pinned version; check it when upgrading pg-boss).
+ */
+async function giveBack(db: Db, schema: string, queue: string, ids: string[]): Promise<void> {
+  if (!ids.length) return;
+  await db.executeSql(
+    `update "${schema}"."job" set "state" = 'created', "started_on" = null, "heartbeat_on" = null, "upsert_by_key" = null
+     where "name" = $1 and "id" = any($2::uuid[]) and "state" = 'active'`,
+    [queue, ids],
+  );
+}
+
+const clientDb = (client: pg.Client): Db => ({
+  async executeSql(text: string, values?: unknown[]) {
+    const res = await client.query(text, values as any[]);
+    return { rows: res.rows };
+  },
+});
+
+export async function startCappedWorker(
+  boss: PgBoss,
+  def: CappedWorkerDefinition,
+  opts: { databaseUrl: string; schema: string; runJob: <R>(fn: () => Promise<R>) => Promise<R> },
+): Promise<CappedWorker> {
+  let stopped = false;
+  const idle = new Set<() => void>();
+  const wakeOne = () => {
+    const next = idle.values().next();
+    if (next.done) return;
+    idle.delete(next.value);
+    next.value();
+  };
+  const lease = await startSlotLease({
+    databaseUrl: opts.databaseUrl,
+    cap: def.cap,
+    channel: queueChannel(opts.schema),
+    name: `clinic-gateway ${def.queue} slots`,
+    onNotify: (payload) => {
+      if (payload === def.queue) wakeOne();
+    },
+    onReady: wakeOne,
+  });
+  /** Jobs being handled, for stop() to fail the ones that outlive the grace. */
+  const running = new Map<string, { id: string; retryCount: number }>();
+  const batches = new Set<Promise<void>>();
+  const poolDb = boss.getDb() as Db;
+
+  async function claim(): Promise<Claimed[]> {
+    const out = await lease.exclusive(async (session) => {
+      const db = clientDb(session.client);
+      const ignoreGroups = await session.fullGroups();
+      const jobs = await boss.fetch(def.queue, { batchSize: def.batchSize, ignoreGroups, db } as any);
+      if (!jobs.length) return [];
+      let taken = new Map<string, Slot[]>();
+      try {
+        const wanted = new Map<string, number>();
+        for (const j of jobs) if (j.groupId) wanted.set(j.groupId, (wanted.get(j.groupId) ?? 0) + 1);
+        if (wanted.size) taken = await session.acquire(wanted);
+        const claimed: Claimed[] = [];
+        const losers: string[] = [];
+        for (const job of jobs) {
+          if (!job.groupId) {
+            claimed.push({ job });
+            continue;
+          }
+          const slot = taken.get(job.groupId)?.shift();
+          if (slot) claimed.push({ job, slot });
+          else losers.push(job.id);
+        }
+        await giveBack(db, opts.schema, def.queue, losers);
+        return claimed;
+      } catch (err) {
+        // Nothing half-claimed is kept: the batch goes back to the queue and its slots are freed.
+        for (const slots of taken.values()) for (const s of slots) lease.release(s);
+        await giveBack(
+          poolDb,
+          opts.schema,
+          def.queue,
+          jobs.map((j) => j.id),
+        ).catch(() => {});
+        throw err;
+      }
+    });
+    return out ?? [];
+  }
+
+  async function handle(batch: Claimed[]): Promise<void> {
+    const claims = batch.map(({ job }) => ({ id: job.id, retryCount: job.retryCount }));
+    for (const c of claims) running.set(c.id, c);
+    const open = new Set(claims);
+    const beats = batch.map(({ job }) => job.heartbeatSeconds ?? 0).filter((s) => s > 0);
+    // pg-boss's heartbeat contract, which its own work() would keep: refreshed at half the period.
+    const heartbeat = beats.length
+      ? setInterval(
+          () => {
+            if (open.size)
+              boss.touch(def.queue, [...open]).catch((err) => logger.warn({ err }, 'job heartbeat failed'));
+          },
+          (Math.min(...beats) * 1000) / 2,
+        )
+      : undefined;
+    const completed: { id: string; retryCount: number }[] = [];
+    try {
+      await opts.runJob(async () => {
+        let promises: Promise<JobResult>[];
+        try {
+          promises = def.handle(batch.map((b) => b.job));
+        } catch (err) {
+          promises = batch.map(() => Promise.reject(err));
+        }
+        await Promise.all(
+          promises.map(async (p, i) => {
+            const claim = claims[i];
+            const result = await p.catch(
+              (err): JobResult => ({ id: claim.id, status: 'failed', output: { message: String(err) } }),
+            );
+            open.delete(claim);
+            const slot = batch[i].slot;
+            if (slot) lease.release(slot);
+            if (result.status === 'completed') completed.push(claim);
+            else
+              await boss
+                .fail(def.queue, [claim], result.output)
+                .catch((err) => logger.error({ err }, 'job not failed'));
+            running.delete(claim.id);
+          }),
+        );
+      });
+      // Most handlers complete their jobs with their own record (fenced); this settles the rest.
+      if (completed.length) await boss.complete(def.queue, completed);
+    } catch (err) {
+      logger.error({ err, queue: def.queue }, 'job batch not settled');
+    } finally {
+      if (heartbeat) clearInterval(heartbeat);
+    }
+  }
+
+  function waitForWork(): Promise<void> {
+    return new Promise((resolve) => {
+      // Staggered, so idle pollers do not all fetch in the same instant.
+      const timer = setTimeout(done, def.pollIntervalMs * (0.5 + Math.random()));
+      function done() {
+        clearTimeout(timer);
+        idle.delete(done);
+        resolve();
+      }
+      idle.add(done);
+    });
+  }
+
+  async function poll(): Promise<void> {
+    while (!stopped) {
+      let batch: Claimed[];
+      try {
+        batch = await claim();
+      } catch (err) {
+        logger.error({ err, queue: def.queue }, 'job claim failed');
+        await waitForWork();
+        continue;
+      }
+      if (stopped && batch.length) {
+        // Claimed while stopping: back to the queue untouched.
+        for (const b of batch) if (b.slot) lease.release(b.slot);
+        await giveBack(
+          poolDb,
+          opts.schema,
+          def.queue,
+          batch.map((b) => b.job.id),
+        ).catch(() => {});
+        return;
+      }
+      if (!batch.length) {
+        await waitForWork();
+        continue;
+      }
+      // A full batch: more may be waiting, so another idle poller claims too.
+      if (batch.length === def.batchSize) wakeOne();
+      const p = handle(batch);
+      batches.add(p);
+      await p;
+      batches.delete(p);
+    }
+  }
+
+  const loops = Array.from({ length: def.pollers }, () => poll());
+
+  return {
+    async stop(graceMs) {
+      stopped = true;
+      for (const wake of [...idle]) wake();
+      let timer: NodeJS.Timeout | undefined;
+      const grace = new Promise<void>((r) => {
+        timer = setTimeout(r, graceMs);
+      });
+      await Promise.race([Promise.all(loops), grace]);
+      clearTimeout(timer);
+      // Outlived the grace: failed now so that pg-boss retries them soon, as its own stop does.
+      if (running.size) await boss.fail(def.queue, [...running.values()]).catch(() => {});
+      await lease.close();
+    },
+  };
+}

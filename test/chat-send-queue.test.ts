@@ -399,9 +399,7 @@ describe("one conversation's sends in order", () => {
     expect(rows.every((r) => r.state === 'completed' && r.retry_count === 0)).toBe(true);
   });
 
-  it('an earlier message that is stuck (its job lost) holds the next one back only for a while', {
-    timeout: 40_000,
-  }, async () => {
+  it('an earlier message that nothing will send (its job lost) does not hold the next one back', async () => {
     const network = failingNetwork([]);
     const to = newPhone();
     const stuck = await send(to, 'never handed over');
@@ -409,20 +407,50 @@ describe("one conversation's sends in order", () => {
       SEND_QUEUE,
       stuck.slice(4),
     ]);
-    const next = await send(to, 'held back');
+    const next = await send(to, 'not held back');
     await startWorkers(network);
-    await new Promise((r) => setTimeout(r, 3000));
-    expect(network.attempts).toEqual([]);
-    expect(await jobsOf(next)).toContain('chat-send:created');
-    app.clock.set('2026-11-01T10:15:00Z');
+    // The clock stands still: a send that waited for the stuck one would never go out.
+    await waitFor(() => network.attempts.length > 0, 'the next message was held back', 5000);
     await app.settle();
     expect(network.attempts.map((a) => a.reference)).toEqual([next]);
-    // A message recorded over an hour after the stuck one does not wait for it at all.
-    app.clock.set('2026-11-01T11:30:00Z');
-    const later = await send(to, 'much later');
-    await app.settle();
-    expect(network.attempts.map((a) => a.reference)).toEqual([next, later]);
+    expect((await getMessage(next)).status).toBe('read');
+    expect((await getMessage(stuck)).status).toBe('queued');
     await sql.query(`update message set failed_at = now() where id = $1`, [stuck.slice(4)]);
+  });
+
+  it('an earlier message whose job runs only later holds the next one back for at most 15 minutes', {
+    timeout: 40_000,
+  }, async () => {
+    const network = failingNetwork([]);
+    const to = newPhone();
+    const slow = await send(to, 'its job far off');
+    // Its job alive (it will run), but not for a day: a network that stays down looks the same.
+    await sql.query(
+      `update pgboss.job set start_after = now() + interval '1 day' where name = $1 and data->>'message' = $2`,
+      [SEND_QUEUE, slow.slice(4)],
+    );
+    const next = await send(to, 'held back');
+    await startWorkers(network);
+    try {
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(network.attempts).toEqual([]);
+      expect(await jobsOf(next)).toContain('chat-send:created');
+      app.clock.set('2026-11-01T10:15:00Z');
+      await waitFor(() => network.attempts.length > 0, 'not sent after 15 minutes', 10_000);
+      expect(network.attempts.map((a) => a.reference)).toEqual([next]);
+      // A message recorded over an hour after the slow one does not wait for it at all.
+      app.clock.set('2026-11-01T11:30:00Z');
+      const later = await send(to, 'much later');
+      await waitFor(() => network.attempts.length > 1, 'the later message was held back', 5000);
+      expect(network.attempts.map((a) => a.reference)).toEqual([next, later]);
+    } finally {
+      await sql.query(`delete from pgboss.job where name = $1 and data->>'message' = $2`, [
+        SEND_QUEUE,
+        slow.slice(4),
+      ]);
+      await sql.query(`update message set failed_at = now() where id = $1`, [slow.slice(4)]);
+    }
+    await app.settle();
   });
 });
 

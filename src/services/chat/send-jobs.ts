@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { enqueueInTransaction, type QueueDefinition } from '../../lib/job-queue.ts';
+import { enqueueInTransaction, QUEUE_SCHEMA, type QueueDefinition } from '../../lib/job-queue.ts';
 
 /**
  * The chat's network sends (issue 17, Outbound messages through the same queue): one job per
@@ -66,6 +66,20 @@ export const sendQueue: QueueDefinition = {
  * message of the conversation is still unsent (send-worker.ts, unsent.ts).
  */
 export const sendGroup = (conversation: number) => ({ id: `conv_${conversation}` });
+
+/**
+ * SQL condition: the message whose id is `messageColumn`, of the conversation whose group id is
+ * the one parameter (`sendGroup(conversation).id`), has a send job that pg-boss will still run:
+ * waiting, waiting to retry, or under way (a killed worker's comes back). A message without one
+ * is never sent (its job lost, or out of attempts and about to be failed by the dead letter).
+ * Straight on pg-boss's table, as cancelDeliveries (src/services/webhooks/delivery-jobs.ts) is:
+ * relies on pg-boss 12.38's "pgboss"."job" ("name", "group_id", "state", "data"); index job_i14
+ * (name, state) over live jobs only, so it reads the queue's backlog, never its history.
+ */
+export const liveSendJob = (messageColumn: string) =>
+  `exists (select 1 from "${QUEUE_SCHEMA}"."job" "j" where "j"."name" = '${SEND_QUEUE}'
+     and "j"."state" in ('created', 'retry', 'active') and "j"."group_id" = ?
+     and "j"."data"->>'message' = ${messageColumn}::text)`;
 
 /**
  * Creates the send job of a message in the transaction `em` is in; `startAfter` (seconds) for a

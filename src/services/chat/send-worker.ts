@@ -86,7 +86,8 @@ export function chatSendWorkers(deps: SendWorkerDeps): WorkerDefinition[] {
 /**
  * How long a send steps back for an earlier unsent message of its conversation before it goes
  * out anyway: longer than the earlier one's own attempts and its failure take (about 10 minutes,
- * send-jobs.ts SEND_RETRY), so order gives way only to an earlier message that is stuck.
+ * send-jobs.ts SEND_RETRY), so order gives way only to an earlier message whose job is alive but
+ * not getting through. One with no live job at all is not waited for (unsent.ts, earlierUnsent).
  */
 export const ORDER_WAIT_MS = 15 * 60 * 1000;
 /**

@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { liveSendJob, sendGroup } from './send-jobs.ts';
 
 /**
  * Outbound messages the network has not taken yet (no network id) and that have not failed,
  * read from our own table on its existing indexes, each query bounded by time: pg-boss's job
- * table has no index on what we would ask it, and its states say nothing of ordering (a job
- * waiting to retry frees its conversation's slot).
+ * states say nothing of ordering (a job waiting to retry frees its conversation's slot). Only
+ * whether such a message will still be sent is asked of pg-boss's table (liveSendJob).
  */
 
 /**
@@ -25,10 +26,13 @@ export const ORDER_LOOKBACK_MS = 60 * 60 * 1000;
 export const HANDOFF_WINDOW_MS = 35 * 60 * 1000;
 
 /**
- * An earlier outbound message of the same conversation, still unsent and not failed, if any:
- * `message` must not go out before it. Earlier is by id, the order the clinic's chat lock
- * recorded them in; the created_at range keeps the scan to the conversation's recent messages
- * (index conversation_id, created_at, id).
+ * An earlier outbound message of the same conversation, still unsent and not failed, that a live
+ * send job will still move on, if any: `message` must not go out before it. One that nothing
+ * will send (its job lost) is no reason to wait: it would hold the conversation up for nothing
+ * (issue 25: a seeded `queued` message without a job held the demo's first conversation for
+ * ORDER_WAIT_MS). Earlier is by id, the order the clinic's chat lock recorded them in; the
+ * created_at range keeps the scan to the conversation's recent messages (index conversation_id,
+ * created_at, id).
  */
 export async function earlierUnsent(
   em: EntityManager,
@@ -39,8 +43,15 @@ export async function earlierUnsent(
     `select "id" from "message"
       where "conversation_id" = ? and "created_at" >= ? and "created_at" <= ? and "id" < ?
         and "direction" = 'outbound' and "network_message_id" is null and "failed_at" is null
+        and ${liveSendJob('"message"."id"')}
       order by "id" limit 1`,
-    [message.conversationId, new Date(created.getTime() - ORDER_LOOKBACK_MS), created, message.id],
+    [
+      message.conversationId,
+      new Date(created.getTime() - ORDER_LOOKBACK_MS),
+      created,
+      message.id,
+      sendGroup(message.conversationId).id,
+    ],
   );
   return rows.length ? Number(rows[0].id) : null;
 }

@@ -46,7 +46,7 @@ const PDF = Buffer.from(
 /**
  * The demo inbox of one clinic: the sandbox's templates, and conversations with the clinic's
  * patients (a shared family phone among them) and with numbers no patient has, holding messages
- * of every type, direction and status, media on some, reactions and replies, the free-text
+ * of every type and direction and of every status but queued (see below), media on some, reactions and replies, the free-text
  * window open on some conversations (a patient wrote in the last 24 hours) and closed on others.
  * Times are offsets from `now`, numbered in time order as the service numbers changes.
  */
@@ -148,11 +148,13 @@ export async function seedChat(em: EntityManager, clinic: Clinic, rng: Rng, now:
       if (!inbound) lastOutbound = m;
       all.push({ at: m.updatedAt, m, c: conversation });
     }
-    // One message in each state no receipt has moved on yet: queued (just sent), sent (never
-    // delivered: the handset is off) and failed (the network rejected it).
-    const state = (['queued', 'sent', 'failed'] as const)[i];
+    // One message in each state no receipt has moved on since: sent a minute ago (not delivered
+    // yet), sent hours ago (never delivered: the handset is off) and failed (the network rejected
+    // it). None is queued: the seed queues no send job, and a queued message without one would
+    // never be sent (docs/chat.md, Demo data).
+    const state = (['sent', 'sent', 'failed'] as const)[i];
     if (state) {
-      const at = new Date(now.getTime() - (state === 'queued' ? 0 : (i + 1) * HOUR));
+      const at = new Date(now.getTime() - (i === 0 ? MINUTE : (i + 1) * HOUR));
       const m = em.create(Message, {
         clinic,
         conversation,
@@ -162,13 +164,13 @@ export async function seedChat(em: EntityManager, clinic: Clinic, rng: Rng, now:
         toPhone: phone,
         patientPhone: phone,
         text: rng.pick(outboundTexts),
-        networkMessageId: state === 'queued' ? null : `sbx_demo_${clinic.id}_${i}_state`,
+        networkMessageId: `sbx_demo_${clinic.id}_${i}_state`,
         sentAt: state === 'sent' ? new Date(at.getTime() + 2000) : null,
         failedAt: state === 'failed' ? new Date(at.getTime() + 5000) : null,
         failureReason: state === 'failed' ? rng.pick(reasons) : null,
         seq: 0,
         createdAt: at,
-        updatedAt: state === 'queued' ? at : new Date(at.getTime() + 5000),
+        updatedAt: new Date(at.getTime() + 5000),
       });
       all.push({ at: m.updatedAt, m, c: conversation });
     }

@@ -14,6 +14,7 @@ import { Migration20261128000001CallPatientIndex } from './Migration202611280000
 import { Migration20261129000000EventNotify } from './Migration20261129000000EventNotify.ts';
 import { Migration20261129000010WebhookFailingSince } from './Migration20261129000010WebhookFailingSince.ts';
 import { Migration20261130000000MediaReferences } from './Migration20261130000000MediaReferences.ts';
+import { Migration20261201000000WebhookLastFailure } from './Migration20261201000000WebhookLastFailure.ts';
 
 /** Listed explicitly so migrations load the same way under Node, vitest and the CLI. */
 export const migrationsList: MigrationObject[] = [
@@ -32,4 +33,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129000000EventNotify', class: Migration20261129000000EventNotify },
   { name: 'Migration20261129000010WebhookFailingSince', class: Migration20261129000010WebhookFailingSince },
   { name: 'Migration20261130000000MediaReferences', class: Migration20261130000000MediaReferences },
+  { name: 'Migration20261201000000WebhookLastFailure', class: Migration20261201000000WebhookLastFailure },
 ];

@@ -137,9 +137,13 @@ describe('auto-disable', () => {
     expect((await subscription(sub)).failingSince).toBeNull();
     receiver.mode.status = 500;
     await attemptDelivery(deps(), job);
-    clock.advance((DISABLE_AFTER_HOURS - 1) * 3600_000);
-    const still = await attemptDelivery(deps(), job);
-    expect(still).toMatchObject({ outcome: 'failed', disabled: false });
+    // Failing every 8 hours (a streak: no pause longer than STREAK_GAP_SECONDS) for 71 hours.
+    const streakStart = clock.now().getTime();
+    for (const h of [8, 16, 24, 32, 40, 48, 56, 64, DISABLE_AFTER_HOURS - 1]) {
+      clock.set(new Date(streakStart + h * 3600_000));
+      const still = await attemptDelivery(deps(), job);
+      expect(still).toMatchObject({ outcome: 'failed', disabled: false });
+    }
     expect((await subscription(sub)).enabled).toBe(true);
     clock.advance(3600_000);
     const off = await attemptDelivery(deps(), job);

@@ -31,8 +31,13 @@ const WebhookSubscriptionSchema = defineEntity({
     enabled: p.boolean().default(true),
     secret: p.string(),
     consecutiveFailures: p.integer().default(0),
-    /** The first failed attempt with no success since (the auto-disable rule, src/services/webhooks/retry-schedule.ts). */
+    /**
+     * The first failure of the current streak: failed attempts with no success between them and no
+     * quiet gap longer than STREAK_GAP_SECONDS (the auto-disable rule, src/services/webhooks/retry-schedule.ts).
+     */
     failingSince: p.datetime().nullable(),
+    /** When the latest failed attempt ended: a failure after a longer gap starts a new streak. */
+    lastFailureAt: p.datetime().nullable(),
     disabledAt: p.datetime().nullable(),
     disabledReason: p.string().nullable(),
     deletedAt: p.datetime().nullable(),

@@ -7,7 +7,12 @@ import { completeInTransaction, type JobClaim } from '../lib/job-queue.ts';
 import { type EventRow, serializeEnvelope } from '../services/events/envelope.ts';
 import { responseExcerpt } from '../services/webhooks/delivery.resource.ts';
 import { DELIVERY_QUEUE, type DeliveryJob, enqueueDeliveries } from '../services/webhooks/delivery-jobs.ts';
-import { disabledReason, retryDelaySeconds, shouldDisable } from '../services/webhooks/retry-schedule.ts';
+import {
+  disabledReason,
+  retryDelaySeconds,
+  shouldDisable,
+  streakBrokenBefore,
+} from '../services/webhooks/retry-schedule.ts';
 import { type SendResult, sendDelivery } from './send.ts';
 import { deliveryHeaders } from './signing.ts';
 import { recordSuccess } from './success-log.ts';
@@ -177,6 +182,10 @@ async function recordSucceeded(
   return { outcome: 'succeeded', delivery, result, nextAttemptAt: null, disabled: false };
 }
 
+/** Whether a failure begins a new streak (one parameter: `streakBrokenBefore` of its time). */
+const RESTARTS =
+  '("failing_since" is null or "last_failure_at" is null or "last_failure_at" < ?::timestamptz)';
+
 /** A failure: the streak, the automatic disable and the next attempt's job, in one transaction. */
 async function record(
   deps: AttemptDeps,
@@ -198,9 +207,16 @@ async function record(
     // settled, so a worker dying in between never schedules a retry twice.
     if (claim && (await completeInTransaction(tx, DELIVERY_QUEUE, [claim])) === 0) throw new LapsedClaim();
     // One statement: attempts of one subscription may end at the same time (group concurrency).
+    // The streak starts again at this failure when there is none, or when the previous failure
+    // is older than the quiet gap (retry-schedule.ts): "failing for 72 hours", not "no success".
+    const quietSince = streakBrokenBefore(now);
     const [row] = await exec(
-      'update "webhook_subscription" set "consecutive_failures" = "consecutive_failures" + 1, "failing_since" = coalesce("failing_since", ?) where "id" = ? and "deleted_at" is null returning "failing_since", "enabled"',
-      [now, sub.id],
+      `update "webhook_subscription" set
+         "consecutive_failures" = case when ${RESTARTS} then 1 else "consecutive_failures" + 1 end,
+         "failing_since" = case when ${RESTARTS} then ?::timestamptz else "failing_since" end,
+         "last_failure_at" = greatest("last_failure_at", ?::timestamptz)
+       where "id" = ? and "deleted_at" is null returning "failing_since", "enabled"`,
+      [quietSince, quietSince, now, now, sub.id],
     );
     const failingSince = row?.failing_since ? new Date(row.failing_since) : null;
     if (row?.enabled && failingSince && shouldDisable(failingSince, now)) {

@@ -40,20 +40,34 @@ export function retryDelaySeconds(attempt: number, random: number = Math.random(
 }
 
 /**
- * A subscription whose every attempt has failed for this long (no success in between) is
- * disabled: three days, so a receiver down over a weekend is not cut off before anyone can look,
- * and every event of the first day has run out its own retries first.
+ * A subscription failing for this long is disabled: three days, so a receiver down over a weekend
+ * is not cut off before anyone can look, and every event of the first day has run out its own
+ * retries first. "Failing" is a streak (`failing_since`): failed attempts with no success between
+ * them and no quiet gap longer than STREAK_GAP_SECONDS, not merely time without a success, so one
+ * failure, days without events, then another failure is two short streaks, not a 72-hour one.
  */
 export const DISABLE_AFTER_HOURS = 72;
 
-/** Whether a subscription failing since `failingSince` is to be disabled at `now`. */
+/**
+ * The longest pause between two failures of one streak, in seconds: the schedule's longest wait
+ * with the most jitter (8 h + 20 %), plus an hour for the attempt itself and a queue running
+ * late. A failing event's own retries always fall within it, so an outage with steady traffic
+ * (even one event a day, each failing its ~24-hour schedule) is one streak; a failure after a
+ * longer quiet time (no events, nothing attempted) starts a new one.
+ */
+export const STREAK_GAP_SECONDS = Math.round(Math.max(...RETRY_DELAYS_SECONDS) * (1 + JITTER)) + 3600;
+
+/** A failure at `now` continues the streak only if the previous one ended at or after this. */
+export const streakBrokenBefore = (now: Date): Date => new Date(now.getTime() - STREAK_GAP_SECONDS * 1000);
+
+/** Whether a subscription whose streak began at `failingSince` is to be disabled at `now`. */
 export function shouldDisable(failingSince: Date | null, now: Date): boolean {
   return failingSince != null && now.getTime() - failingSince.getTime() >= DISABLE_AFTER_HOURS * 3600_000;
 }
 
 /** The reason a disabled subscription shows (`disabled_reason`). */
 export const disabledReason = (failingSince: Date) =>
-  `Every delivery attempt failed from ${failingSince.toISOString()} for ${DISABLE_AFTER_HOURS} hours; recover it (POST /v1/webhooks/{id}/recover) once the endpoint answers 2xx again.`;
+  `Delivery attempts kept failing for ${DISABLE_AFTER_HOURS} hours, from ${failingSince.toISOString()} on (no success, and no pause longer than ${STREAK_GAP_SECONDS / 3600} hours between failures); recover it (POST /v1/webhooks/{id}/recover) once the endpoint answers 2xx again.`;
 
 /** The schedule as people read it (the OpenAPI descriptions): "10 s, 1 min, … 8 h". */
 export const RETRY_DELAYS_TEXT = RETRY_DELAYS_SECONDS.map((s) =>

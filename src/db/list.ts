@@ -40,6 +40,16 @@ export const relayPageArgs = (args: { first?: number | null; after?: string | nu
   cursorParam: 'after',
 });
 
+/** An SQL condition on a list's rows (alias `e`), with `?` placeholders. */
+export interface SqlCondition {
+  sql: string;
+  params: readonly (string | number)[];
+}
+
+/** Both conditions (either may be absent). */
+const bothSql = (a?: SqlCondition, b?: SqlCondition): SqlCondition | undefined =>
+  a && b ? { sql: `(${a.sql}) and (${b.sql})`, params: [...a.params, ...b.params] } : (a ?? b);
+
 /** One keyset page of `entity` under `where` (a list of conditions, ANDed). */
 export async function readPage(
   em: EntityManager,
@@ -49,15 +59,18 @@ export async function readPage(
   where: readonly object[],
   args: PageArgs,
   /** An extra SQL condition on the first page only (a start the cursor gives later pages). */
-  firstPageSql?: { sql: string; params: readonly (string | number)[] },
+  firstPageSql?: SqlCondition,
+  /** An extra SQL condition on every page (one the QueryBuilder's `where` cannot say, a subquery). */
+  rowSql?: SqlCondition,
 ): Promise<ListPage<Row>> {
   const withKey = sortKeyRead(read, keyset);
   const page = await paginate(keyset, args, ({ after, orderBy, take }) => {
     const and = after ? [...where, after] : where;
+    const whereSql = bothSql(after ? undefined : firstPageSql, rowSql);
     return leanFind<Row>(em, entity, {
       ...withKey,
       where: and.length ? { $and: and } : undefined,
-      ...(firstPageSql && !after ? { whereSql: firstPageSql } : {}),
+      ...(whereSql ? { whereSql } : {}),
       orderBy,
       limit: take,
     });
@@ -120,7 +133,8 @@ export async function readByIds(
  * The first `n` rows of many parents' lists (the first page of a nested GraphQL connection for a
  * whole page of parents) in one statement: a window over the parents' rows picks the ids, the
  * tenant-filtered read loads them. `parent` is the to-one relation to the parent; each row
- * carries it as `{id}` (the caller has the parent already).
+ * carries it as `{id}` (the caller has the parent already). The ranked rows are aliased `e`, as
+ * readPage's are, so one `rowSql` means the same in both.
  */
 export async function firstOfParents(
   em: EntityManager,
@@ -133,6 +147,8 @@ export async function firstOfParents(
   n: number,
   /** Equalities on columns of the rows (e.g. a filter argument), applied before the window. */
   filters: Record<string, number> = {},
+  /** A condition on the rows (alias `e`, as readPage's `rowSql`), applied before the window too. */
+  rowSql?: SqlCondition,
 ): Promise<Row[][]> {
   const meta = em.getMetadata(entity) as unknown as {
     tableName: string;
@@ -141,9 +157,10 @@ export async function firstOfParents(
   const col = (prop: string) => `"${meta.properties[prop].fieldNames[0]}"`;
   const byText = typeof parentIds[0] === 'string';
   const window = windowOrder(keyset, col);
-  const extra = Object.keys(filters)
-    .map((prop) => ` and ${col(prop)} = ?`)
-    .join('');
+  const extra =
+    Object.keys(filters)
+      .map((prop) => ` and ${col(prop)} = ?`)
+      .join('') + (rowSql ? ` and (${rowSql.sql})` : '');
   const tenant = em.getFilterParams<{ clinicId?: number }>('tenant')?.clinicId;
   if (tenant === undefined) throw new Error('firstOfParents needs a clinic-bound EntityManager.');
   const rows = await leanFind<Row>(em, entity, {
@@ -152,12 +169,13 @@ export async function firstOfParents(
     whereSql: {
       sql: `e.id in (select id from (
               select id, row_number() over (partition by ${col(parent)} order by ${window}) as rn
-              from "${meta.tableName}" where "clinic_id" = ? and ${col(parent)} = any(?::${byText ? 'text' : 'int'}[])${extra}
+              from "${meta.tableName}" as "e" where "clinic_id" = ? and ${col(parent)} = any(?::${byText ? 'text' : 'int'}[])${extra}
             ) ranked where rn <= ?)`,
       params: [
         tenant,
         byText ? textArray(parentIds as string[]) : `{${parentIds.join(',')}}`,
         ...Object.values(filters),
+        ...(rowSql?.params ?? []),
         n,
       ],
     },

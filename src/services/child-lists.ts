@@ -1,4 +1,11 @@
-import { firstOfParents, type ListPage, mapPage, type PageArgs, readPage } from '../db/list.ts';
+import {
+  firstOfParents,
+  type ListPage,
+  mapPage,
+  type PageArgs,
+  readPage,
+  type SqlCondition,
+} from '../db/list.ts';
 import { encodeCursor, type KeysetSpec } from '../db/pagination.ts';
 import { entityNamed } from '../entities/index.ts';
 import { loader, type RequestContext, readsOf, type ServiceContext } from '../lib/request-context.ts';
@@ -20,6 +27,11 @@ export interface ChildList {
   parent: string;
   /** The list's filter arguments → equalities on columns (a bad value is a 422). */
   filters?: (args: Record<string, unknown>) => Record<string, number>;
+  /**
+   * The rows the request's key may see, when it may not see them all (a condition on the rows,
+   * alias `e`); null: every row. Applied to every page and before the first page's window.
+   */
+  visible?: (ctx: Pick<ServiceContext, 'principal'>) => SqlCondition | null;
 }
 
 /** Newest first by a point in time (`prop`), ties by id: a patient's appointments, treatments, payments. */
@@ -60,6 +72,8 @@ export async function pageOfParent(
     view.read,
     where,
     args,
+    undefined,
+    list.visible?.(ctx) ?? undefined,
   );
   return mapPage(page, (row) => withParent(view.present(row, ctx.principal), list, parent));
 }
@@ -84,7 +98,9 @@ export async function firstPageOfParent(
 ): Promise<ListPage<Row>> {
   const n = args.limit + 1;
   const filterKey = Object.keys(filters).length ? JSON.stringify(filters) : '';
-  const name = `first:${list.keyset.tag}:${n}:${view.key}:${filterKey}`;
+  const visible = list.visible?.(ctx) ?? undefined;
+  const visibleKey = visible ? JSON.stringify(visible) : '';
+  const name = `first:${list.keyset.tag}:${n}:${view.key}:${filterKey}:${visibleKey}`;
   const rows = await loader<number, Row[]>(ctx, name, (ids) =>
     firstOfParents(
       readsOf(ctx),
@@ -95,6 +111,7 @@ export async function firstPageOfParent(
       ids,
       n,
       filters,
+      visible,
     ),
   ).load(parentId);
   const rowsOfPage = rows.slice(0, args.limit);

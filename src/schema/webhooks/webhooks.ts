@@ -23,7 +23,8 @@ const authScopes = allOf(WebhookSubscription.scopes);
 /** An attempt of the delivery log; read only through its subscription (no node(id:)). */
 const WebhookDeliveryType = objectType(WebhookDelivery);
 
-const LOG = 'Delivery attempts, newest first by attempted_at; a retry is another attempt.';
+const LOG =
+  'Delivery attempts, newest first by attempted_at; a retry is another attempt. Attempts of chat.* events only with chat:read (as the events list).';
 
 const ORDER = 'Oldest first; deleted subscriptions are not listed; secrets masked.';
 

@@ -30,8 +30,11 @@ export interface EventListArgs extends PageArgs {
   typeParam?: string;
 }
 
-/** The scopes gating event families (chat:read) that this key lacks: their events are out of sight. */
-export const hiddenScopes = (ctx: ServiceContext): string[] =>
+/**
+ * The scopes gating event families (chat:read) that this key lacks: their events are out of
+ * sight, here and in the webhook delivery log (src/services/webhooks/deliveries.ts).
+ */
+export const hiddenScopes = (ctx: Pick<ServiceContext, 'principal'>): string[] =>
   GATING_SCOPES.filter((s) => !ctx.principal.scopes.has(s));
 
 /**

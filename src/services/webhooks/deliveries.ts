@@ -1,12 +1,27 @@
-import { type ListPage, type PageArgs, relayPageArgs } from '../../db/list.ts';
+import { type ListPage, type PageArgs, relayPageArgs, type SqlCondition, textArray } from '../../db/list.ts';
 import { parseLimit } from '../../db/pagination.ts';
 import { notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import type { RequestContext, ServiceContext } from '../../lib/request-context.ts';
 import { type ChildList, firstPageOfParent, newestFirst, pageOfParent } from '../child-lists.ts';
+import { hiddenScopes } from '../events/events.ts';
 import { type Row, type View, viewFor } from '../resource.ts';
 import { WebhookDelivery } from './delivery.resource.ts';
 import { getWebhook } from './webhooks.ts';
+
+/**
+ * The attempts a key may see: those of events it may see. An attempt shows its event's id and
+ * type, so a chat.* event's attempts need chat:read besides webhooks:manage, by the rule of
+ * GET /v1/events and through its one check (`hiddenScopes`, against the event's `scope`).
+ */
+export function visibleDeliveries(ctx: Pick<ServiceContext, 'principal'>): SqlCondition | null {
+  const hidden = hiddenScopes(ctx);
+  if (!hidden.length) return null;
+  return {
+    sql: 'not exists (select 1 from "event" as "ev" where "ev"."id" = "e"."event_id" and "ev"."scope" = any(?::text[]))',
+    params: [textArray(hidden)],
+  };
+}
 
 /**
  * A subscription's delivery log (issue 17): its attempts, newest first by `attempted_at`, through
@@ -17,6 +32,7 @@ export const subscriptionDeliveries: ChildList = {
   resource: WebhookDelivery,
   keyset: newestFirst('whd', 'attemptedAt'),
   parent: 'subscription',
+  visible: visibleDeliveries,
 };
 
 /** What every attempt shows of its subscription (`subscription {id, url}`). */

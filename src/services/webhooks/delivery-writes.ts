@@ -1,6 +1,7 @@
 import { WebhookDelivery as DeliveryEntity, WebhookSubscription as Entity } from '../../entities/index.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
+import { hiddenScopes } from '../events/events.ts';
 import { instant, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { type DeliveryJob, enqueueDeliveries } from './delivery-jobs.ts';
@@ -58,7 +59,7 @@ export const retryWebhookDelivery = defineWrite({
   tag: 'Webhooks',
   summary: 'Retry a delivery',
   description:
-    "Queues one more attempt of the delivery's event, at once, signed again. Accepted (202) with the subscription: the attempt shows in GET /v1/webhooks/{id}/deliveries as a new record with trigger manual once it has run (a manual attempt that fails is not retried on the schedule). A disabled subscription: 409 (recover it first); a deleted one, a delivery of another subscription, or one whose event retention removed (with its deliveries): 404.",
+    "Queues one more attempt of the delivery's event, at once, signed again. Accepted (202) with the subscription: the attempt shows in GET /v1/webhooks/{id}/deliveries as a new record with trigger manual once it has run (a manual attempt that fails is not retried on the schedule). A disabled subscription: 409 (recover it first); a deleted one, a delivery of another subscription, one whose event retention removed (with its deliveries), or one of a chat.* event on a key without chat:read (not in its log either): 404.",
   scopes: ['webhooks:manage'],
   input: z.strictObject({}),
   example: {},
@@ -80,19 +81,23 @@ export const retryWebhookDelivery = defineWrite({
         ? null
         : await w.em.findOne(DeliveryEntity, { id: n, subscription: s.id }, { fields: ['event'] });
     if (!d) throw notFound('webhook delivery', String(raw));
-    if (!s.enabled) throw disabledConflict(s);
     const eventId = (d.event as unknown as { id: number }).id;
     // Retention deletes an event with its deliveries (so an old delivery is a 404 above); the lock
     // keeps it from doing so between that read and this commit, so a 202 never queues an attempt
     // that finds its event gone (and skips it unseen).
-    const kept = await w.em
+    const kept = (await w.em
       .getConnection()
       .execute(
-        'select "id" from "event" where "id" = ? for key share',
+        'select "id", "scope" from "event" where "id" = ? for key share',
         [eventId],
         'all',
         w.em.getTransactionContext(),
-      );
+      )) as { id: number; scope: string }[];
+    // An attempt of an event the key may not see (chat.* without chat:read) is out of its sight,
+    // as in the log (deliveries.ts, visibleDeliveries): unknown, before a disabled one's 409.
+    if (kept.length && hiddenScopes(w).includes(kept[0].scope))
+      throw notFound('webhook delivery', String(raw));
+    if (!s.enabled) throw disabledConflict(s);
     if (!kept.length)
       throw new AppError(
         'not_found',

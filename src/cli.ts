@@ -564,13 +564,17 @@ events
 events
   .command('listen')
   .description(
-    'subscribe to the events of a key (webhooks:manage) over the websocket and POST each one to a local receiver, signed as a webhook delivery with a secret printed at start; runs until Ctrl-C',
+    'subscribe to the events of a key (webhooks:manage) over the websocket and POST each one to a local receiver, signed as a webhook delivery; the secret, printed at start, stays the same for a key on this machine (or --secret); a lost connection (the service restarting) is made again with backoff and resumed after the last event, each event forwarded once; a refused or revoked key ends it (exit 1); runs until Ctrl-C',
   )
   .requiredOption('--key <key>', 'the API key (webhooks:manage; chat:read for chat.* events)')
   .requiredOption('--forward-to <url>', 'the receiver, e.g. http://localhost:4242/webhooks')
   .option('--types <types>', 'only these event types, comma-separated')
+  .option(
+    '--secret <secret>',
+    'sign with this secret (e.g. your receiver’s configured whsec_…) instead of the one kept for the key in the user’s config folder',
+  )
   .option('--url <url>', 'the service', 'http://127.0.0.1:4000')
-  .action(async (opts: { key: string; forwardTo: string; types?: string; url: string }) => {
+  .action(async (opts: { key: string; forwardTo: string; types?: string; secret?: string; url: string }) => {
     // No database: the service's websocket is the whole source (src/events/listen.ts).
     const listener = listenAndForward({
       url: opts.url,
@@ -580,6 +584,7 @@ events
         ?.split(',')
         .map((t) => t.trim())
         .filter(Boolean),
+      secret: opts.secret,
       print: (line) => process.stdout.write(`${line}\n`),
     });
     cleanups.push(() => listener.stop());

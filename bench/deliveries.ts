@@ -16,8 +16,16 @@
  *      below capacity, its p99 is the delivery path's own. Burst: --events events at once (events
  *      × subscriptions deliveries), --per-write events a write, from --writers concurrent writers;
  *      its p99 is queueing.
+ *   6. A worker killed (issue 25): the same burst with a second worker process (`npm run worker`)
+ *      beside the service, SIGKILLed once a third of the burst has arrived. Deliveries/s counts
+ *      every delivery but the attempts the dead worker had in flight (pg-boss's heartbeat gives
+ *      those back, 30 s + up to 60 s of supervision; the bench waits for them and reports when the
+ *      last came); "longest stall" is the longest any subscription went without a delivery from
+ *      the kill until its last burst delivery, those in flight aside (its slots must not stay with
+ *      the dead worker).
  *
  * Options: --subscriptions=20 --events=250 --writers=4 --per-write=25 --rate=200 --seconds=10 --runs=1
+ *          --kill (default on; --no-kill skips the killed-worker run)
  *          --cpu-prof (profile the service; writes bench/.profiles/*.cpuprofile)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -45,8 +53,10 @@ const { values: opts } = parseArgs({
     rate: { type: 'string', default: '200' },
     seconds: { type: 'string', default: '10' },
     runs: { type: 'string', default: '1' },
+    kill: { type: 'boolean', default: true },
     'cpu-prof': { type: 'boolean', default: false },
   },
+  allowNegative: true,
 });
 const SUBS = Number(opts.subscriptions);
 const BURST_EVENTS = Number(opts.events);
@@ -215,6 +225,78 @@ try {
       p99: ms(pct(burst.latencies, 99)),
       max: ms(burst.latencies.at(-1) as number),
       'events written in': ms(written - b0),
+    };
+  }
+
+  if (opts.kill) {
+    // A second worker process beside the service's own workers, killed a third of the way in.
+    const worker = spawn(process.execPath, [path.join(here, '..', 'src', 'worker.ts')], {
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      env: { ...process.env, DATABASE_URL: dbUrl.toString(), ALLOW_LOOPBACK_URLS: 'true', LOG_LEVEL: 'warn' },
+    });
+    await new Promise<void>((resolve, reject) => {
+      worker.once('exit', (code) => reject(new Error(`worker exited (code ${code})`)));
+      worker.once('message', () => resolve());
+    });
+    const from = seq + 1;
+    const expected = BURST_EVENTS * SUBS;
+    const arrivedOf = () => {
+      let got = 0;
+      for (let n = from; n <= seq; n++) for (let s = 0; s < SUBS; s++) if (arrivals.has(`${n}/s/${s}`)) got++;
+      return got;
+    };
+    const k0 = performance.now();
+    let left = BURST_EVENTS;
+    const writing = Promise.all(
+      Array.from({ length: WRITERS }, async () => {
+        while (left > 0) {
+          const count = Math.min(PER_WRITE, left);
+          left -= count;
+          await emit(count);
+        }
+      }),
+    );
+    while (arrivedOf() < expected / 3) await new Promise((r) => setTimeout(r, 5));
+    worker.kill('SIGKILL');
+    const killedAt = performance.now();
+    await writing;
+    const all = await collect(from, seq, 180_000);
+    // The dead worker's attempts in flight come back with the heartbeat, long after the rest.
+    const cut = (pct(all.latencies, 50) as number) + 10_000;
+    const onTime: number[] = [];
+    const late: number[] = [];
+    let lastOnTime = 0;
+    const onTimeBySub = new Map<number, number[]>();
+    for (let n = from; n <= seq; n++)
+      for (let s = 0; s < SUBS; s++) {
+        const at = arrivals.get(`${n}/s/${s}`) as number;
+        const latency = at - (committed.get(n) as number);
+        if (latency > cut) {
+          late.push(latency);
+          continue;
+        }
+        onTime.push(latency);
+        lastOnTime = Math.max(lastOnTime, at);
+        onTimeBySub.set(s, [...(onTimeBySub.get(s) ?? []), at]);
+      }
+    onTime.sort((a, b) => a - b);
+    late.sort((a, b) => a - b);
+    // Per subscription: the longest gap between its deliveries from the kill to its last one.
+    let stall = 0;
+    for (const times of onTimeBySub.values()) {
+      let prev = killedAt;
+      for (const t of times.filter((x) => x >= killedAt).sort((a, b) => a - b)) {
+        stall = Math.max(stall, t - prev);
+        prev = t;
+      }
+    }
+    rows[`burst ${BURST_EVENTS}×${SUBS}, a worker killed`] = {
+      deliveries: `${onTime.length} + ${late.length} in flight at the kill`,
+      'deliveries/s': ((onTime.length * 1000) / (lastOnTime - k0)).toFixed(0),
+      p50: ms(pct(onTime, 50)),
+      p99: ms(pct(onTime, 99)),
+      max: late.length ? `${ms(late.at(-1) as number)} (in flight)` : ms(onTime.at(-1) as number),
+      'longest stall': ms(stall),
     };
   }
 

@@ -28,8 +28,12 @@ export interface CappedWorkerDefinition<T extends object = any> {
   pollers: number;
   /** The backstop wait of an idle poller. */
   pollIntervalMs: number;
-  /** One promise per job, in the batch's order. A rejection fails that job (pg-boss retries it). */
-  handle(jobs: Job<T>[]): Promise<JobResult>[];
+  /**
+   * One promise per job, in the batch's order: the job's result for pg-boss to settle, or null
+   * when the handler settled it itself (with its own record, fenced). A rejection fails the job
+   * (pg-boss retries it).
+   */
+  handle(jobs: Job<T>[]): Promise<JobResult | null>[];
 }
 
 export interface CappedWorker {
@@ -152,7 +156,7 @@ export async function startCappedWorker(
     const completed: { id: string; retryCount: number }[] = [];
     try {
       await opts.runJob(async () => {
-        let promises: Promise<JobResult>[];
+        let promises: Promise<JobResult | null>[];
         try {
           promises = def.handle(batch.map((b) => b.job));
         } catch (err) {
@@ -167,8 +171,9 @@ export async function startCappedWorker(
             open.delete(claim);
             const slot = batch[i].slot;
             if (slot) lease.release(slot);
-            if (result.status === 'completed') completed.push(claim);
-            else
+            // null: settled by the handler.
+            if (result?.status === 'completed') completed.push(claim);
+            else if (result)
               await boss
                 .fail(def.queue, [claim], result.output)
                 .catch((err) => logger.error({ err }, 'job not failed'));
@@ -176,7 +181,7 @@ export async function startCappedWorker(
           }),
         );
       });
-      // Most handlers complete their jobs with their own record (fenced); this settles the rest.
+      // Jobs the handler left to us, in one statement.
       if (completed.length) await boss.complete(def.queue, completed);
     } catch (err) {
       logger.error({ err, queue: def.queue }, 'job batch not settled');

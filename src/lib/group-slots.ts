@@ -53,7 +53,9 @@ export interface SlotLease {
 /** The lease connection's operations, valid inside `exclusive`. */
 export interface SlotSession {
   readonly client: pg.Client;
-  /** The groups whose every slot is held, by any process. */
+  /** Gives back the slots released so far. */
+  flush(): Promise<void>;
+  /** The groups whose every slot is held, by any process (the slots released so far given back first). */
   fullGroups(): Promise<string[]>;
   /**
    * Takes up to `wanted.get(group)` free slots of each group; answers the slots taken, by group.
@@ -115,15 +117,17 @@ export async function startSlotLease(opts: {
        and l.classid::int8 between ${classes}
      group by l.objid having count(*) >= ${cap.perGroup}`;
 
-  async function flush(c: pg.Client) {
+  /**
+   * The statement giving back the released slots of this generation, or null: inlined integers
+   * (no parameters), so that it can share a round trip with the statement after it.
+   */
+  function unlockPending(): string | null {
     const mine = pending.filter((s) => s.generation === generation);
     pending = [];
-    if (!mine.length) return;
+    if (!mine.length) return null;
     for (const s of mine) held.get(s.key)?.delete(s.slot);
-    await c.query(
-      'select count(pg_advisory_unlock($1::int + t.slot, t.key)) from unnest($2::int[], $3::int[]) as t("key", "slot")',
-      [cap.lockClass, mine.map((s) => s.key), mine.map((s) => s.slot)],
-    );
+    const ints = (xs: number[]) => `'{${xs.map((x) => Math.trunc(x)).join(',')}}'::int[]`;
+    return `select count(pg_advisory_unlock(${cap.lockClass} + t.slot, t.key)) from unnest(${ints(mine.map((s) => s.key))}, ${ints(mine.map((s) => s.slot))}) as t("key", "slot")`;
   }
 
   function exclusive<T>(fn: (session: SlotSession) => Promise<T>): Promise<T | undefined> {
@@ -133,12 +137,20 @@ export async function startSlotLease(opts: {
       const c = client;
       if (!c) return undefined;
       const gen = generation;
-      await flush(c);
       const session: SlotSession = {
         client: c,
+        async flush() {
+          const unlock = unlockPending();
+          if (unlock) await c.query(unlock);
+        },
         async fullGroups() {
-          const res = await c.query(fullSql);
-          return res.rows.map((r) => cap.groupOf(Number(r.key)));
+          // The slots given back first, in the same round trip, so that they count as free.
+          const unlock = unlockPending();
+          const res = (await c.query(unlock ? `${unlock}; ${fullSql}` : fullSql)) as unknown as
+            | pg.QueryResult
+            | pg.QueryResult[];
+          const rows = Array.isArray(res) ? (res[1] as pg.QueryResult).rows : res.rows;
+          return rows.map((r) => cap.groupOf(Number(r.key)));
         },
         async acquire(wanted) {
           const keys: number[] = [];
@@ -193,7 +205,7 @@ export async function startSlotLease(opts: {
       if (flushQueued) return;
       flushQueued = true;
       // Given back without waiting for the next claim: a full group's held-back jobs may run now.
-      void exclusive(async () => {}).then(opts.onReady, (err) =>
+      void exclusive((session) => session.flush()).then(opts.onReady, (err) =>
         logger.warn({ err }, `${opts.name}: giving slots back failed`),
       );
     },

@@ -46,7 +46,7 @@ export interface AttemptDeps {
 }
 
 export type AttemptOutcome =
-  | { outcome: 'skipped'; reason: string }
+  | { outcome: 'skipped'; reason: string; lapsed?: true }
   | {
       outcome: 'succeeded' | 'failed';
       delivery: number;
@@ -155,7 +155,11 @@ function whyNot({ sub, event }: AttemptRead): string | null {
 /** The job was no longer this worker's when its attempt ended: its record is rolled back. */
 class LapsedClaim extends Error {}
 
-const lapsed: AttemptOutcome = { outcome: 'skipped', reason: 'claim lapsed: another worker holds the job' };
+const lapsed: AttemptOutcome = {
+  outcome: 'skipped',
+  reason: 'claim lapsed: another worker holds the job',
+  lapsed: true,
+};
 
 async function recordSucceeded(
   deps: AttemptDeps,

@@ -48,10 +48,13 @@ export function deliveryWorker(opts: DeliveryWorkerOptions): CappedWorkerDefinit
         opts.em,
         jobs.map((j) => j.data),
       );
-      return jobs.map(async (job, i): Promise<JobResult> => {
+      return jobs.map(async (job, i): Promise<JobResult | null> => {
         try {
-          await attemptDelivery(opts, job.data, { id: job.id, retryCount: job.retryCount }, (await reads)[i]);
-          return { id: job.id, status: 'completed' };
+          const claim = { id: job.id, retryCount: job.retryCount };
+          const done = await attemptDelivery(opts, job.data, claim, (await reads)[i]);
+          // An attempt completes its job in the statement that records it (or lost the claim to
+          // another worker); a job with nothing to attempt is completed by the worker.
+          return done.outcome === 'skipped' && !done.lapsed ? { id: job.id, status: 'completed' } : null;
         } catch (err) {
           logger.error({ err, job: job.id, data: job.data }, 'webhook delivery attempt not recorded');
           return { id: job.id, status: 'failed', output: { message: (err as Error).message } };

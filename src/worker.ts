@@ -5,6 +5,7 @@ import { logger } from './lib/logger.ts';
 import { signMediaLink } from './media/links.ts';
 import { CALLBACK_PATH } from './network/adapter.ts';
 import { SandboxNetwork } from './network/sandbox.ts';
+import { QueuedReceipts } from './network/sandbox-receipts.ts';
 import { queueTuningOf, startJobs } from './server/jobs.ts';
 import { chatSendWorkers } from './services/chat/send-worker.ts';
 import { deliveryWorker } from './webhooks/worker.ts';
@@ -27,6 +28,7 @@ const orm = await openOrm(db.url, { limits });
 // address for its callbacks, and the media links' secret for media. Without them this process
 // leaves chat sends to the service's workers (WORKERS=on there).
 const publicUrl = config.PUBLIC_URL;
+const receipts = new QueuedReceipts();
 const network =
   publicUrl && config.NETWORK_SECRET
     ? new SandboxNetwork({
@@ -34,6 +36,7 @@ const network =
         secret: config.NETWORK_SECRET,
         clock: systemClock,
         delays: config.SANDBOX_RECEIPT_DELAYS_MS,
+        receipts,
       })
     : null;
 if (!network)
@@ -65,6 +68,8 @@ const jobs = await startJobs({
   ],
   tuning: queueTuningOf(config),
 });
+// Its sandbox's receipts (src/network/sandbox-receipts.ts), any process's, posted to the service.
+if (network) await receipts.start(jobs.queue, (r) => network.postReceipt(r));
 logger.info({ pid: process.pid }, 'worker started');
 // The SIGKILL test waits for this line before it starts the hanging delivery.
 if (process.send) process.send('ready');

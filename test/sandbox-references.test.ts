@@ -14,13 +14,14 @@ afterEach(() => {
 });
 
 function sandbox(references: { ttlMs?: number; max?: number }) {
-  // Receipts far off and dropped at close: nothing here calls back.
+  // Receipts kept nowhere: nothing here calls back (their queue: test/sandbox-receipts-kill.test.ts).
   const n = new SandboxNetwork({
     callbackUrl: () => 'http://127.0.0.1:9/unused',
     secret: 'x',
     clock: new FixedClock('2026-11-01T10:00:00Z'),
     delays: { sent: 1e8, delivered: 1e8, read: 1e8 },
     references,
+    receipts: { schedule: async () => {}, settle: async () => {}, close: () => {} },
   });
   networks.push(n);
   return n;

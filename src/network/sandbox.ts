@@ -12,20 +12,24 @@ import {
   SIGNATURE_HEADER,
 } from './adapter.ts';
 import { ReferenceMemory, type ReferenceMemoryOptions } from './reference-memory.ts';
+import type { DueReceipt, ReceiptSchedule, ReceiptStep } from './sandbox-receipts.ts';
 import { SANDBOX_TEMPLATES } from './sandbox-templates.ts';
 
 /**
  * The sandbox messaging network, the default driver. It behaves like the real one: it accepts a
  * send, then calls the service's callback endpoint over HTTP, signed with the network secret,
- * with sent, delivered and read receipts after delays. Test numbers (docs/chat.md) change that:
+ * with sent, delivered and read receipts after delays. Like a real network's, its pending
+ * receipts outlive the service: it takes a send only once they are kept as jobs on the job queue
+ * (sandbox-receipts.ts), and any process running the sandbox posts them when they come due, a
+ * process started after a kill included. Test numbers (docs/chat.md) change that:
  * any number whose last nine digits are
  * - 500000991 is rejected (a failed receipt with a reason, instead of sent),
  * - 500000992 is never delivered (sent only),
  * - 500000993 has read receipts off (sent and delivered, never read).
  * Like a network with client references, a send whose `reference` it has seen (within the last
  * hour, reference-memory.ts) is answered with the first network id and not sent again; a receipt
- * the service answers 503 is posted again. What it remembers is this process's: the service and
- * `npm run worker` each have their own sandbox, and do not share it.
+ * the service answers 503 is posted again. The references it remembers are this process's: the
+ * service and `npm run worker` each have their own sandbox, and do not share them.
  * It also plays the patient's side (inbound messages, reactions) for the CLI, the sandbox-only
  * GraphQL mutations and the tests.
  */
@@ -44,13 +48,17 @@ export interface SandboxOptions {
   clock: Clock;
   /** Receipt delays in ms after a send. */
   delays?: { sent: number; delivered: number; read: number };
+  /** Where the receipts wait for their times: the job queue (QueuedReceipts). */
+  receipts: ReceiptSchedule;
   /** How long and how many client references are remembered (REFERENCE_MEMORY_DEFAULTS). */
   references?: Partial<ReferenceMemoryOptions>;
 }
 
 export const DEFAULT_DELAYS = { sent: 500, delivered: 1500, read: 3000 };
-/** How often a receipt answered 503 is posted again (after 50, 100, 200 … ms). */
+/** How often a receipt answered 503 is posted again at once (after 50, 100, 200 … ms), before its job is retried. */
 const RECEIPT_RETRIES = 6;
+/** How long the network tries to fetch a message's media before it fails the message. */
+const MEDIA_FETCH_MS = 10_000;
 /** The most sends and reactions `sent` and `reactions` keep, the oldest dropped first. */
 export const KEPT_FOR_TESTS = 10_000;
 
@@ -58,8 +66,6 @@ export class SandboxNetwork implements MessagingNetwork {
   readonly kind = 'sandbox';
   readonly delays: { sent: number; delivered: number; read: number };
   readonly #opts: SandboxOptions;
-  readonly #timers = new Set<NodeJS.Timeout>();
-  readonly #pending = new Set<Promise<unknown>>();
   /** What the sandbox was asked to send and react, newest last (tests read it; the last KEPT_FOR_TESTS). */
   readonly sent: (OutboundMessage & { networkMessageId: string })[] = [];
   readonly reactions: { networkMessageId: string; emoji: string | null }[] = [];
@@ -81,39 +87,71 @@ export class SandboxNetwork implements MessagingNetwork {
     const known = message.reference && this.#byReference.get(message.reference);
     if (known) return { networkMessageId: known };
     const networkMessageId = `sbx_${randomBytes(12).toString('hex')}`;
+    // Taken only once its receipts are kept: a send that fails here is tried again as a new one.
+    await this.#opts.receipts.schedule({
+      networkMessageId,
+      clinicPhone: message.from,
+      steps: this.#receiptsOf(message),
+    });
     if (message.reference) this.#byReference.set(message.reference, networkMessageId);
     keepLast(this.sent, { ...message, networkMessageId });
-    const last9 = message.to.replace(/\D/g, '').slice(-9);
-    const receipt =
-      (status: 'sent' | 'delivered' | 'read' | 'failed', failure: string | null = null) =>
-      () =>
-        this.#callbackRetrying({
-          type: 'receipt',
-          network_message_id: networkMessageId,
-          clinic_phone: message.from,
-          status,
-          failure_reason: failure,
-          at: this.#opts.clock.now().toISOString(),
-        });
-    const { sent, delivered, read } = this.delays;
-    if (last9 === TEST_NUMBERS.rejected) {
-      this.#later(sent, receipt('failed', REJECTION_REASON));
-      return { networkMessageId };
-    }
-    if (message.kind === 'media') {
-      // Like a real network, it fetches the media from the link it was given when it sends.
-      this.#later(sent, async () => {
-        const ok = await fetch(message.mediaUrl).then(
-          (r) => r.ok,
-          () => false,
-        );
-        await (ok ? receipt('sent')() : receipt('failed', 'The media could not be fetched.')());
-      });
-    } else this.#later(sent, receipt('sent'));
-    if (last9 === TEST_NUMBERS.neverDelivered) return { networkMessageId };
-    this.#later(delivered, receipt('delivered'));
-    if (last9 !== TEST_NUMBERS.noReadReceipts) this.#later(read, receipt('read'));
     return { networkMessageId };
+  }
+
+  /** The receipts a send gets, in order, by the number it goes to. */
+  #receiptsOf(message: OutboundMessage): ReceiptStep[] {
+    const last9 = message.to.replace(/\D/g, '').slice(-9);
+    const { sent, delivered, read } = this.delays;
+    const step = (status: ReceiptStep['status'], afterMs: number, failureReason: string | null = null) => ({
+      status,
+      failureReason,
+      afterMs,
+    });
+    if (last9 === TEST_NUMBERS.rejected) return [step('failed', sent, REJECTION_REASON)];
+    // Like a real network, it fetches the media from the link it was given when it sends.
+    const steps: ReceiptStep[] = [
+      message.kind === 'media' ? { ...step('sent', sent), mediaUrl: message.mediaUrl } : step('sent', sent),
+    ];
+    if (last9 === TEST_NUMBERS.neverDelivered) return steps;
+    steps.push(step('delivered', delivered));
+    if (last9 !== TEST_NUMBERS.noReadReceipts) steps.push(step('read', read));
+    return steps;
+  }
+
+  /**
+   * Posts a receipt come due (the receipts' worker calls it, sandbox-receipts.ts), dated now by
+   * the sandbox's clock. Throws for it to be posted again later: the service unreachable, or a 5xx
+   * (a 503 is first posted again at once, a few times). A receipt the service refuses (4xx) is
+   * not posted again, as a real network does not.
+   */
+  async postReceipt(r: DueReceipt): Promise<void> {
+    let { status, failureReason } = r;
+    if (r.mediaUrl) {
+      const ok = await fetch(r.mediaUrl, { signal: AbortSignal.timeout(MEDIA_FETCH_MS) }).then(
+        async (res) => {
+          await res.body?.cancel();
+          return res.ok;
+        },
+        () => false,
+      );
+      if (!ok) [status, failureReason] = ['failed', 'The media could not be fetched.'];
+    }
+    try {
+      await this.#callbackRetrying({
+        type: 'receipt',
+        network_message_id: r.networkMessageId,
+        clinic_phone: r.clinicPhone,
+        status,
+        failure_reason: failureReason,
+        at: this.#opts.clock.now().toISOString(),
+      });
+    } catch (e) {
+      if (!(e instanceof CallbackRefused)) throw e;
+      logger.warn(
+        { networkMessageId: r.networkMessageId, status, err: e.message },
+        'sandbox receipt refused',
+      );
+    }
   }
 
   async react(reaction: { networkMessageId: string; emoji: string | null }): Promise<void> {
@@ -154,7 +192,10 @@ export class SandboxNetwork implements MessagingNetwork {
     const error = reply?.error;
     if (res.status < 500 && !res.ok && isErrorCode(error?.code))
       throw new AppError(error.code, error.message, error.param ? { param: error.param } : {});
-    if (!res.ok) throw new Error(`callback answered ${res.status}: ${JSON.stringify(reply)}`);
+    if (!res.ok) {
+      const message = `callback answered ${res.status}: ${JSON.stringify(reply)}`;
+      throw res.status < 500 ? new CallbackRefused(message) : new Error(message);
+    }
     return reply;
   }
 
@@ -167,34 +208,26 @@ export class SandboxNetwork implements MessagingNetwork {
       try {
         return await this.callback(event);
       } catch (e) {
+        if (e instanceof AppError) throw new CallbackRefused(e.message);
         if (attempt >= RECEIPT_RETRIES || !/answered 503/.test((e as Error).message)) throw e;
         await sleep(50 * 2 ** attempt);
       }
     }
   }
 
-  /** Waits for every receipt scheduled so far (tests), or drops them (close). */
-  async settle(): Promise<void> {
-    while (this.#timers.size || this.#pending.size) await Promise.all([...this.#pending, sleep(10)]);
+  /** Waits until every receipt scheduled so far has been posted, by any process (tests). */
+  settle(): Promise<void> {
+    return this.#opts.receipts.settle();
   }
 
+  /** Stops this process's part in posting receipts; they stay kept, for the next start. */
   close(): void {
-    for (const t of this.#timers) clearTimeout(t);
-    this.#timers.clear();
-  }
-
-  #later(ms: number, run: () => Promise<unknown>) {
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
-      const p = run()
-        .catch((e) => logger.warn({ err: (e as Error).message }, 'sandbox callback failed'))
-        .finally(() => this.#pending.delete(p));
-      this.#pending.add(p);
-    }, ms);
-    timer.unref();
-    this.#timers.add(timer);
+    this.#opts.receipts.close();
   }
 }
+
+/** The service answered a callback with a 4xx: posting it again would change nothing. */
+class CallbackRefused extends Error {}
 
 /** A message from the patient's side (the sandbox, the CLI's `network inbound`). */
 export interface PatientMessage {

@@ -8,6 +8,7 @@ import {
   type QueueDefinition,
   startJobQueue,
 } from '../lib/job-queue.ts';
+import { sandboxReceiptsQueue } from '../network/sandbox-receipts.ts';
 import { sendFailedQueue, sendQueue } from '../services/chat/send-jobs.ts';
 import { deliveryQueue } from '../services/webhooks/delivery-jobs.ts';
 import { runSystem } from './runner.ts';
@@ -18,7 +19,13 @@ import { runSystem } from './runner.ts';
  * where `work` is on (the server by default, WORKERS=off to leave them to `npm run worker`).
  */
 // A dead-letter queue before the queue that names it (pg-boss checks it exists).
-export const QUEUES: readonly QueueDefinition[] = [deliveryQueue, sendFailedQueue, sendQueue];
+// The sandbox network's receipts too: it stands for the network, whose receipts outlive us.
+export const QUEUES: readonly QueueDefinition[] = [
+  deliveryQueue,
+  sendFailedQueue,
+  sendQueue,
+  sandboxReceiptsQueue,
+];
 
 export interface RunningJobs {
   queue: JobQueue;

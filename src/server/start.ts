@@ -12,6 +12,7 @@ import { startOrphanMediaSweep } from '../media/orphans.ts';
 import { pgMediaStore } from '../media/store.ts';
 import { CALLBACK_PATH } from '../network/adapter.ts';
 import { SandboxNetwork } from '../network/sandbox.ts';
+import { QueuedReceipts } from '../network/sandbox-receipts.ts';
 import { chatSendWorkers } from '../services/chat/send-worker.ts';
 import { startEventRelay } from '../services/events/relay.ts';
 import { type EventRetention, startEventRetention } from '../services/events/retention.ts';
@@ -77,11 +78,13 @@ export async function startHttpServer(opts: {
 }): Promise<RunningServer> {
   const networkSecret = opts.networkSecret ?? randomBytes(32).toString('hex');
   let url = '';
+  const receipts = new QueuedReceipts();
   const network = new SandboxNetwork({
     callbackUrl: () => `${url}${CALLBACK_PATH}`,
     secret: networkSecret,
     clock: opts.clock ?? systemClock,
     ...(opts.sandboxDelays ? { delays: opts.sandboxDelays } : {}),
+    receipts,
   });
   const keyCacheTtlMs = opts.keyCacheTtlMs ?? 5000;
   const limits = { ...defaultLimits, ...opts.limits };
@@ -130,6 +133,10 @@ export async function startHttpServer(opts: {
             }),
           ],
   });
+  // The sandbox network's receipts, kept on the queue (src/network/sandbox-receipts.ts): posted
+  // wherever the sandbox runs, whatever `workers` says, as it stands for the network, not for the
+  // service's workers. Sends taken meanwhile wait for it.
+  await receipts.start(jobs.queue, (r) => network.postReceipt(r));
   // With a key cache, key changes made by other processes (the CLI) must reach it at once.
   // Open websockets must hear of a revoked key at once too (src/server/websocket.ts): always on.
   const keyChanges = await listenForKeyChanges(opts.orm.config.get('clientUrl'));

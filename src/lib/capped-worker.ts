@@ -96,7 +96,6 @@ export async function startCappedWorker(
   });
   /** Jobs being handled, for stop() to fail the ones that outlive the grace. */
   const running = new Map<string, { id: string; retryCount: number }>();
-  const batches = new Set<Promise<void>>();
   const poolDb = boss.getDb() as Db;
 
   async function claim(): Promise<Claimed[]> {
@@ -106,10 +105,12 @@ export async function startCappedWorker(
       const jobs = await boss.fetch(def.queue, { batchSize: def.batchSize, ignoreGroups, db } as any);
       if (!jobs.length) return [];
       let taken = new Map<string, Slot[]>();
+      let acquired: Slot[] = [];
       try {
         const wanted = new Map<string, number>();
         for (const j of jobs) if (j.groupId) wanted.set(j.groupId, (wanted.get(j.groupId) ?? 0) + 1);
         if (wanted.size) taken = await session.acquire(wanted);
+        acquired = [...taken.values()].flat();
         const claimed: Claimed[] = [];
         const losers: string[] = [];
         for (const job of jobs) {
@@ -125,7 +126,7 @@ export async function startCappedWorker(
         return claimed;
       } catch (err) {
         // Nothing half-claimed is kept: the batch goes back to the queue and its slots are freed.
-        for (const slots of taken.values()) for (const s of slots) lease.release(s);
+        for (const s of acquired) lease.release(s);
         await giveBack(
           poolDb,
           opts.schema,
@@ -195,7 +196,7 @@ export async function startCappedWorker(
   }
 
   // One backstop for the whole worker, not one per poller: it wakes one idle poller, which wakes
-  // the next if it found a full batch. Idle, a process claims twice a second at most, not 16 times.
+  // the next if it found a full batch. Idle, a process claims once per interval, not 16 times a second.
   const backstop = setInterval(wakeOne, def.pollIntervalMs);
   backstop.unref();
 
@@ -226,10 +227,7 @@ export async function startCappedWorker(
       }
       // A full batch: more may be waiting, so another idle poller claims too.
       if (batch.length === def.batchSize) wakeOne();
-      const p = handle(batch);
-      batches.add(p);
-      await p;
-      batches.delete(p);
+      await handle(batch);
     }
   }
 

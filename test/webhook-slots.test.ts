@@ -1,7 +1,8 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
+import { startWorkerProcess, waitUntil } from './worker-process.ts';
 
 /**
  * The per-subscription cap across worker processes, and a dead worker's slots (issue 25): real
@@ -24,25 +25,7 @@ afterAll(async () => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
 });
 
-function startWorker(): Promise<ChildProcess> {
-  const child = fork('src/worker.ts', [], {
-    env: { ...process.env, DATABASE_URL: app.databaseUrl, ALLOW_LOOPBACK_URLS: 'true', LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    child.once('message', () => resolve(child));
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
-  });
-}
-
-const waitUntil = async (ok: () => boolean, ms: number, what: string) => {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+const startWorker = () => startWorkerProcess(app.databaseUrl, children);
 
 async function subscribed(key: string) {
   const sub = await app.post('/v1/webhooks', { url: receiver.url, event_types: ['patient.created'] }, key);

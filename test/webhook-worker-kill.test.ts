@@ -1,7 +1,8 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
+import { startWorkerProcess, waitUntil } from './worker-process.ts';
 
 /**
  * A worker process (`npm run worker`, a real child process) killed with SIGKILL in the middle of
@@ -22,33 +23,13 @@ afterAll(async () => {
   await receiver.close();
 });
 
-function startWorker(): Promise<ChildProcess> {
-  const child = fork('src/worker.ts', [], {
-    env: {
-      ...process.env,
-      DATABASE_URL: app.databaseUrl,
-      ALLOW_LOOPBACK_URLS: 'true',
-      QUEUE_SUPERVISE_SECONDS: '1',
-      DELIVERY_HEARTBEAT_SECONDS: '10',
-      WEBHOOK_TIMEOUT_MS: '120000',
-      LOG_LEVEL: 'silent',
-    },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+// Heartbeat and supervision lowered, and no attempt timed out while the receiver hangs.
+const startWorker = () =>
+  startWorkerProcess(app.databaseUrl, children, {
+    QUEUE_SUPERVISE_SECONDS: '1',
+    DELIVERY_HEARTBEAT_SECONDS: '10',
+    WEBHOOK_TIMEOUT_MS: '120000',
   });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    child.once('message', () => resolve(child));
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
-  });
-}
-
-const waitUntil = async (ok: () => boolean, ms: number, what: string) => {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 it('a worker killed mid-delivery loses nothing: another delivers the job', { timeout: 90_000 }, async () => {
   const key = (await app.clinicWithKey('dental', ['webhooks:manage', 'patients:write'])).key;

@@ -1,0 +1,36 @@
+import { type ChildProcess, fork } from 'node:child_process';
+
+/**
+ * `npm run worker` as a real child process (src/worker.ts) on `databaseUrl`, loopback receivers
+ * allowed; resolves once it says it is ready. The caller kills what it started (`children`).
+ */
+export function startWorkerProcess(
+  databaseUrl: string,
+  children: ChildProcess[],
+  env: Record<string, string> = {},
+): Promise<ChildProcess> {
+  const child = fork('src/worker.ts', [], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      ALLOW_LOOPBACK_URLS: 'true',
+      LOG_LEVEL: 'silent',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.once('message', () => resolve(child));
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+  });
+}
+
+/** Polls `ok` every 20 ms until it holds, or fails naming `what` after `ms`. */
+export async function waitUntil(ok: () => boolean, ms: number, what: string): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -48,6 +48,20 @@ export interface RequestInfo {
   ifMatch?: string;
   /** Writes this request has committed so far (src/services/unit-of-work.ts; idempotency.ts reads it). */
   committedWrites?: number;
+  /** Its open database transactions, by connection (src/lib/write-deadline.ts). */
+  transactions?: Map<object, OpenTransaction>;
+  /** Set at its deadline: no transaction of it starts, and none not yet committing commits (write-deadline.ts). */
+  writesStopped?: Error;
+  /** Transactions it committed (a COMMIT that succeeded): the deadline then answers what they did. */
+  commits?: number;
+}
+
+/** A transaction a request holds open (src/lib/write-deadline.ts). */
+export interface OpenTransaction {
+  /** Once its COMMIT is sent: whether it committed. */
+  committing?: Promise<boolean>;
+  /** The cancel of its running statement sent at the deadline: its ROLLBACK waits for it. */
+  cancelled?: Promise<void>;
 }
 
 /**

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { guardStatement } from './write-deadline.ts';
 
 /** Each named statement's name by its `$n` text (src/db/named-statements.ts registers them). */
 const namesByText = new Map<string, string>();
@@ -15,6 +16,13 @@ export function nameStatement(text: string, name: string): void {
  */
 export class NamingClient extends pg.Client {
   override query(config: any, values?: any, callback?: any): any {
+    // Every statement passes the request's deadline guard (a stopped write's transaction sends
+    // nothing but its ROLLBACK): src/lib/write-deadline.ts.
+    const text = typeof config === 'string' ? config : config?.text;
+    return guardStatement(this, text, () => this.send(config, values, callback), callback ?? values);
+  }
+
+  private send(config: any, values?: any, callback?: any): any {
     if (typeof config === 'string' && Array.isArray(values)) {
       const name = namesByText.get(config);
       if (name) return super.query({ name, text: config, values }, callback);

@@ -9,6 +9,7 @@ import {
   type RequestInfo,
   runRequest,
 } from '../lib/request-context.ts';
+import { stopWrites } from '../lib/write-deadline.ts';
 import type { RouteOperation } from '../rest/direct.ts';
 import { checkCost } from '../schema/cost.ts';
 import type { AppDeps } from './context.ts';
@@ -174,6 +175,10 @@ export function createOperationRunner(yoga: Yoga, deps: AppDeps): OperationRunne
 /**
  * Aborts a request's work after `ms` (src/lib/budget.ts reads `abortedBy`); `onExpire` answers
  * the client. Returns the timer, for `clearTimeout` (no closure made per request).
+ *
+ * A 504 means nothing was written (src/lib/write-deadline.ts): its writes are stopped first (a
+ * transaction not yet committing can then only roll back), and a commit already under way is
+ * waited for. A request that committed a write answers what it did, not the 504.
  */
 export function armDeadline(
   scope: RequestInfo,
@@ -182,8 +187,14 @@ export function armDeadline(
 ): NodeJS.Timeout {
   return setTimeout(() => {
     const err = new AppError('deadline_exceeded', `The request took longer than ${ms} ms and was stopped.`);
-    scope.abortedBy ??= err;
-    onExpire?.(err);
+    const expire = () => {
+      if (scope.commits) return;
+      scope.abortedBy ??= err;
+      onExpire?.(err);
+    };
+    const committing = stopWrites(scope, err);
+    if (committing) void committing.then(expire);
+    else expire();
   }, ms);
 }
 

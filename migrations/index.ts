@@ -15,6 +15,7 @@ import { Migration20261129000000EventNotify } from './Migration20261129000000Eve
 import { Migration20261129000010WebhookFailingSince } from './Migration20261129000010WebhookFailingSince.ts';
 import { Migration20261130000000MediaReferences } from './Migration20261130000000MediaReferences.ts';
 import { Migration20261201000000WebhookLastFailure } from './Migration20261201000000WebhookLastFailure.ts';
+import { Migration20261202000000IdempotencyKeyHash } from './Migration20261202000000IdempotencyKeyHash.ts';
 
 /** Listed explicitly so migrations load the same way under Node, vitest and the CLI. */
 export const migrationsList: MigrationObject[] = [
@@ -34,4 +35,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261129000010WebhookFailingSince', class: Migration20261129000010WebhookFailingSince },
   { name: 'Migration20261130000000MediaReferences', class: Migration20261130000000MediaReferences },
   { name: 'Migration20261201000000WebhookLastFailure', class: Migration20261201000000WebhookLastFailure },
+  { name: 'Migration20261202000000IdempotencyKeyHash', class: Migration20261202000000IdempotencyKeyHash },
 ];

@@ -351,7 +351,10 @@ describe('Idempotency-Key', () => {
     expect((await send({ to, text: 'first' }, key)).status).toBe(202);
     // As a process that stopped after claiming the key leaves it: claimed, never answered.
     const sql = app.orm.em.fork().getConnection();
-    await sql.execute(`update idempotency_key set status = null, response = null where key = ?`, [`s-${to}`]);
+    await sql.execute(
+      `update idempotency_key set status = null, response = null where key_hash = encode(sha256(convert_to(?, 'UTF8')), 'hex')`,
+      [`s-${to}`],
+    );
     await app.settle();
     const before = network().sent.length;
     app.clock.set('2026-11-01T10:01:00Z'); // inside the lease: still being processed, as far as anyone knows

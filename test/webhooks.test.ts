@@ -162,7 +162,7 @@ describe('POST /v1/webhooks', () => {
       .fork()
       .getConnection()
       .execute<{ response: unknown }[]>(
-        `select "response" from "idempotency_key" where "key" = 'wh-create-1'`,
+        `select "response" from "idempotency_key" where "key_hash" = encode(sha256('wh-create-1'), 'hex')`,
       );
     expect(JSON.stringify(stored)).not.toContain(first.body.data.secret);
     await app.send('DELETE', `/v1/webhooks/${first.body.data.id}`, undefined, manage);

@@ -1,5 +1,5 @@
+import { redactCardData } from '../lib/card-numbers.ts';
 import { type AppError, RETRY_AFTER_UNAVAILABLE } from '../lib/errors.ts';
-import { withoutCardNumbers } from '../services/payments/card-data.ts';
 
 /** The REST mapping of the one error type: `{error: {code, message, param?, request_id, required_scopes?}}`. */
 export interface ErrorBody {
@@ -7,9 +7,10 @@ export interface ErrorBody {
 }
 
 export function errorBody(err: AppError, requestId: string): ErrorBody {
-  // A message may quote what it refuses (a path segment, a query value): never a card number.
+  // A message may quote what it refuses (a path segment, a query value): never a card number or
+  // a security code (src/lib/card-numbers.ts).
   const body: ErrorBody = {
-    error: { code: err.code, message: withoutCardNumbers(err.message), request_id: requestId },
+    error: { code: err.code, message: redactCardData(err.message), request_id: requestId },
   };
   if (err.param) body.error.param = err.param;
   const scopes = err.details?.required_scopes;

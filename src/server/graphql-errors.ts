@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
+import { redactCardData } from '../lib/card-numbers.ts';
 import { type ErrorCode, findAppError, RETRY_AFTER_UNAVAILABLE, toAppError } from '../lib/errors.ts';
 import { currentRequestId } from '../lib/request-context.ts';
-import { withoutCardNumbers } from '../services/payments/card-data.ts';
 
 /**
  * Errors that refuse the whole request: its HTTP status is theirs. Everything else is HTTP 200
@@ -26,9 +26,10 @@ export function toGraphQLError(error: unknown): GraphQLError {
   const gql = error instanceof GraphQLError ? error : undefined;
   // Yoga's own request errors (405 with Allow, 400, 413) keep their status and headers.
   const http = !findAppError(error) && gql?.extensions?.http;
-  // graphql-js quotes the value it refuses (a card number sent as an Int, or in a field the
-  // input type lacks): no card number goes back or into a log (src/services/payments/card-data.ts).
-  return new GraphQLError(withoutCardNumbers(app.message), {
+  // graphql-js quotes the value it refuses (a card number sent as an Int, a security code in a
+  // field the input type lacks): no card number or security code goes back or into a log
+  // (src/lib/card-numbers.ts).
+  return new GraphQLError(redactCardData(app.message), {
     nodes: gql?.nodes,
     path: gql?.path,
     extensions: {

@@ -10,6 +10,9 @@ import { currentRequest } from '../lib/request-context.ts';
  * without running it; with another body it is a 409; a request
  * arriving while the first is still running waits for its answer. A request refused with an
  * error before it wrote anything frees its key, so a corrected retry may reuse it.
+ * A key is stored and looked up as its SHA-256 (`key_hash`), never as sent: the client chose it,
+ * and one that sent a card number as a key must not have it kept in the clear (docs/decisions.md,
+ * "Card numbers"). No answer repeats a key.
  */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 3600_000;
 const WAIT_STEP_MS = 50;
@@ -34,6 +37,9 @@ function canonical(v: unknown): string {
 
 export const requestHash = (body: unknown): string =>
   createHash('sha256').update(canonical(body)).digest('hex');
+
+/** What the table keeps of a key (hex SHA-256; the migration hashed older rows the same way). */
+export const keyHashOf = (key: string): string => createHash('sha256').update(key).digest('hex');
 
 export function checkIdempotencyKey(key: unknown): string | undefined {
   if (key === undefined || key === null) return undefined;
@@ -64,17 +70,18 @@ export async function idempotent<T>(
 ): Promise<Stored<T>> {
   if (scope.key === undefined) return { ...(await run()), replayed: false };
   const conn = em.getConnection();
+  const keyHash = keyHashOf(scope.key);
   const expired = new Date(scope.now.getTime() - IDEMPOTENCY_WINDOW_MS);
   // This key if it expired, and a few other expired ones: the table holds about a day of keys.
   await conn.execute(
-    `delete from "idempotency_key" where ("api_key_id" = ? and "key" = ? and "created_at" < ?)
+    `delete from "idempotency_key" where ("api_key_id" = ? and "key_hash" = ? and "created_at" < ?)
        or "id" in (select "id" from "idempotency_key" where "created_at" < ? limit 20)`,
-    [scope.keyId, scope.key, expired, expired],
+    [scope.keyId, keyHash, expired, expired],
   );
   const claimed = await conn.execute<{ id: number }[]>(
-    `insert into "idempotency_key" ("clinic_id", "api_key_id", "key", "request_hash", "created_at")
-     values (?, ?, ?, ?, ?) on conflict ("api_key_id", "key") do nothing returning "id"`,
-    [scope.clinicId, scope.keyId, scope.key, scope.hash, scope.now],
+    `insert into "idempotency_key" ("clinic_id", "api_key_id", "key_hash", "request_hash", "created_at")
+     values (?, ?, ?, ?, ?) on conflict ("api_key_id", "key_hash") do nothing returning "id"`,
+    [scope.clinicId, scope.keyId, keyHash, scope.hash, scope.now],
   );
   if (claimed.length) {
     const id = claimed[0].id;
@@ -105,8 +112,8 @@ export async function idempotent<T>(
       { request_hash: string; status: number | null; response: T | null; abandoned: boolean }[]
     >(
       `select "request_hash", "status", "response", "created_at" < ? as "abandoned"
-         from "idempotency_key" where "api_key_id" = ? and "key" = ?`,
-      [new Date(scope.now.getTime() - scope.leaseMs), scope.keyId, scope.key],
+         from "idempotency_key" where "api_key_id" = ? and "key_hash" = ?`,
+      [new Date(scope.now.getTime() - scope.leaseMs), scope.keyId, keyHash],
     );
     // The first request failed and freed the key meanwhile: this one runs afresh.
     if (!row) return idempotent(em, scope, run);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { hasCardNumber } from '../lib/card-numbers.ts';
 import { AppError } from '../lib/errors.ts';
 import { type IdKind, prefixes, tryParseId } from '../lib/ids.ts';
 
@@ -33,8 +34,29 @@ export function parseInput<T>(schema: z.ZodType<T>, raw: unknown): T {
 
 const noNul = (v: string) => !v.includes('\u0000');
 
-/** Text of at most `max` characters (PostgreSQL text cannot hold a NUL). */
-export const text = (max: number) => z.string().max(max).refine(noNul, 'must not contain a NUL character');
+/**
+ * A string someone issued, not free text (a national id number): no card-number check, since
+ * some are Luhn-valid 13-digit numbers by design (South Africa's). Each use is listed, with its
+ * reason, in test/card-free-text.test.ts.
+ */
+export const identifier = (max: number) =>
+  z.string().max(max).refine(noNul, 'must not contain a NUL character');
+
+/**
+ * The free-text check of the card-number rule (src/lib/card-numbers.ts; docs/decisions.md, "Card
+ * numbers"): a full card number is never stored, so a field holding one is a 422, and nothing is
+ * written. Exported so test/card-free-text.test.ts can tell which string fields carry it.
+ */
+export const noCardNumber = (v: string) => !hasCardNumber(v);
+export const CARD_REFUSAL =
+  'must not hold a full card number: card numbers are never stored (PCI DSS), so nothing was written; give at most its last 4 digits';
+
+/**
+ * Free text of at most `max` characters (PostgreSQL text cannot hold a NUL): every note, name,
+ * description, reason or label of a write. It refuses a card number (noCardNumber).
+ */
+export const text = (max: number) =>
+  z.string().max(max).refine(noNul, 'must not contain a NUL character').refine(noCardNumber, CARD_REFUSAL);
 
 /** Text that must say something. */
 export const name = (max: number) => text(max).refine((v) => v.trim() !== '', 'must not be empty');

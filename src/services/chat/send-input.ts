@@ -1,6 +1,7 @@
 import { AppError } from '../../lib/errors.ts';
 import { toE164 } from '../../lib/phone.ts';
 import { jsonObject } from '../json-body.ts';
+import { CARD_REFUSAL, noCardNumber } from '../write-input.ts';
 
 /**
  * The body of POST /v1/chat/messages (and the GraphQL send mutation's input), checked from raw
@@ -27,6 +28,9 @@ function text(v: unknown, param: string, max: number): string {
   if (v.trim() === '') throw invalid(param, `${param} must not be empty.`);
   if ([...v].length > max) throw invalid(param, `${param} must be at most ${max} characters.`);
   if (v.includes('\u0000')) throw invalid(param, `${param} must not contain a NUL character.`);
+  // Outbound text is stored, sent to the network and carried by events: the card-number rule of
+  // every free-text field holds (src/services/write-input.ts, docs/decisions.md "Card numbers").
+  if (!noCardNumber(v)) throw invalid(param, `${param} ${CARD_REFUSAL}.`);
   return v;
 }
 
@@ -55,6 +59,7 @@ export function parseSendInput(raw: unknown, country: string): SendInput {
       if (typeof p !== 'string') throw invalid(`params[${i}]`, `params[${i}] must be a string.`);
       if ([...p].length > PARAM_MAX)
         throw invalid(`params[${i}]`, `params[${i}] must be at most ${PARAM_MAX} characters.`);
+      if (!noCardNumber(p)) throw invalid(`params[${i}]`, `params[${i}] ${CARD_REFUSAL}.`);
       return p;
     });
     return { kind: 'template', to, template, params };

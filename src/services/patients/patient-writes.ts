@@ -4,7 +4,7 @@ import { invalid } from '../../lib/errors.ts';
 import { clinicRef } from '../clinic-ref.ts';
 import { addressInput, addressOf, phoneOf } from '../contact-input.ts';
 import { restGroups } from '../resource.ts';
-import { clearable, date, idOf, name, text, z } from '../write-input.ts';
+import { clearable, date, identifier, idOf, name, text, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { Patient } from './patient.resource.ts';
 import { foldedNames } from './search-columns.ts';
@@ -38,7 +38,7 @@ const patientFields = {
   birth_date: clearable(date),
   status_id: clearable(idOf('PatientStatus')),
   contacts: clearable(z.array(contactInput).max(20)),
-  id_number: clearable(text(50)),
+  id_number: clearable(identifier(50)),
 };
 
 export const createPatientInput = z.strictObject(patientFields);

@@ -6,8 +6,9 @@ import { startTestApp, type TestApp } from './helpers.ts';
 
 /**
  * The pages, in a real headless Chromium (Debian's `chromium`): GraphiQL at /graphql and Swagger
- * UI at /v1/docs render from the installed packages, with no request to another host, and
- * GraphiQL runs its default query with a key typed into its headers editor.
+ * UI at /v1/docs render from the installed packages, with no request to another host. GraphiQL
+ * shows the schema before any key is given, runs its default query with a key typed into its
+ * headers editor, and still has the key after a reload.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
@@ -62,16 +63,36 @@ async function watchedPage(): Promise<{ page: Page; offHost: string[]; errors: s
 }
 
 describe.skipIf(!available)('pages in Chromium', () => {
-  it('GraphiQL renders offline and runs its default query with a key in the headers editor', async () => {
+  it('GraphiQL: Docs without a key, its assets cached for good, a pasted key kept across a reload', async () => {
     const { page, offHost, errors } = await watchedPage();
+    const assets: { url: string; cacheControl: string | undefined }[] = [];
+    page.on('response', (r) => {
+      if (new URL(r.url()).pathname.startsWith('/graphql/assets/'))
+        assets.push({ url: r.url(), cacheControl: r.headers()['cache-control'] });
+    });
     await page.goto(`${app.url}/graphql`, { waitUntil: 'load' });
     await page.locator('.graphiql-execute-button').waitFor({ timeout: 15_000 });
-    // The headers editor holds the template; replace it with a real key.
-    await page.getByText('Headers', { exact: true }).click();
+    // The schema loaded on first open, with no key: the Docs pane lists Query's fields.
+    await page.locator('.graphiql-sidebar button[aria-label="Show Documentation Explorer"]').click();
+    const docs = page.locator('.graphiql-doc-explorer');
+    await docs.getByText('Query', { exact: true }).click({ timeout: 15_000 });
+    await docs.getByText('Patient', { exact: true }).first().waitFor({ timeout: 15_000 });
+    expect(await docs.innerText()).not.toMatch(/Error fetching schema|Authorization/);
+    // The script, the stylesheet and the Monaco workers: files cached for a year.
+    expect(assets.map((a) => new URL(a.url).pathname.replace(/\.[0-9a-f]{16}\./, '.*.')).sort()).toEqual(
+      expect.arrayContaining([
+        '/graphql/assets/graphiql.*.css',
+        '/graphql/assets/graphiql.*.js',
+        '/graphql/assets/graphql.worker.*.js',
+      ]),
+    );
+    for (const a of assets) expect(a.cacheControl, a.url).toBe('public, max-age=31536000, immutable');
+    // The headers editor holds a commented example (no placeholder is sent); a key replaces it.
+    await page.getByRole('button', { name: 'Headers', exact: true }).click();
     const headers = page.locator('.graphiql-editor-tool .graphiql-editor').last();
     await expect
       .poll(async () => (await headers.innerText()).replace(/\s+/g, ' '), { timeout: 10_000 })
-      .toMatch(/Bearer <your API key>/);
+      .toMatch(/\/\/ "Authorization": "Bearer/);
     await headers.click();
     await page.keyboard.press('ControlOrMeta+A');
     await page.keyboard.press('Delete');
@@ -81,10 +102,23 @@ describe.skipIf(!available)('pages in Chromium', () => {
     await expect
       .poll(async () => (await result.innerText()).replace(/\s+/g, ' '), { timeout: 15_000 })
       .toMatch(/pat_\d+.*Rivka/);
+    // A reload keeps the key (GraphiQL's storage), and runs with it.
+    await page.reload({ waitUntil: 'load' });
+    await page.locator('.graphiql-execute-button').waitFor({ timeout: 15_000 });
+    await page.getByRole('button', { name: 'Headers', exact: true }).click();
+    await expect
+      .poll(async () => (await headers.innerText()).replace(/\s+/g, ' '), { timeout: 10_000 })
+      .toContain(`Bearer ${key}`);
+    // The tab it had, not a new empty one.
+    expect(await page.locator('.graphiql-tab').count()).toBeLessThanOrEqual(1);
+    await page.locator('.graphiql-execute-button').click();
+    await expect
+      .poll(async () => (await result.innerText()).replace(/\s+/g, ' '), { timeout: 15_000 })
+      .toMatch(/pat_\d+.*Rivka/);
     expect(offHost).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
-  }, 60_000);
+  }, 90_000);
 
   it('Swagger UI at /v1/docs renders the operations offline', async () => {
     const { page, offHost, errors } = await watchedPage();

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultLimits } from '../src/lib/limits.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
+import { connect, until } from './ws-client.ts';
 
 /**
  * GraphQL limits: each refused before execution with 400 `query_too_complex` naming the limit and
@@ -89,18 +90,32 @@ describe('GraphQL limits', () => {
     });
   });
 
-  it('masks field suggestions', async () => {
-    const r = await app.gql('{ patients(first: 1) { edges { node { frist_name } } } }', {}, key);
+  it('suggests field names, over HTTP and over the websocket (the schema is public)', async () => {
+    const typo = '{ patients(first: 1) { edges { node { frist_name } } } }';
+    const r = await app.gql(typo, {}, key);
     // Yoga answers an application/json request with 200 even for an invalid document.
     expect(r.status).toBe(200);
     expect(r.body.errors[0].extensions.code).toBe('invalid_request');
-    expect(JSON.stringify(r.body)).not.toMatch(/Did you mean|first_name/);
+    expect(r.body.errors[0].message).toMatch(/Did you mean "first_name"/);
+    const socket = connect(app.url, { Authorization: `Bearer ${key}` });
+    try {
+      const sub = socket.subscribe(typo);
+      await until(() => sub.errors.length > 0);
+      expect(sub.errors[0].message).toMatch(/Did you mean "first_name"/);
+    } finally {
+      await socket.dispose();
+    }
   });
 });
 
 describe('before parsing', () => {
-  it('authenticates first: no key is a 401 whatever the document, with no schema described', async () => {
-    for (const query of ['{ patients(', '{ patients(first: 1) { edges { node { frist_name } } } }']) {
+  it('authenticates first: no key is a 401 whatever the document (introspection aside), with no schema described', async () => {
+    for (const query of [
+      '{ patients(',
+      '{ patients(first: 1) { edges { node { frist_name } } } }',
+      '{ __typename patients(first: 1) { edges { cursor } } }',
+      '{ __schema { queryType { name } } frist_name }',
+    ]) {
       const r = await app.gql(query, {}, null);
       expect(r.status).toBe(401);
       expect(r.body.errors[0].extensions.code).toBe('unauthenticated');

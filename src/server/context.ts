@@ -66,6 +66,37 @@ export async function authenticateCredential(
   );
 }
 
+/** Who asks without a key: no clinic (no clinic has id 0) and no scope. */
+const ANONYMOUS: Principal = {
+  keyId: 'anonymous',
+  clinicId: 0,
+  clinicKind: 'dental',
+  country: 'US',
+  scopes: new Set(),
+};
+
+/**
+ * The context of a request without a key that may run anyway: an operation made only of
+ * introspection fields (src/server/introspection.ts decides; nothing else gets here). It spends
+ * from its client address's budget, the size of a key's, as a key spends from its own.
+ */
+export function anonymousContext(deps: AppDeps, info: RequestInfo): RequestContext {
+  let spent = false;
+  const budget = `address:${info.clientAddress}`;
+  return authenticated(
+    info,
+    ANONYMOUS,
+    deps.em,
+    false,
+    (points) => {
+      spent = true;
+      return deps.rateLimiter.spend(budget, points, info.setHeader);
+    },
+    () => spent,
+    deps.services,
+  );
+}
+
 /**
  * Spends one point for an authenticated request refused before its cost was known (an unknown
  * query parameter, a GraphQL document that does not validate), so it too counts and carries the

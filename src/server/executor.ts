@@ -24,25 +24,15 @@ export type Yoga = YogaServerInstance<Record<string, unknown>, RequestContext>;
  * Its context is the request's, authenticated by the runner before anything is parsed.
  */
 export function createGraphQLPipeline(schema: GraphQLSchema, deps: AppDeps): Yoga {
-  let graphiqlPage: Promise<string> | undefined;
   return createYoga<Record<string, unknown>, RequestContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     // CORS is answered for every route in one place (src/server/cors.ts).
     cors: false,
-    graphiql: {
-      title: 'clinic-gateway GraphQL',
-      defaultQuery: '{ patients(first: 5) { edges { node { id first_name last_name phone } } } }',
-      // A template for the key (printed by `npm start`); not kept in the browser's storage.
-      headers: JSON.stringify({ Authorization: 'Bearer <your API key>' }, null, 2),
-      shouldPersistHeaders: false,
-    },
-    // GraphiQL from the installed package, its scripts and styles inline: the page works offline
-    // and loads nothing from another host. The page is the same for every request: built once,
-    // and its 9 MB of scripts are loaded only when a browser first asks for it.
-    renderGraphiQL: (options) =>
-      (graphiqlPage ??= import('@graphql-yoga/render-graphiql').then((m) => m.renderGraphiQL(options))),
+    // The console is served before Yoga sees the request, as a small page and cacheable files
+    // (src/server/graphiql.ts).
+    graphiql: false,
     logging: false,
     plugins: [
       ...graphqlLimitPlugins(deps.limits),

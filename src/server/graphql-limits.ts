@@ -1,4 +1,3 @@
-import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
@@ -20,7 +19,8 @@ import { chargeOperation } from './runner.ts';
  * - depth, aliases and directives, while validating (graphql-armor);
  * - cost, before executing (src/schema/cost.ts): it depends on the variables (`first: $n`).
  * The cost is then spent from the key's rate-limit budget. Field suggestions ("Did you mean …")
- * are masked as well, although only authenticated callers ever get that far.
+ * stay on, over HTTP and websockets alike (one pipeline): the schema is public (schema.graphql,
+ * and introspection needs no key: src/server/introspection.ts), so hiding them hid nothing.
  */
 export function graphqlLimitPlugins(limits: Limits): Plugin<any>[] {
   const reject = (limit: string, max: number) => (ctx: ValidationContext | null, err: GraphQLError) => {
@@ -76,7 +76,6 @@ export function graphqlLimitPlugins(limits: Limits): Plugin<any>[] {
       n: limits.graphqlMaxDirectives,
       onReject: [reject('directives', limits.graphqlMaxDirectives)],
     }),
-    blockFieldSuggestionsPlugin(),
     {
       // A nesting deep enough to exhaust the parser's stack within the token limit is a depth
       // refusal, not an internal error.

@@ -6,7 +6,9 @@ import { checkJsonText } from '../lib/json-text.ts';
 import type { RequestContext, RequestInfo } from '../lib/request-context.ts';
 import { readBody, sendResponse } from './body.ts';
 import type { OperationParams } from './executor.ts';
+import { serveConsole } from './graphiql.ts';
 import { toGraphQLError } from './graphql-errors.ts';
+import { introspectionWithoutKey } from './introspection.ts';
 import type { OperationRunner } from './runner.ts';
 
 export type GraphQLHandler = ((
@@ -29,9 +31,12 @@ export type GraphQLHandler = ((
  * is handed to Yoga whole, so the answers of both paths are Yoga's;
  * `test/graphql-direct.test.ts` compares them.
  *
- * Before anything is parsed, the request is authenticated (GraphiQL's page and CORS pre-flights
- * excepted) and its body is read up to `maxBodyBytes`: a caller without a key costs a key
- * lookup, never a parse or a validation. The request's scope and deadline are the HTTP handler's
+ * Before anything is parsed, the request is authenticated (the console's page and assets,
+ * src/server/graphiql.ts, and CORS pre-flights excepted) and its body is read up to
+ * `maxBodyBytes`: a caller with an invalid key costs a key lookup, never a parse or a validation.
+ * A caller without an Authorization header may introspect (src/server/introspection.ts): its
+ * body is read up to 64 KiB and parsed within the token limit to see whether it only does that;
+ * otherwise it gets the same 401, never a validation. The request's scope and deadline are the HTTP handler's
  * (src/server/app.ts, the runner's `begin`).
  */
 export function createGraphQLHandler(runner: OperationRunner): GraphQLHandler {
@@ -42,16 +47,27 @@ export function createGraphQLHandler(runner: OperationRunner): GraphQLHandler {
   async function handle(req: IncomingMessage, res: ServerResponse, scope: RequestInfo): Promise<void> {
     // HEAD is GET without a body (node:http leaves the body out of a HEAD response).
     if (req.method === 'HEAD') req.method = 'GET';
+    const page = serveConsole(req, res, (req.url ?? '/graphql').split('?')[0]);
+    if (page) return page;
     if (!needsKey(req)) return yoga(req, res);
     let ctx: RequestContext;
+    let read: Buffer | undefined;
     try {
-      ctx = await runner.authenticate(scope, headerOf(req, 'authorization'), false);
-      if (Number(req.headers['content-length']) > maxBody) throw tooLarge(maxBody);
+      const credential = headerOf(req, 'authorization');
+      if (credential === null) {
+        // Introspection needs no key (src/server/introspection.ts); it reads the body to know.
+        const anonymous = await introspectionWithoutKey(runner, req, scope);
+        if (!anonymous) return;
+        ({ ctx, body: read } = anonymous);
+      } else {
+        ctx = await runner.authenticate(scope, credential, false);
+        if (Number(req.headers['content-length']) > maxBody) throw tooLarge(maxBody);
+      }
     } catch (e) {
       return refuse(res, e);
     }
     if (req.method !== 'POST') return yoga(req, res);
-    const body = await readBody(req, maxBody);
+    const body = read ?? (await readBody(req, maxBody));
     if (body === null) return;
     if (body === 'too large') return refuse(res, tooLarge(maxBody));
     const text = body.toString('utf8');
@@ -102,8 +118,8 @@ export function createGraphQLHandler(runner: OperationRunner): GraphQLHandler {
 const tooLarge = (max: number) => new AppError('payload_too_large', `The request body exceeds ${max} bytes.`);
 
 /**
- * Requests that can run an operation need a key: every POST, and a GET with a query. GraphiQL's
- * page (a GET without one) and CORS pre-flights do not.
+ * Requests that can run an operation need a key (or to be introspection only): every POST, and
+ * a GET with a query. CORS pre-flights do not.
  */
 function needsKey(req: IncomingMessage): boolean {
   if (req.method === 'POST') return true;

@@ -1,0 +1,166 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+
+/**
+ * The GraphQL console at /graphql: GraphiQL as `@graphql-yoga/render-graphiql` ships it (React,
+ * GraphiQL, Monaco and its workers, prebuilt into strings), but served as files instead of one
+ * 9 MB page. Each file is named by a hash of its content and cached by the browser for a year
+ * (`immutable`): a new package version brings new names. The page itself is about 2 KB and
+ * revalidated (`no-cache`), so a deploy is seen at once. Everything comes from the installed
+ * package: no CDN, the console works offline.
+ */
+export const CONSOLE_ASSETS = '/graphql/assets/';
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+interface Asset {
+  type: string;
+  body: Buffer;
+  /** The same bytes gzipped, made once (the script is 5 MB, 1.4 MB gzipped). */
+  gzipped: Buffer;
+}
+
+interface Console {
+  page: string;
+  assets: Map<string, Asset>;
+}
+
+/** The headers editor's start: JSONC, so the example stays a comment until the user edits it. */
+const HEADERS_TEMPLATE = `{
+  // Paste your API key (npm start prints demo keys) and remove the slashes:
+  // "Authorization": "Bearer cg_test_..."
+}`;
+
+const HINT =
+  'The schema (Docs, autocompletion) loads without a key. To run operations, put your API key in ' +
+  '<b>Headers</b> as <code>{"Authorization": "Bearer &lt;key&gt;"}</code>: headers are kept in this ' +
+  'browser (GraphiQL settings turn that off).';
+
+let built: Promise<Console> | undefined;
+
+/**
+ * Answers a console request (GET or HEAD): the page, for a browser asking for HTML (a `?query=`
+ * GraphiQL keeps in its address included), or one of its assets. Null when the request is
+ * neither, for the GraphQL handler.
+ */
+export function serveConsole(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> | null {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return null;
+  if (path.startsWith(CONSOLE_ASSETS)) return sendAsset(req, res, path.slice(CONSOLE_ASSETS.length));
+  if ((path !== '/graphql' && path !== '/graphql/') || !req.headers.accept?.includes('text/html'))
+    return null;
+  return consoleFiles().then(({ page }) => {
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': Buffer.byteLength(page),
+      'cache-control': 'no-cache',
+    });
+    res.end(page);
+  });
+}
+
+async function sendAsset(req: IncomingMessage, res: ServerResponse, name: string): Promise<void> {
+  const asset = (await consoleFiles()).assets.get(name);
+  if (!asset) {
+    res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+    res.end('No such console asset.');
+    return;
+  }
+  const gzipped = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+  const body = gzipped ? asset.gzipped : asset.body;
+  res.writeHead(200, {
+    'content-type': asset.type,
+    'content-length': body.length,
+    'cache-control': IMMUTABLE,
+    vary: 'accept-encoding',
+    ...(gzipped ? { 'content-encoding': 'gzip' } : {}),
+  });
+  res.end(body);
+}
+
+/**
+ * Built once, on the first request for the console: importing the package's 9 MB of strings at
+ * start would cost every process about 35 MB it may never use (docs/performance.md).
+ */
+function consoleFiles(): Promise<Console> {
+  built ??= build().catch((e) => {
+    built = undefined;
+    throw e;
+  });
+  return built;
+}
+
+async function build(): Promise<Console> {
+  const m = await import('@graphql-yoga/render-graphiql/graphiql');
+  const assets = new Map<string, Asset>();
+  const add = async (stem: string, ext: string, type: string, content: string | Buffer) => {
+    const body = typeof content === 'string' ? Buffer.from(content) : content;
+    const name = `${stem}.${createHash('sha256').update(body).digest('hex').slice(0, 16)}.${ext}`;
+    assets.set(name, { type, body, gzipped: await promisify(gzip)(body) });
+    return `${CONSOLE_ASSETS}${name}`;
+  };
+  const js = 'text/javascript; charset=utf-8';
+  const [css, script, editorWorker, jsonWorker, graphqlWorker, favicon] = await Promise.all([
+    add('graphiql', 'css', 'text/css; charset=utf-8', m.css),
+    add('graphiql', 'js', js, m.js),
+    add('editor.worker', 'js', js, m.editorWorkerService),
+    add('json.worker', 'js', js, m.jsonWorker),
+    add('graphql.worker', 'js', js, m.graphqlWorker),
+    add(
+      'favicon',
+      'ico',
+      'image/x-icon',
+      Buffer.from(m.favicon.replace(/^data:[^,]*;base64,/, ''), 'base64'),
+    ),
+  ]);
+  const options = {
+    title: 'clinic-gateway GraphQL',
+    endpoint: '/graphql',
+    defaultQuery: '{ patients(first: 5) { edges { node { id first_name last_name phone } } } }',
+    // A default only: what the user typed, kept in the browser's storage, wins on the next visit.
+    headers: HEADERS_TEMPLATE,
+    shouldPersistHeaders: true,
+  };
+  const workers = { editorWorkerService: editorWorker, json: jsonWorker, graphql: graphqlWorker };
+  // `<` escaped: nothing in the options can close the script element.
+  const json = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c');
+  const page = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>clinic-gateway GraphQL (GraphiQL)</title>
+<link rel="icon" href="${favicon}">
+<link rel="stylesheet" href="${css}">
+<style>
+body { height: 100vh; display: flex; flex-direction: column; }
+#hint { margin: 0; padding: 4px 12px; font: 13px system-ui, sans-serif; background: #f5f5f5; border-bottom: 1px solid #ddd; }
+#root { flex: 1; min-height: 0; }
+#root .graphiql-container { height: 100%; width: 100%; }
+</style>
+</head>
+<body id="body" class="no-focus-outline">
+<noscript>GraphiQL needs JavaScript.</noscript>
+<p id="hint">${HINT}</p>
+<div id="root"></div>
+<script>
+const workers = ${json(workers)};
+self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (moduleId, label) => workers[label] };
+</script>
+<script src="${script}"></script>
+<script>
+const options = ${json(options)};
+// With headers kept, GraphiQL 5 opens a new, empty tab on every visit unless it is told which
+// query to show: the last active tab's.
+try {
+  const saved = JSON.parse(localStorage.getItem('graphiql:tabState') || 'null');
+  const tab = saved && saved.tabs[saved.activeTabIndex];
+  if (tab && tab.query) Object.assign(options, { query: tab.query, variables: tab.variables || undefined });
+} catch {}
+YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), options);
+</script>
+</body>
+</html>
+`;
+  return { page, assets };
+}

@@ -35,7 +35,7 @@ import { type RunningJobs, startJobs } from './server/jobs.ts';
 import { type EventEnvelope, phoneSystemContext, playCall } from './services/calls/phone-system.ts';
 import { recordNetworkEvent } from './services/chat/network-events.ts';
 import { PATIENT_MEDIA_TYPES, patientMessage, patientReaction } from './services/chat/patient-side.ts';
-import { writeTemplates } from './services/chat/template-sync.ts';
+import { replaceTemplates } from './services/chat/template-sync.ts';
 import { createClinic, listClinics, updateClinic } from './services/clinics/clinics.ts';
 import { seedDemo } from './services/demo/seed-demo.ts';
 import { seedPatients } from './services/demo/seed-patients.ts';
@@ -235,7 +235,7 @@ clinic
           handledMarkingEnabled: opts.handledMarking ?? false,
         });
         // The sandbox network holds every number's templates; a clinic with a number gets them.
-        if (c.phone) await writeTemplates(em, c.id, SANDBOX_TEMPLATES);
+        if (c.phone) await replaceTemplates(em, c.id, SANDBOX_TEMPLATES);
         const data = {
           id: toId('Clinic', c.id),
           name: c.name,
@@ -375,7 +375,7 @@ network
   .action(
     withDb(async ({ em, out }, opts: { clinic: string }) => {
       const id = clinicId(opts.clinic);
-      await writeTemplates(em, id, SANDBOX_TEMPLATES);
+      await replaceTemplates(em, id, SANDBOX_TEMPLATES);
       out(
         { clinic_id: toId('Clinic', id), templates: SANDBOX_TEMPLATES.length },
         `Loaded ${SANDBOX_TEMPLATES.length} templates.`,

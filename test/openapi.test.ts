@@ -664,13 +664,14 @@ describe('real responses match the document', () => {
       const kind = clinicOf(op);
       const route = routeOf(op);
       const path = await pathAt(route, kind, created);
+      const writer = writerOf(op);
       const body = (await exampleAt(op, kind)) as Record<string, unknown>;
       const headers = op.method === 'POST' ? { 'idempotency-key': `openapi-${op.name}` } : undefined;
       const stale = { method: op.method, body, headers: { 'if-match': '"1"' } };
       // A DELETE's stale If-Match is tried while the object still exists (a deleted one is a 404).
       if (op.method === 'DELETE' && documentedStatuses(route).includes(412))
-        await call(path, writerAt(kind), 412, stale);
-      const r = await call(path, writerAt(kind), op.status, { method: op.method, body, headers });
+        await call(path, writer, 412, stale);
+      const r = await call(path, writer, op.status, { method: op.method, body, headers });
       if (!route.path.includes(':id')) created[op.resource.kind] = r.data.id;
       // Its event, recorded in the same transaction, carries exactly what the write answered.
       const [event] = await app.orm.em
@@ -686,13 +687,13 @@ describe('real responses match the document', () => {
       if (event) expect(event.data, op.name).toEqual(r.data);
       // The same key with another body: 409, whatever that body holds.
       if (headers)
-        await call(path, writerAt(kind), 409, {
+        await call(path, writer, 409, {
           method: op.method,
           body: { ...body, colour: 'red' },
           headers,
         });
       if (op.method !== 'DELETE' && documentedStatuses(route).includes(412))
-        await call(path, writerAt(kind), 412, stale);
+        await call(path, writer, 412, stale);
     }
   });
 
@@ -778,6 +779,9 @@ const routeOf = (op: WriteOperation): Route => restRoutes.find((r) => r.field ==
 const clinicOf = (op: WriteOperation | undefined): 'dental' | 'vet' =>
   op?.clinicKinds && !op.clinicKinds.includes('dental') ? 'vet' : 'dental';
 const writerAt = (kind: 'dental' | 'vet') => (kind === 'vet' ? keys.vetWriter : keys.writer);
+/** The key a write takes: chat's need chat:write, which no key holds beside another write scope's reads. */
+const writerOf = (op: WriteOperation) =>
+  op.scopes.includes('chat:write') ? keys.chatWrite : writerAt(clinicOf(op));
 const documentedStatuses = (route: Route): number[] =>
   Object.keys(doc.paths[oasPath(route.path)][route.method.toLowerCase()].responses).map(Number);
 
@@ -848,12 +852,13 @@ async function pathAt(
 /** A key that may call the route (writes need their write scopes), and one that may not. */
 const keyFor = (route: Route) => {
   const op = writeOf(route);
-  if (op) return writerAt(clinicOf(op));
+  if (op) return writerOf(op);
   return route.method === 'GET' ? keys.dental : keys.chatWrite;
 };
 const wrongKeyFor = (route: Route) => {
   const op = writeOf(route);
   // keys.dental holds webhooks:manage (the demo's read-everything key).
+  if (op?.scopes.includes('chat:write')) return keys.dental;
   if (op)
     return clinicOf(op) === 'vet'
       ? keys.vet

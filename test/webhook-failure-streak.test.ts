@@ -132,6 +132,9 @@ describe('auto-disable counts a failure streak, not time without a success', () 
       const s = await subscription(sub);
       expect(s.enabled).toBe(false);
       expect(s.failingSince?.getTime()).toBe(start);
+      // A change of the subscription through the unit of work: its version (ETag) is the disable's time.
+      expect(s.disabledAt?.getTime()).toBe(disabledAt);
+      expect(new Date(s.updatedAt).getTime()).toBe(disabledAt);
       expect(s.disabledReason).toContain(
         `${DISABLE_AFTER_HOURS} hours, from ${new Date(start).toISOString()}`,
       );

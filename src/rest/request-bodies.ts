@@ -83,7 +83,7 @@ function writeBody(op: WriteOperation): BodyDoc {
 
 let all: Record<string, BodyDoc> | undefined;
 
-/** Every write route's body, by Rest field: the chat writes' (below) and each write definition's. */
+/** Every write route's body, by Rest field: the chat send's (below) and each write definition's. */
 export function requestBodies(): Record<string, BodyDoc> {
   all ??= {
     ...chatBodies,
@@ -171,45 +171,6 @@ const chatBodies: Record<string, BodyDoc> = {
         'not exactly one of text, template or media; a bad `to`; an unknown or unsendable template (two different messages); params not of the template’s parameter_count; media that is not the declared type, too large, not downloadable or not at an allowed https address; a query parameter (this endpoint takes none)',
         "Unknown template 'reminder'. GET /v1/chat/templates lists the clinic's templates.",
         'template',
-      ),
-    },
-  },
-  restReactToMessage: {
-    schema: {
-      type: 'object',
-      required: ['emoji'],
-      additionalProperties: false,
-      properties: {
-        emoji: {
-          type: ['string', 'null'],
-          description: "One emoji: sets or replaces the clinic's reaction; null withdraws it.",
-        },
-      },
-    },
-    example: { emoji: '👍' },
-    errors: {
-      '422': validation(
-        '`emoji` is not a single emoji or null, the message is more than 30 days old, or the patient has not written in the last 24 hours',
-        'The message is more than 30 days old; it can no longer be reacted to.',
-        'id',
-      ),
-    },
-  },
-  restMarkConversationHandled: {
-    schema: {
-      type: 'object',
-      required: ['handled'],
-      additionalProperties: false,
-      properties: {
-        handled: { type: 'boolean', description: 'A JSON boolean; "true" as a string is a 422.' },
-      },
-    },
-    example: { handled: true },
-    errors: {
-      '422': validation(
-        '`handled` is not a JSON boolean, or the clinic has not enabled handled-marking',
-        'This clinic has not enabled handled-marking (clinic setting handled-marking).',
-        'handled',
       ),
     },
   },

@@ -1,11 +1,11 @@
 import { allOf } from '../auth/scopes.ts';
-import { AppError } from '../lib/errors.ts';
 import type { RequestContext } from '../lib/request-context.ts';
 import { allWrites } from '../services/all-writes.ts';
-import { expectedVersion, performWrite, restFieldOf, type WriteOperation } from '../services/writes.ts';
+import { restFieldOf } from '../services/writes.ts';
 import { builder } from './builder.ts';
 import { objectType } from './resource-types.ts';
 import { restList, restOne } from './shared.ts';
+import { hasId, otherIds, publicWrite, restWrite } from './write-faces.ts';
 import { bodyOfInput, inputOf } from './write-inputs.ts';
 
 /**
@@ -14,20 +14,12 @@ import { bodyOfInput, inputOf } from './write-inputs.ts';
  * body as app.ts read it (JSON, never coerced by GraphQL), with the Idempotency-Key and
  * If-Match headers; GraphQL its typed `input` and the same two as arguments.
  */
-const hasId = (op: WriteOperation) => op.path.includes(':id');
-/** The path's ids beyond `:id` (a delivery's under its subscription), each a required argument. */
-const otherIds = (op: WriteOperation) => Object.keys(op.ids ?? {}).filter((k) => k !== 'id');
-const paramsOf = (op: WriteOperation, args: any) =>
-  otherIds(op).length ? { params: Object.fromEntries(otherIds(op).map((k) => [k, String(args[k])])) } : {};
 const capitalized = (s: string) => s[0].toUpperCase() + s.slice(1);
-
-function restBody(ctx: RequestContext): unknown {
-  return ctx.body ?? {};
-}
 
 builder.mutationFields((t) => {
   const fields: Record<string, any> = {};
   for (const op of allWrites()) {
+    if (op.faces === 'own') continue;
     // A write that replaces a list (WriteOperation.list) answers the list, as its GET does.
     const type: any = op.list ? [objectType(op.list.item)] : objectType(op.resource);
     const body = op.list
@@ -66,12 +58,7 @@ builder.mutationFields((t) => {
           : {}),
       },
       resolve: (_root: unknown, args: any, ctx: RequestContext): Promise<any> =>
-        performWrite(ctx, op, bodyOfInput(args.input ?? {}), {
-          id: args.id == null ? undefined : String(args.id),
-          idempotencyKey: args.idempotency_key ?? undefined,
-          expected: expectedVersion(args.expected_updated_at, 'expected_updated_at'),
-          ...paramsOf(op, args),
-        }),
+        publicWrite(ctx, op, bodyOfInput(args.input ?? {}), args),
     });
     fields[restFieldOf(op)] = t.field({
       type: body,
@@ -85,24 +72,9 @@ builder.mutationFields((t) => {
             },
           }
         : {}),
-      resolve: async (_root: unknown, args: any, ctx: RequestContext) => {
-        if (op.method !== 'POST' && ctx.idempotencyKey !== undefined)
-          throw new AppError(
-            'validation_failed',
-            `Idempotency-Key goes with POST; ${op.method} is repeatable as it is.`,
-            {
-              param: 'Idempotency-Key',
-            },
-          );
-        return {
-          data: await performWrite(ctx, op, restBody(ctx), {
-            id: args.id,
-            idempotencyKey: ctx.idempotencyKey,
-            expected: expectedVersion(ctx.ifMatch, 'If-Match'),
-            ...paramsOf(op, args),
-          }),
-        };
-      },
+      resolve: async (_root: unknown, args: any, ctx: RequestContext) => ({
+        data: await restWrite(ctx, op, args),
+      }),
     });
   }
   return fields;

@@ -86,6 +86,17 @@ export interface WriteOperation<S extends z.ZodObject = z.ZodObject, P = unknown
    * Idempotency-Key replay alike, and never stored with it (nor in the event's `data`).
    */
   reveal?(ctx: RequestContext, answer: Row): Promise<Row>;
+  /**
+   * How the written object is presented, when a GET of it presents more than its definition
+   * (chat's matched patients): the answer and the event's `data`, read through the transaction.
+   */
+  present?(reader: WriteReader, id: number): Promise<Row>;
+  /**
+   * 'own': the GraphQL mutation and the Rest field are written in the domain's schema (chat's
+   * keep their flat arguments and answer types), each calling `performWrite`; everything else
+   * (route, OpenAPI body, idempotency, If-Match, ETag, events) follows from this definition.
+   */
+  faces?: 'own';
 }
 
 export interface Written {
@@ -284,19 +295,29 @@ async function writeOnce(
       const result = await op.run(wc, input as Record<string, unknown>, args.id, prepared);
       const written = typeof result === 'number' ? { id: result } : result;
       const type = typeof op.event === 'function' ? op.event(principal) : op.event;
-      if (type) w.record(eventOf(type, op.resource, written.id, groups));
+      if (type) w.record(eventOf(type, op.resource, written.id, groups, op.present));
       for (const e of written.also ?? []) w.record(eventOf(e.type, e.resource, e.id, e.groups));
       return written.id;
     },
     (reader, id): Promise<Row> =>
-      op.list ? op.list.read(reader, id) : presentById(reader, op.resource, id, groups),
+      op.list
+        ? op.list.read(reader, id)
+        : op.present
+          ? op.present(reader, id)
+          : presentById(reader, op.resource, id, groups),
   );
 }
 
-const eventOf = (type: string, resource: Resource, id: number, groups: Groups) => ({
+const eventOf = (
+  type: string,
+  resource: Resource,
+  id: number,
+  groups: Groups,
+  present?: WriteOperation['present'],
+) => ({
   type,
   scope: resource.scopes[0] ?? '',
-  data: (reader: Parameters<typeof presentById>[0]) => presentById(reader, resource, id, groups),
+  data: (reader: WriteReader) => (present ? present(reader, id) : presentById(reader, resource, id, groups)),
 });
 
 function loader(w: Write, expected: number | '*' | undefined): WriteContext['load'] {

@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { runNamed, statementOf } from '../db/named-statements.ts';
-import { WebhookDelivery } from '../entities/index.ts';
+import { WebhookDelivery, WebhookSubscription } from '../entities/index.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Resolver } from '../lib/guarded-lookup.ts';
 import { completeInTransaction, type JobClaim } from '../lib/job-queue.ts';
 import { type EventRow, serializeEnvelope } from '../services/events/envelope.ts';
+import { clinicWrite } from '../services/unit-of-work.ts';
 import { responseExcerpt } from '../services/webhooks/delivery.resource.ts';
 import { DELIVERY_QUEUE, type DeliveryJob, enqueueDeliveries } from '../services/webhooks/delivery-jobs.ts';
 import {
@@ -201,7 +202,10 @@ async function record(
 ): Promise<AttemptOutcome> {
   // The time the attempt ended is the one the streak and the schedule count from.
   const now = deps.clock.now();
-  const recorded = deps.em.fork().transactional(async (tx): Promise<AttemptOutcome> => {
+  // The one unit of work of writes, bound to the subscription's clinic: the automatic disable
+  // is a change of the subscription like a PATCH's (its updated_at, its ETag, from the write's time).
+  const recorded = clinicWrite(deps.em.fork(), sub.clinicId, now, async (w): Promise<AttemptOutcome> => {
+    const tx = w.em;
     const exec = (sql: string, params: unknown[]) =>
       tx.getConnection().execute(sql, params, 'all', tx.getTransactionContext()) as Promise<any[]>;
     let disabled = false;
@@ -213,6 +217,7 @@ async function record(
     // One statement: attempts of one subscription may end at the same time (group concurrency).
     // The streak starts again at this failure when there is none, or when the previous failure
     // is older than the quiet gap (retry-schedule.ts): "failing for 72 hours", not "no success".
+    // It locks the subscription's row for the rest of the transaction.
     const quietSince = streakBrokenBefore(now);
     const [row] = await exec(
       `update "webhook_subscription" set
@@ -224,11 +229,15 @@ async function record(
     );
     const failingSince = row?.failing_since ? new Date(row.failing_since) : null;
     if (row?.enabled && failingSince && shouldDisable(failingSince, now)) {
-      const [off] = await exec(
-        'update "webhook_subscription" set "enabled" = false, "disabled_at" = ?, "disabled_reason" = ?, "updated_at" = ? where "id" = ? and "enabled" returning "id"',
-        [now, disabledReason(failingSince), now, sub.id],
-      );
-      disabled = off != null;
+      // Read under the row lock the streak's update took: enabled as committed, not as the
+      // attempt began. Flushed by the unit of work, which moves updated_at.
+      const subscription = await tx.findOneOrFail(WebhookSubscription, sub.id);
+      if (subscription.enabled) {
+        subscription.enabled = false;
+        subscription.disabledAt = now;
+        subscription.disabledReason = disabledReason(failingSince);
+        disabled = true;
+      }
     }
     // A manual attempt (retry, recover) is one attempt; the scheduled ones follow the schedule.
     const delay =

@@ -2,19 +2,21 @@ import { allOf } from '../../auth/scopes.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { RequestContext } from '../../lib/request-context.ts';
 import { SandboxNetwork } from '../../network/sandbox.ts';
-import { markHandled } from '../../services/chat/handled.ts';
+import { markConversationHandled } from '../../services/chat/handled.ts';
 import { patientMessage, patientReaction } from '../../services/chat/patient-side.ts';
 import { reactToMessage } from '../../services/chat/react.ts';
 import { type Sent, sendIdempotently } from '../../services/chat/send.ts';
 import { builder } from '../builder.ts';
 import { restOne } from '../shared.ts';
+import { publicWrite, restWrite } from '../write-faces.ts';
 import { ConversationType, MessageType } from './types.ts';
 
 /**
  * The chat inbox's writes (spec, Chat: write; scope chat:write, which a key never has beside
- * chat:read): send, react, handled. One service call each for both transports. REST reads the
- * body as JSON (src/server/app.ts), so a value of the wrong JSON type is a 422 from
- * the service instead of being coerced; GraphQL's typed arguments are handed over the same way.
+ * chat:read): send, react, handled. React and handled are write definitions (`faces: 'own'`:
+ * src/services/chat/{react,handled}.ts) whose faces here keep their flat GraphQL arguments and
+ * Rest answer types, and run through `performWrite` like every write. REST reads the body as
+ * JSON (src/server/app.ts), so a value of the wrong JSON type is a 422 instead of being coerced.
  */
 const chatWrite = allOf(['chat:write']);
 
@@ -65,7 +67,22 @@ function restBody(ctx: RequestContext): unknown {
 const bodyOf = (args: Record<string, unknown>, omit: string[] = []) =>
   Object.fromEntries(Object.entries(args).filter(([k, v]) => v !== undefined && !omit.includes(k)));
 
+/** What every write's GraphQL face takes beside its fields (src/schema/writes.ts). */
+const WRITE_ARGS = ['id', 'idempotency_key', 'expected_updated_at'];
+
 builder.mutationType({});
+
+const idempotencyArg = (t: any) =>
+  t.arg.string({
+    required: false,
+    description: 'The same key and input within 24 hours answer the first result and write nothing.',
+  });
+const expectedArg = (t: any) =>
+  t.arg.string({
+    required: false,
+    description:
+      "The object's updated_at as last read: when it has changed since, the write is refused (precondition_failed) and changes nothing.",
+  });
 
 const SandboxResult = builder.objectRef<{ id: string; conversation_id: string }>('SandboxResult').implement({
   description: 'What the sandbox network reported, as the service recorded it.',
@@ -124,20 +141,28 @@ builder.mutationFields((t) => ({
     type: MessageType,
     subGraphs: ['Public'],
     authScopes: chatWrite,
-    description: "Sets or replaces the clinic's reaction; null withdraws it.",
+    description:
+      "Sets or replaces the clinic's reaction; null withdraws it (POST /v1/chat/messages/{id}/reaction).",
     args: {
       id: t.arg.id({ required: true }),
       emoji: t.arg.string({ required: false, description: 'One emoji, or null to withdraw.' }),
+      idempotency_key: idempotencyArg(t),
+      expected_updated_at: expectedArg(t),
     },
-    resolve: (_root, args, ctx) =>
-      reactToMessage(ctx, ctx.services.chat, String(args.id), bodyOf(args, ['id'])),
+    resolve: (_root, args, ctx) => publicWrite(ctx, reactToMessage, bodyOf(args, WRITE_ARGS), args),
   }),
   markConversationHandled: t.field({
     type: ConversationType,
     subGraphs: ['Public'],
     authScopes: chatWrite,
-    args: { id: t.arg.id({ required: true }), handled: t.arg.boolean({ required: true }) },
-    resolve: (_root, args, ctx) => markHandled(ctx, String(args.id), { handled: args.handled }),
+    description: 'Marks a conversation handled or unhandled (POST /v1/chat/conversations/{id}/handled).',
+    args: {
+      id: t.arg.id({ required: true }),
+      handled: t.arg.boolean({ required: true }),
+      idempotency_key: idempotencyArg(t),
+      expected_updated_at: expectedArg(t),
+    },
+    resolve: (_root, args, ctx) => publicWrite(ctx, markConversationHandled, bodyOf(args, WRITE_ARGS), args),
   }),
 
   sandboxInbound: t.field({
@@ -199,15 +224,13 @@ builder.mutationFields((t) => ({
     subGraphs: ['Rest'],
     authScopes: chatWrite,
     args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => ({
-      data: await reactToMessage(ctx, ctx.services.chat, args.id, restBody(ctx)),
-    }),
+    resolve: async (_root, args, ctx) => ({ data: await restWrite(ctx, reactToMessage, args) }),
   }),
   restMarkConversationHandled: t.field({
     type: ConversationBody,
     subGraphs: ['Rest'],
     authScopes: chatWrite,
     args: { id: t.arg.string({ required: true }) },
-    resolve: async (_root, args, ctx) => ({ data: await markHandled(ctx, args.id, restBody(ctx)) }),
+    resolve: async (_root, args, ctx) => ({ data: await restWrite(ctx, markConversationHandled, args) }),
   }),
 }));

@@ -25,33 +25,40 @@ export async function chatChange<T>(
   clinicId: number,
   work: (change: ChatChange) => Promise<T>,
 ): Promise<T> {
-  return clinicWrite(em, clinicId, clockNow(), async (write) => {
-    const rows = await write.em
-      .getConnection()
-      .execute<{ chat_seq: string }[]>(
-        'update "clinic" set "chat_seq" = "chat_seq" + 1 where "id" = ? returning "chat_seq"',
-        [clinicId],
-        'all',
-        write.em.getTransactionContext(),
-      );
-    if (!rows.length) throw new Error(`No clinic ${clinicId}.`);
-    const seq = Number(rows[0].chat_seq);
-    const { now } = write;
-    const change: ChatChange = {
-      ...write,
-      seq,
-      touch(message) {
-        message.seq = seq;
-        message.updatedAt = now;
-        change.touchConversation(message.conversation as Conversation);
-      },
-      touchConversation(conversation) {
-        conversation.seq = seq;
-        conversation.updatedAt = now;
-      },
-    };
-    return work(change);
-  });
+  return clinicWrite(em, clinicId, clockNow(), async (write) => work(await chatChangeIn(write)));
+}
+
+/**
+ * The chat change of a write already under way (a `defineWrite` of chat: handled, a reaction):
+ * draws the clinic's next mutation number in its transaction. Drawn before the write changes a
+ * chat row, so the clinic's lock is always taken first, as `chatChange` takes it.
+ */
+export async function chatChangeIn(write: Write): Promise<ChatChange> {
+  const rows = await write.em
+    .getConnection()
+    .execute<{ chat_seq: string }[]>(
+      'update "clinic" set "chat_seq" = "chat_seq" + 1 where "id" = ? returning "chat_seq"',
+      [write.clinicId],
+      'all',
+      write.em.getTransactionContext(),
+    );
+  if (!rows.length) throw new Error(`No clinic ${write.clinicId}.`);
+  const seq = Number(rows[0].chat_seq);
+  const { now } = write;
+  const change: ChatChange = {
+    ...write,
+    seq,
+    touch(message) {
+      message.seq = seq;
+      message.updatedAt = now;
+      change.touchConversation(message.conversation as Conversation);
+    },
+    touchConversation(conversation) {
+      conversation.seq = seq;
+      conversation.updatedAt = now;
+    },
+  };
+  return change;
 }
 
 /** A reference to the clinic for rows created in a change. */

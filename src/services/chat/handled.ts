@@ -1,10 +1,10 @@
 import { Clinic, Conversation } from '../../entities/index.ts';
-import { AppError, notFound } from '../../lib/errors.ts';
-import { tryParseId } from '../../lib/ids.ts';
-import type { ServiceContext } from '../../lib/request-context.ts';
-import { jsonObject } from '../json-body.ts';
-import { CORE, type Row, viewFor } from '../resource.ts';
-import { chatChange } from './changes.ts';
+import { AppError } from '../../lib/errors.ts';
+import { toId } from '../../lib/ids.ts';
+import { CORE, viewFor } from '../resource.ts';
+import { z } from '../write-input.ts';
+import { defineWrite } from '../writes.ts';
+import { chatChangeIn } from './changes.ts';
 import { Conversation as ConversationResource } from './conversation.resource.ts';
 import { getConversation } from './conversations.ts';
 
@@ -12,32 +12,52 @@ const view = viewFor(ConversationResource, CORE);
 
 /**
  * POST /v1/chat/conversations/{id}/handled `{handled: boolean}` (spec, States: conversation
- * handled flag): 404 for an unknown conversation, then 422 unless `handled` is a JSON boolean and
- * the clinic has handled-marking on.
+ * handled flag), on the one write mechanism: the body first (422 unless `handled` is a JSON
+ * boolean), `Idempotency-Key`, then 404 for an unknown conversation, 412 for a stale If-Match,
+ * 422 unless the clinic has handled-marking on. Its faces keep their flat GraphQL arguments
+ * (src/schema/chat/mutations.ts). No event: the spec has none for it (docs/chat.md).
  */
-export async function markHandled(ctx: ServiceContext, id: string, body: unknown): Promise<Row> {
-  const n = tryParseId('Conversation', id);
-  const found = n == null ? null : await ctx.em.findOne(Conversation, n);
-  if (!found) throw notFound('conversation', id);
-  const { handled } = jsonObject(body, ['handled']);
-  if (typeof handled !== 'boolean')
-    throw new AppError('validation_failed', 'handled must be a JSON boolean: true or false.', {
+export const markConversationHandled = defineWrite({
+  name: 'markConversationHandled',
+  method: 'POST',
+  path: '/chat/conversations/:id/handled',
+  ids: { id: 'Conversation' },
+  status: 200,
+  tag: 'Chat',
+  summary: 'Mark a conversation handled or unhandled',
+  scopes: ['chat:write'],
+  faces: 'own',
+  input: z.strictObject({
+    handled: z.boolean().meta({ description: 'A JSON boolean; "true" as a string is a 422.' }),
+  }),
+  example: { handled: true },
+  resource: ConversationResource,
+  errors: {
+    '422': {
+      code: 'validation_failed',
+      description:
+        '`validation_failed`: `handled` is not a JSON boolean, or the clinic has not enabled handled-marking; `param` names the field.',
+      message: 'This clinic has not enabled handled-marking (clinic setting handled-marking).',
       param: 'handled',
-    });
-  const clinic = await ctx.em.findOneOrFail(Clinic, ctx.principal.clinicId);
-  if (!clinic.handledMarkingEnabled)
-    throw new AppError(
-      'validation_failed',
-      'This clinic has not enabled handled-marking (clinic setting handled-marking).',
-      { param: 'handled' },
-    );
-  if (found.isHandled !== handled) {
-    await chatChange(ctx.em, clinic.id, async (change) => {
-      const c = (await change.em.findOne(Conversation, found.id, { filters: false })) as Conversation;
-      c.isHandled = handled;
-      change.touchConversation(c);
-      await change.em.flush();
-    });
-  }
-  return getConversation(ctx, id, view);
-}
+    },
+  },
+  present: (reader, id) => getConversation(reader, toId('Conversation', id), view),
+  async run(w, { handled }, id) {
+    // The clinic's chat lock before the conversation's row, the order every chat change takes
+    // them in (changes.ts). A mark that changes nothing gives its number to no record.
+    const change = await chatChangeIn(w);
+    const conversation = await w.load(Conversation, 'Conversation', id);
+    const clinic = await w.em.findOneOrFail(Clinic, w.clinicId, { fields: ['handledMarkingEnabled'] });
+    if (!clinic.handledMarkingEnabled)
+      throw new AppError(
+        'validation_failed',
+        'This clinic has not enabled handled-marking (clinic setting handled-marking).',
+        { param: 'handled' },
+      );
+    if (conversation.isHandled !== handled) {
+      conversation.isHandled = handled;
+      change.touchConversation(conversation);
+    }
+    return conversation.id;
+  },
+});

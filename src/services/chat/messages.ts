@@ -51,6 +51,8 @@ export async function listConversationMessages(
   conversationId: string,
   args: MessageListArgs,
 ) {
+  // The filters' form first (a bad date is a 422 naming it, whatever the id), then the lookup.
+  messageFilters(args, ctx.principal.country);
   const conversation = await getConversationRow(ctx, conversationId, idOnly);
   return pageOf(ctx, args, [{ conversation: conversation.id }]);
 }
@@ -183,5 +185,12 @@ export async function getMessageRow(ctx: ServiceContext, id: string, view: View)
 /** GET /v1/chat/messages/{id}: prefixed ids only (a bare number is a 404). */
 export async function getMessage(ctx: ServiceContext, id: string, view: View): Promise<Row> {
   const row = await getMessageRow(ctx, id, view);
+  return view.present(row, await MatchedPatients.context(ctx, [row], 'patientPhone'));
+}
+
+/** A message by its number, either direction, as GET /v1/chat/messages/{id} answers it (a write's answer). */
+export async function presentMessage(ctx: ServiceContext, n: number, view: View): Promise<Row> {
+  const [row] = await readByIds(readsOf(ctx), MessageEntity, view.read, [n]);
+  if (!row) throw new Error(`Message ${n} vanished inside its own write.`);
   return view.present(row, await MatchedPatients.context(ctx, [row], 'patientPhone'));
 }

@@ -8,6 +8,7 @@ import { completeInTransaction, type JobClaim, type WorkerDefinition } from '../
 import { logger } from '../../lib/logger.ts';
 import { atWriteTime } from '../../lib/request-context.ts';
 import { type MessagingNetwork, NetworkRefusal, type OutboundMessage } from '../../network/adapter.ts';
+import { clinicWrite } from '../unit-of-work.ts';
 import { chatChange } from './changes.ts';
 import type { ChatMedia } from './deps.ts';
 import { messageEvent } from './events.ts';
@@ -125,13 +126,18 @@ export async function sendQueued(deps: SendWorkerDeps, job: SendJob, claim?: Job
     await failSend(deps, job, `The messaging network refused the message: ${e.message}`);
     return;
   }
-  // Saved without a change of its own: nothing a client sees moves until the receipts come.
-  await em
-    .getConnection()
-    .execute(
-      'update "message" set "network_message_id" = ? where "id" = ? and "network_message_id" is null',
-      [networkMessageId, m.id],
-    );
+  await saveNetworkId(deps, job, networkMessageId);
+}
+
+/**
+ * The network's id, saved as a write of the clinic (the one unit of work) that is no change a
+ * client sees: the id is in no field of the API, so the message keeps its `updated_at` (its
+ * ETag), its place in the sync order and records no event; the receipts move it on.
+ */
+async function saveNetworkId(deps: SendWorkerDeps, job: SendJob, networkMessageId: string): Promise<void> {
+  await clinicWrite(deps.em.fork(), job.clinic, deps.clock.now(), (w) =>
+    w.em.nativeUpdate(Message, { id: job.message, networkMessageId: null }, { networkMessageId }),
+  );
 }
 
 /**

@@ -17,8 +17,20 @@ export async function syncTemplates(
   const clinic = await em.findOneOrFail(Clinic, clinicId);
   if (!clinic.phone) return 0;
   const templates = await network.templates(clinic.phone);
-  await clinicWrite(em, clinicId, clockNow(), (write) => writeTemplates(write.em, clinicId, templates));
+  await replaceTemplates(em, clinicId, templates);
   return templates.length;
+}
+
+/**
+ * Replaces the clinic's templates with `templates` as one write (the unit of work): a failure
+ * half-way (a row the database refuses) leaves the templates as they were, never none.
+ */
+export function replaceTemplates(
+  em: EntityManager,
+  clinicId: number,
+  templates: NetworkTemplate[],
+): Promise<void> {
+  return clinicWrite(em, clinicId, clockNow(), (write) => writeTemplates(write.em, clinicId, templates));
 }
 
 /**
@@ -27,11 +39,17 @@ export async function syncTemplates(
  */
 const roles = new Map(SANDBOX_TEMPLATES.filter((t) => t.role).map((t) => [t.name, t.role as string]));
 
+/**
+ * The delete and inserts of `replaceTemplates`, in a transaction the caller holds (the unit of
+ * work's, or the demo seed's load): outside one, the delete would commit alone.
+ */
 export async function writeTemplates(
   em: EntityManager,
   clinicId: number,
   templates: NetworkTemplate[],
 ): Promise<void> {
+  if (!em.isInTransaction())
+    throw new Error('writeTemplates runs inside a transaction; use replaceTemplates for a write of its own.');
   await em.nativeDelete(Template, { clinic: clinicId }, { filters: false });
   for (const t of templates)
     em.create(Template, {

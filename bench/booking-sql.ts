@@ -5,11 +5,14 @@
  * booking, only without the ORM around them.
  */
 import { INSERT_APPOINTMENT_SQL, OVERLAP_SQL } from '../src/services/appointments/appointment-writes.ts';
+import { BOOKING_RULES_SQL } from '../src/services/appointments/booking-rules.ts';
 import { insertEventsSql } from '../src/services/unit-of-work.ts';
 
 export const bookingSql = {
   /** The provider's active booking in the way, found through the exclusion constraint's index: params clinic, provider, start, end, the appointment itself (0 for a new one). */
   overlap: OVERLAP_SQL,
+  /** The clinic's default status, its time zone and the provider's working week: params clinic, clinic, clinic, provider. */
+  bookingRules: BOOKING_RULES_SQL,
   /** Params clinic, patient, branch, provider, type, status, start, end, note, cancelled_at, cancellation_reason, created_at, updated_at. */
   insertAppointment: INSERT_APPOINTMENT_SQL,
   /** The appointment as GET answers it (detailed), read through the write's transaction: params an int[] literal, clinic. */
@@ -35,6 +38,7 @@ export const bookingSql = {
 export const sharedBookingStatements = [
   bookingSql.references,
   bookingSql.overlap,
+  bookingSql.bookingRules,
   bookingSql.insertAppointment,
   bookingSql.detailed,
   bookingSql.insertEvent,

@@ -579,6 +579,11 @@ async function bookAppointment(p: Principal, text: string) {
         'conflict',
         `The provider has another active appointment at that time (appt_${other.rows[0].id}).`,
       );
+    // The app's default status and working week (the bench's provider keeps no hours).
+    const rules = await client.query<{ default_status: number | null }>({
+      ...booking.bookingRules,
+      values: [p.clinicId, p.clinicId, p.clinicId, input.provider],
+    });
     const inserted = await client.query<{ id: number }>({
       ...booking.insertAppointment,
       values: [
@@ -587,7 +592,7 @@ async function bookAppointment(p: Principal, text: string) {
         input.branch,
         input.provider,
         input.type,
-        null,
+        rules.rows[0].default_status,
         input.start,
         end,
         input.note,

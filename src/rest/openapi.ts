@@ -346,7 +346,7 @@ function availabilityParameters(): Record<string, ParameterSpec> {
   });
   const when = (param: string, what: string, example: string) => ({
     description: `${what} ISO 8601 with an offset, or a date: the clinic's midnight starting it, in its time zone.`,
-    schema: { type: 'string' },
+    schema: { type: 'string', format: 'date-time' },
     example,
     required: true as const,
     invalid: `${param} must be an ISO 8601 date-time with an offset (2026-12-01T09:00:00+02:00) or a date (2026-12-01: the clinic's midnight starting it).`,

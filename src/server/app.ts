@@ -6,7 +6,7 @@ import { entityNamed } from '../entities/index.ts';
 import { clientAddressOf, parseTrustProxy } from '../lib/client-address.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, findAppError, toAppError } from '../lib/errors.ts';
-import { parseJsonBody } from '../lib/json-text.ts';
+import { parseJsonBody, utf8Text } from '../lib/json-text.ts';
 import type { Limits } from '../lib/limits.ts';
 import { logger } from '../lib/logger.ts';
 import { currentRequest, type RequestContext, type RequestInfo, runRequest } from '../lib/request-context.ts';
@@ -203,7 +203,7 @@ export function createApp(opts: AppOptions) {
     if (raw === null) throw new AppError('invalid_request', 'The request body did not arrive.');
     if (raw === 'too large')
       throw new AppError('payload_too_large', `The body is larger than ${opts.limits.maxBodyBytes} bytes.`);
-    const body = parseJsonBody(raw.toString('utf8'), opts.limits.maxJsonDepth);
+    const body = parseJsonBody(utf8Text(raw), opts.limits.maxJsonDepth);
     const scope = currentRequest();
     if (!scope) return;
     scope.body = body;

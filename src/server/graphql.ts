@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionResult } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
 import { AppError } from '../lib/errors.ts';
-import { checkJsonText } from '../lib/json-text.ts';
+import { checkJsonText, utf8Text } from '../lib/json-text.ts';
 import type { RequestContext, RequestInfo } from '../lib/request-context.ts';
 import { readBody, sendResponse } from './body.ts';
 import type { OperationParams } from './executor.ts';
@@ -70,14 +70,15 @@ export function createGraphQLHandler(runner: OperationRunner): GraphQLHandler {
     const body = read ?? (await readBody(req, maxBody));
     if (body === null) return;
     if (body === 'too large') return refuse(res, tooLarge(maxBody));
-    const text = body.toString('utf8');
-    if (/json/i.test(req.headers['content-type'] ?? '')) {
-      try {
-        // Depth only: a NUL in an argument is refused by the argument's own check, which names it.
-        checkJsonText(text, deps.limits.maxJsonDepth, { nul: false });
-      } catch (e) {
-        return refuse(res, e);
-      }
+    let text: string;
+    try {
+      text = utf8Text(body);
+      if (/json/i.test(req.headers['content-type'] ?? ''))
+        // Depth and lone surrogates (named by the variable's path); a NUL in an argument is
+        // refused by the argument's own check, which names it.
+        checkJsonText(text, deps.limits.maxJsonDepth, { nul: false, under: 'variables' });
+    } catch (e) {
+      return refuse(res, e);
     }
     const params = directEligible(req) ? plainParams(text) : null;
     if (!params) return replay(req, res, body);

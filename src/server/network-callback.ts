@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
-import { parseJsonBody } from '../lib/json-text.ts';
+import { parseJsonBody, utf8Text } from '../lib/json-text.ts';
 import type { Limits } from '../lib/limits.ts';
 import { currentRequestId } from '../lib/request-context.ts';
 import { verifyBody } from '../lib/signing.ts';
@@ -55,7 +55,7 @@ export async function handleNetworkCallback(req: IncomingMessage, res: ServerRes
     return fail(res, new AppError('unauthenticated', 'The callback signature is missing or wrong.'));
   let json: unknown;
   try {
-    json = parseJsonBody(body.toString('utf8'), deps.limits.maxJsonDepth);
+    json = parseJsonBody(utf8Text(body), deps.limits.maxJsonDepth);
   } catch (e) {
     return fail(res, e as AppError);
   }

@@ -1,7 +1,7 @@
 import { AppError } from '../lib/errors.ts';
 import { type IdKind, prefixes, tryParseId } from '../lib/ids.ts';
 import { toE164 } from '../lib/phone.ts';
-import { parseInstant } from '../lib/timestamps.ts';
+import { dateProblem, readDate } from '../lib/timestamps.ts';
 
 /**
  * List filters (query parameters), checked once for REST and GraphQL alike: a bad value of any
@@ -18,15 +18,25 @@ export function phoneParam(raw: unknown, country: string, param = 'phone'): stri
   return e164;
 }
 
-export function instantParam(raw: unknown, param: string): Date | undefined {
+const WHEN = 'an ISO 8601 date-time with a time zone (2026-01-02T09:30:00Z) or a date (2026-01-02)';
+
+/**
+ * A date filter: a date-time with a zone or a date, through the one date check (a real calendar
+ * date from 1900-01-01 to 2200-12-31, src/lib/timestamps.ts). `form` describes it in the error.
+ */
+export function dateParam(
+  raw: unknown,
+  param: string,
+  form = WHEN,
+): { date: Date; dateOnly: boolean } | undefined {
   if (!given(raw)) return undefined;
-  const d = typeof raw === 'string' ? parseInstant(raw) : null;
-  if (!d)
-    throw invalid(
-      param,
-      `${param} must be an ISO 8601 date-time with a time zone (2026-01-02T09:30:00Z) or a date (2026-01-02).`,
-    );
-  return d;
+  const r = typeof raw === 'string' ? readDate(raw, 'either') : ({ problem: 'form' } as const);
+  if ('date' in r) return r;
+  throw invalid(param, `${param} ${dateProblem(String(raw), r.problem, form)}.`);
+}
+
+export function instantParam(raw: unknown, param: string): Date | undefined {
+  return dateParam(raw, param)?.date;
 }
 
 export function booleanParam(raw: unknown, param: string): boolean | undefined {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { hasCardNumber } from '../lib/card-numbers.ts';
 import { AppError } from '../lib/errors.ts';
 import { type IdKind, prefixes, tryParseId } from '../lib/ids.ts';
+import { DATE_RANGE, dateProblem, readDate } from '../lib/timestamps.ts';
 
 /**
  * The one definition of a write's request body: a zod schema from which the body parser (here),
@@ -23,13 +24,57 @@ export function parseInput<T>(schema: z.ZodType<T>, raw: unknown): T {
   const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p)));
   if (issue.code === 'unrecognized_keys') path.push(issue.keys[0]);
   const param = path.join('.').replace(/\.\[/g, '[') || 'body';
-  const message =
-    issue.code === 'unrecognized_keys'
-      ? `Unknown field ${param}; it is not one this operation takes.`
-      : issue.code === 'invalid_type' && issue.input === undefined
-        ? `${param} is required.`
-        : `${param}: ${issue.message}`;
-  throw new AppError('validation_failed', message, { param });
+  throw new AppError('validation_failed', messageOf(schema, issue, param, raw), { param });
+}
+
+function messageOf(schema: z.ZodType, issue: z.core.$ZodIssue, param: string, raw: unknown): string {
+  if (issue.code === 'unrecognized_keys') {
+    // As an unknown query parameter's error does (src/rest/params.ts): the fields it does take.
+    const allowed = fieldsAt(schema, issue.path);
+    const parent = param.slice(0, Math.max(param.lastIndexOf('.'), 0));
+    const whose = parent ? `${parent} takes` : 'This operation takes';
+    return `Unknown field ${param}. ${allowed.length ? `${whose}: ${allowed.join(', ')}.` : `${whose} no fields.`}`;
+  }
+  if (issue.code === 'invalid_type') {
+    // The value as sent (zod's issue leaves it out): absent is "required", anything else a wrong type.
+    const given = valueAt(raw, issue.path);
+    if (given === undefined) return `${param} is required.`;
+    const expected = typeNames[issue.expected] ?? issue.expected;
+    return given === null
+      ? `${param} must be ${expected}, not null.`
+      : `${param} must be ${expected}, not ${jsonTypeOf(given)}.`;
+  }
+  // The checks below say "must …" or "is …" of the field: they read as one sentence.
+  return /^(must|is) /.test(issue.message) ? `${param} ${issue.message}.` : `${param}: ${issue.message}`;
+}
+
+const typeNames: Record<string, string> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'a boolean (true or false)',
+  array: 'an array',
+  object: 'an object',
+};
+
+const valueAt = (raw: unknown, path: PropertyKey[]): unknown =>
+  path.reduce<any>((v, k) => (v !== null && typeof v === 'object' ? v[k as string] : undefined), raw);
+
+const jsonTypeOf = (v: unknown) =>
+  Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+
+/** The field names of the (nested) object at `path` of a body's definition. */
+function fieldsAt(schema: z.ZodType, path: PropertyKey[]): string[] {
+  let cur: any = schema;
+  for (const key of [...path, null]) {
+    // Through optional/nullable wrappers, pipes and arrays to the object that holds the key.
+    for (let i = 0; i < 8 && cur && !(cur instanceof z.ZodObject); i++)
+      cur = cur.unwrap?.() ?? cur.def?.in ?? cur.def?.innerType ?? cur.element;
+    if (!(cur instanceof z.ZodObject)) return [];
+    if (key === null) return Object.keys(cur.shape);
+    cur = typeof key === 'number' ? cur : cur.shape[key as string];
+  }
+  return [];
 }
 
 const noNul = (v: string) => !v.includes('\u0000');
@@ -75,30 +120,31 @@ export const idOf = (kind: IdKind) =>
       return n;
     });
 
-/** A point in time: ISO 8601 with a UTC offset (`2026-12-01T09:30:00+02:00` or `…Z`). */
-export const instant = z
-  .string()
-  .meta({ description: 'ISO 8601 with an offset, e.g. 2026-12-01T09:30:00+02:00.', format: 'date-time' })
-  .transform((v, ctx) => {
-    const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/.test(v);
-    const d = new Date(v);
-    if (!ok || Number.isNaN(d.getTime())) {
-      ctx.addIssue({ code: 'custom', message: 'must be ISO 8601 with an offset, e.g. 2026-12-01T09:30:00Z' });
+/** A date input read by the one date check (src/lib/timestamps.ts, docs/decisions.md: dates). */
+const dateInput = (form: 'date' | 'date-time', described: string, meta: Record<string, string>) =>
+  z
+    .string()
+    .meta(meta)
+    .transform((v, ctx) => {
+      const r = readDate(v, form);
+      if ('date' in r) return r.date;
+      ctx.addIssue({ code: 'custom', message: dateProblem(v, r.problem, described) });
       return z.NEVER;
-    }
-    return d;
-  });
+    });
 
-/** A calendar date, YYYY-MM-DD. */
-export const date = z
-  .string()
-  .meta({ format: 'date' })
-  .refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)), {
-    message: 'must be a date, YYYY-MM-DD',
-    // The next check reads the value as a date: it must not run on one that is not.
-    abort: true,
-  })
-  .refine((v) => new Date(`${v}T00:00:00Z`).toISOString().startsWith(v), 'is not a calendar date');
+/**
+ * A point in time: ISO 8601 with a UTC offset (`2026-12-01T09:30:00+02:00` or `…Z`), a real
+ * calendar date from 1900-01-01 to 2200-12-31.
+ */
+export const instant = dateInput('date-time', 'ISO 8601 with an offset, e.g. 2026-12-01T09:30:00Z', {
+  description: `ISO 8601 with an offset, e.g. 2026-12-01T09:30:00+02:00; from ${DATE_RANGE.first} to ${DATE_RANGE.last}.`,
+  format: 'date-time',
+});
+
+/** A calendar date, YYYY-MM-DD, from 1900-01-01 to 2200-12-31; the value stays that text. */
+export const date = dateInput('date', 'a date, YYYY-MM-DD', { format: 'date' }).transform((d) =>
+  d.toISOString().slice(0, 10),
+);
 
 /** An amount as numeric(12, 2) holds it: at most two decimals, below 10^10; zero only when `min` is 0. */
 export const amount2 = (min: 0 | 'positive') =>

@@ -9,9 +9,11 @@ import {
 } from '../../entities/index.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
 import { toId } from '../../lib/ids.ts';
+import { DATE_RANGE, inDateRange } from '../../lib/timestamps.ts';
 import { clearable, idOf, instant, text, z } from '../write-input.ts';
 import { defineWrite, RaceLost, type WriteContext } from '../writes.ts';
 import { Appointment } from './appointment.resource.ts';
+import { bookingRules, checkWorkingHours } from './booking-rules.ts';
 
 /**
  * Appointments: book, change, cancel (issue 16). A provider's active bookings never overlap: the
@@ -28,6 +30,12 @@ const times = {
   }),
 };
 
+/** The staff override of the working hours (src/services/appointments/booking-rules.ts). */
+const overrideHours = z.boolean().optional().meta({
+  description:
+    "true books it outside the provider's working hours (an emergency on a closed day); without it such a time is a 422 on start.",
+});
+
 export const createAppointmentInput = z.strictObject({
   patient_id: idOf('Patient'),
   branch_id: idOf('Branch'),
@@ -37,6 +45,7 @@ export const createAppointmentInput = z.strictObject({
   start: times.start,
   end: times.end.optional(),
   note: clearable(text(NOTE_MAX)),
+  outside_hours: overrideHours,
 });
 
 export const updateAppointmentInput = z.strictObject({
@@ -47,6 +56,7 @@ export const updateAppointmentInput = z.strictObject({
   start: times.start.optional(),
   end: times.end.optional(),
   note: clearable(text(NOTE_MAX)),
+  outside_hours: overrideHours,
 });
 
 export const cancelAppointmentInput = z.strictObject({
@@ -109,6 +119,12 @@ export const OVERLAP_SQL =
 /** `locked`: the provider's lock is held already (a booking takes it with its references). */
 async function checkTimes(w: WriteContext, b: Booking, self?: number, locked = false) {
   if (b.endAt.getTime() <= b.startAt.getTime()) throw invalid('end', 'end must be after start.');
+  // A computed end (start plus the type's duration, or the kept length) is held to the date range too.
+  if (!inDateRange(b.endAt.getTime()))
+    throw invalid(
+      'start',
+      `The appointment would end after ${DATE_RANGE.last}; start must leave room for its length.`,
+    );
   if (b.endAt.getTime() - b.startAt.getTime() > MAX_LENGTH_MS)
     throw invalid('end', 'An appointment lasts at most 24 hours.');
   if (!b.provider) return;
@@ -173,6 +189,8 @@ export const createAppointment = defineWrite({
       endAt: input.end ?? endFrom(input.start, input.type_id, values.type_id?.durationMinutes),
     };
     await checkTimes(w, booking, undefined, true);
+    const rules = await bookingRules(w, booking.provider.id);
+    checkWorkingHours(rules, { ...booking, branch: input.branch_id }, input.outside_hours);
     // One INSERT, not an entity and a flush: nothing in the write reads the entity back (its
     // answer and event are read by id), and a flush's change-set work was a fifth of a booking.
     // A statement of our own rather than em.insert, so that it is a named one (runNamed).
@@ -184,7 +202,8 @@ export const createAppointment = defineWrite({
         idOfRef(refs.branch_id),
         booking.provider.id,
         idOfRef(refs.type_id),
-        idOfRef(refs.status_id),
+        // A status left out is the clinic's default (booking-rules.ts), as seeded bookings have.
+        idOfRef(refs.status_id) ?? rules.defaultStatus,
         booking.startAt,
         booking.endAt,
         input.note ?? null,
@@ -232,6 +251,17 @@ export const updateAppointment = defineWrite({
       a.endAt = input.end ?? new Date(start.getTime() + length);
     }
     await checkTimes(w, a, a.id);
+    const moved =
+      input.start !== undefined ||
+      input.end !== undefined ||
+      input.provider_id !== undefined ||
+      input.branch_id !== undefined;
+    if (moved && a.provider)
+      checkWorkingHours(
+        await bookingRules(w, a.provider.id),
+        { ...a, branch: a.branch.id },
+        input.outside_hours,
+      );
     return (await flushed(w, a)).id;
   },
 });

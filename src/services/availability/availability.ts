@@ -12,8 +12,7 @@ import {
 import { invalid } from '../../lib/errors.ts';
 import { toId } from '../../lib/ids.ts';
 import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
-import { parseInstant } from '../../lib/timestamps.ts';
-import { idParam } from '../params.ts';
+import { dateParam, idParam } from '../params.ts';
 import { CORE, defineShape, f, presenterFor, type Row } from '../resource.ts';
 import {
   checkedZone,
@@ -67,10 +66,9 @@ const WHEN =
 type When = { date: string } | { ms: number };
 
 function whenParam(raw: unknown, param: string): When | undefined {
-  if (raw === undefined || raw === null || raw === '') return undefined;
-  const d = typeof raw === 'string' ? parseInstant(raw) : null;
-  if (!d) throw invalid(param, `${param} must be ${WHEN}.`);
-  return /^\d{4}-\d{2}-\d{2}$/.test(raw as string) ? { date: raw as string } : { ms: d.getTime() };
+  const r = dateParam(raw, param, WHEN);
+  if (!r) return undefined;
+  return r.dateOnly ? { date: raw as string } : { ms: r.date.getTime() };
 }
 
 function required<T>(value: T | undefined, param: string): T {

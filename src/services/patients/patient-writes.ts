@@ -56,6 +56,16 @@ function contactsOf(w: WriteContext, list: z.output<typeof contactInput>[] | nul
   }));
 }
 
+/**
+ * A birth date is not in the future: not after the latest calendar date anywhere on Earth
+ * (UTC+14) at the write's time, so no clinic's today is refused (docs/decisions.md: dates).
+ */
+function bornBy(w: WriteContext, birthDate: string | null): string | null {
+  const latest = new Date(w.now.getTime() + 14 * 3600_000).toISOString().slice(0, 10);
+  if (birthDate && birthDate > latest) throw invalid('birth_date', 'birth_date must not be in the future.');
+  return birthDate;
+}
+
 type PatientChanges = Partial<z.output<typeof updatePatientInput>>;
 
 /** Applies the fields a body holds (absent keeps, null clears) to a dental patient. */
@@ -68,7 +78,7 @@ async function applyPatient(w: WriteContext, p: PatientEntity, input: PatientCha
   if (input.phone !== undefined) p.phone = phoneOf(w, input.phone, 'phone');
   if (input.email !== undefined) Object.assign(p, emailColumns(input.email));
   if (input.gender !== undefined) p.gender = input.gender;
-  if (input.birth_date !== undefined) p.birthDate = input.birth_date;
+  if (input.birth_date !== undefined) p.birthDate = bornBy(w, input.birth_date);
   if (input.status_id !== undefined)
     p.status = input.status_id === null ? null : await w.ref(PatientStatus, input.status_id, 'status_id');
   if (input.address !== undefined) p.address = addressOf(input.address);
@@ -212,7 +222,7 @@ async function applyAnimal(
       "breed_id: the breed is not one of the species' breeds.",
     );
   if (input.gender !== undefined) a.gender = input.gender;
-  if (input.birth_date !== undefined) a.birthDate = input.birth_date;
+  if (input.birth_date !== undefined) a.birthDate = bornBy(w, input.birth_date);
   if (input.status_id !== undefined)
     a.status = input.status_id === null ? null : await w.ref(PatientStatus, input.status_id, 'status_id');
 }

@@ -823,9 +823,10 @@ async function exampleAt(op: WriteOperation, kind: 'dental' | 'vet'): Promise<un
     if (typeof v !== 'string') return v;
     // A call's recording is downloaded: from the audio server of this test.
     if (key === 'url' && op.name === 'addCallRecording') return `${recordings.url}/call.wav`;
-    // An appointment's times (working hours' start and end are wall-clock HH:MM, kept).
+    // An appointment's times (working hours' start and end are wall-clock HH:MM, kept): a
+    // Monday of its own at 09:00 in Jerusalem, inside the demo's first provider's hours.
     if (key === 'start' && v.includes('T'))
-      return new Date(Date.UTC(2031, 0, 1) + ++slots * 7_200_000).toISOString();
+      return new Date(Date.UTC(2031, 0, 6, 7) + ++slots * 7 * 86_400_000).toISOString();
     if (key === 'end' && v.includes('T')) return undefined;
     const k = kindOfId(v)?.kind;
     return k && ids[k] ? ids[k] : v;

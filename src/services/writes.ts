@@ -8,6 +8,7 @@ import type { EventType } from '../events/types.ts';
 import { AppError, notFound } from '../lib/errors.ts';
 import { type IdKind, tryParseId } from '../lib/ids.ts';
 import type { Principal, RequestContext } from '../lib/request-context.ts';
+import { readDate } from '../lib/timestamps.ts';
 import { catalogListOfKind } from './catalog/catalog.ts';
 import { checkIdempotencyKey, idempotent, requestHash } from './idempotency.ts';
 import { presentById } from './present-by-id.ts';
@@ -167,7 +168,9 @@ export function expectedVersion(ifMatch: unknown, param: string): number | '*' |
   const v = String(ifMatch).trim();
   if (v === '*') return '*';
   const m = /^"(\d{1,16})"$/.exec(v);
-  const ms = m ? Number(m[1]) : param === 'If-Match' ? Number.NaN : Date.parse(v);
+  // GraphQL's ISO form goes through the one date check (a real calendar date in range).
+  const iso = m || param === 'If-Match' ? null : readDate(v, 'date-time');
+  const ms = m ? Number(m[1]) : iso && 'date' in iso ? iso.date.getTime() : Number.NaN;
   if (Number.isNaN(ms))
     throw new AppError(
       'validation_failed',

@@ -458,6 +458,19 @@ const booking = Object.fromEntries(
   ]),
 ) as Record<keyof typeof bookingSql, { name: string; text: string }>;
 
+/**
+ * An INSERT's parameters in the order of its pinned column list (the app builds that list from the
+ * entity), by column name: a column the app adds makes this throw until it is given a value here.
+ */
+function valuesByColumn(sql: string, values: Record<string, unknown>): unknown[] {
+  const list = /^insert into "[^"]+" \(([^)]*)\)/.exec(sql)?.[1] ?? '';
+  return list.split(', ').map((quoted) => {
+    const column = quoted.slice(1, -1);
+    if (!(column in values)) throw new Error(`bench raw booking: no value for column ${column}.`);
+    return values[column];
+  });
+}
+
 /** The lock space of the app's per-provider booking lock (src/services/appointments/appointment-writes.ts). */
 const PROVIDER_LOCKS = 0x61707074;
 const BOOKING_FIELDS = new Set(['patient_id', 'branch_id', 'provider_id', 'type_id', 'start', 'note']);
@@ -586,21 +599,21 @@ async function bookAppointment(p: Principal, text: string) {
     });
     const inserted = await client.query<{ id: number }>({
       ...booking.insertAppointment,
-      values: [
-        p.clinicId,
-        input.patient,
-        input.branch,
-        input.provider,
-        input.type,
-        rules.rows[0].default_status,
-        input.start,
-        end,
-        input.note,
-        null,
-        null,
-        now,
-        now,
-      ],
+      values: valuesByColumn(bookingSql.insertAppointment, {
+        clinic_id: p.clinicId,
+        patient_id: input.patient,
+        branch_id: input.branch,
+        provider_id: input.provider,
+        type_id: input.type,
+        status_id: rules.rows[0].default_status,
+        start_at: input.start,
+        end_at: end,
+        note: input.note,
+        cancelled_at: null,
+        cancellation_reason: null,
+        created_at: now,
+        updated_at: now,
+      }),
     });
     const id = inserted.rows[0].id;
     const { rows, c } = await run(booking.detailed, [`{${id}}`, p.clinicId], client);

@@ -304,8 +304,8 @@ describe('GET /v1/openapi.json', () => {
         Object.keys(shape.fields).filter((f) => shape.fields[f].group !== 'core'),
       ]),
     );
-    expect(conditional.Patient).toEqual([...detailedFields, 'owner', 'species']);
-    expect(conditional.PatientSummary).toEqual(['owner', 'species']);
+    expect(conditional.Patient).toEqual([...detailedFields, 'owner', 'species', 'breed']);
+    expect(conditional.PatientSummary).toEqual(['owner', 'species', 'breed']);
     for (const [name, schema] of Object.entries<any>(s)) {
       if (name === 'Error') continue;
       const keys = Object.keys(schema.properties ?? {});

@@ -1,3 +1,4 @@
+import { insertRow } from '../../db/insert-row.ts';
 import { runNamed, statementOf } from '../../db/named-statements.ts';
 import {
   Appointment as AppointmentEntity,
@@ -109,10 +110,6 @@ async function overlapping(
   return (rows[0] as { id: number } | undefined)?.id ?? null;
 }
 
-/** Params clinic, patient, branch, provider, type, status, start, end, note, cancelled_at, cancellation_reason, created_at, updated_at. */
-export const INSERT_APPOINTMENT_SQL =
-  'insert into "appointment" ("clinic_id", "patient_id", "branch_id", "provider_id", "type_id", "status_id", "start_at", "end_at", "note", "cancelled_at", "cancellation_reason", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning "id"';
-
 export const OVERLAP_SQL =
   'select "id" from "appointment" where "clinic_id" = ? and "provider_id" = ? and "cancelled_at" is null and tstzrange("start_at", "end_at") && tstzrange(?, ?) and "id" <> ? order by "start_at" limit 1';
 
@@ -193,27 +190,25 @@ export const createAppointment = defineWrite({
     checkWorkingHours(rules, { ...booking, branch: input.branch_id }, input.outside_hours);
     // One INSERT, not an entity and a flush: nothing in the write reads the entity back (its
     // answer and event are read by id), and a flush's change-set work was a fifth of a booking.
-    // A statement of our own rather than em.insert, so that it is a named one (runNamed).
-    const idOfRef = (r: unknown) => (r as { id: number } | null | undefined)?.id ?? null;
-    const { rows } = await raceChecked(() =>
-      runNamed(w.em, statementOf(INSERT_APPOINTMENT_SQL), [
-        w.clinicId,
-        idOfRef(refs.patient_id),
-        idOfRef(refs.branch_id),
-        booking.provider.id,
-        idOfRef(refs.type_id),
+    // A named statement built from the entity (insertRow): every column of it, each value by name.
+    return raceChecked(() =>
+      insertRow(w.em, AppointmentEntity, {
+        clinic: w.clinicId,
+        patient: refs.patient_id ?? null,
+        branch: refs.branch_id ?? null,
+        provider: booking.provider,
+        type: refs.type_id ?? null,
         // A status left out is the clinic's default (booking-rules.ts), as seeded bookings have.
-        idOfRef(refs.status_id) ?? rules.defaultStatus,
-        booking.startAt,
-        booking.endAt,
-        input.note ?? null,
-        null,
-        null,
-        w.now,
-        w.now,
-      ]),
+        status: refs.status_id ?? rules.defaultStatus,
+        startAt: booking.startAt,
+        endAt: booking.endAt,
+        note: input.note ?? null,
+        cancelledAt: null,
+        cancellationReason: null,
+        createdAt: w.now,
+        updatedAt: w.now,
+      }),
     );
-    return (rows[0] as { id: number }).id;
   },
 });
 

@@ -16,6 +16,13 @@ const vet = {
     description: "Veterinary clinics: the animal's species.",
     nullMeans: 'unknown',
   }),
+  // With the species it is one of: a breed_id written is read back (test/write-agreement.test.ts).
+  breed: f.join('breed', 'Breed', NamedRef, {
+    nullable: true,
+    group: 'include:species',
+    description: "Veterinary clinics: the animal's breed (one of its species' breeds).",
+    nullMeans: 'unknown',
+  }),
 };
 
 const identity = {

@@ -359,8 +359,12 @@ function availabilityParameters(): Record<string, ParameterSpec> {
     ),
     branch_id: id('Branch', 'branch_id: only slots at this branch.'),
     provider_id: id('Provider', 'provider_id: only slots of this provider.'),
-    from: when('from', 'Slots starting at or after this (inclusive).', '2026-12-01'),
-    to: when('to', 'Slots starting before this (exclusive); at most 31 days after from.', '2026-12-08'),
+    from: when('from', 'Slots starting at or after this (inclusive).', '2026-12-01T00:00:00+02:00'),
+    to: when(
+      'to',
+      'Slots starting before this (exclusive); at most 31 days after from.',
+      '2026-12-08T00:00:00+02:00',
+    ),
   };
 }
 

@@ -188,9 +188,18 @@ describe('a caption that could not go out', () => {
 });
 
 describe('a caption that failed after its image was written', () => {
-  it('keeps the Idempotency-Key: the retry is refused, the image is not sent twice', async () => {
+  it('takes the image back with it (one transaction): the retry with the same key sends the image once', async () => {
     const sql = (text: string) => app.orm.em.fork().getConnection().execute(text);
-    // The database refuses the caption's row (a fault after the image's transaction committed).
+    const images = async (to: string) =>
+      (
+        await app.orm.em
+          .fork()
+          .getConnection()
+          .execute<{ n: number }[]>(
+            `select count(*)::int as n from message where patient_phone = '${to}' and type = 'image'`,
+          )
+      )[0].n;
+    // The database refuses the caption's row (a fault after the image's row was written).
     await sql(`create function fail_caption() returns trigger language plpgsql as $$
       begin if new.text = 'FAIL-CAPTION' then raise exception 'caption refused'; end if; return new; end $$`);
     await sql(
@@ -203,20 +212,17 @@ describe('a caption that failed after its image was written', () => {
     try {
       const first = await app.post('/v1/chat/messages', body, write, headers);
       expect(first.status).toBeGreaterThanOrEqual(500);
+      // The image's row went with the caption's: nothing recorded, nothing queued to send.
+      expect(await images(to)).toBe(0);
     } finally {
       await sql('drop trigger fail_caption on message');
       await sql('drop function fail_caption()');
     }
+    // Nothing was written, so the key is free for the retry, which sends the image once.
     const retry = await app.post('/v1/chat/messages', body, write, headers);
-    expect(retry.status).toBe(409);
-    expect(retry.body.error.param).toBe('Idempotency-Key');
-    const images = await app.orm.em
-      .fork()
-      .getConnection()
-      .execute<{ n: number }[]>(
-        `select count(*)::int as n from message where patient_phone = '${to}' and type = 'image'`,
-      );
-    expect(images[0].n).toBe(1);
+    expect(retry.status).toBe(202);
+    expect(retry.body.meta.caption.id).toMatch(/^out_/);
+    expect(await images(to)).toBe(1);
   });
 });
 

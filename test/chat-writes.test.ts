@@ -136,6 +136,43 @@ describe('reactions', () => {
   });
 });
 
+describe('send', () => {
+  it('is a create of the one write mechanism: If-Match refused (nothing sent), the ETag a GET repeats', async () => {
+    const phone = newPhone();
+    await inbound(phone);
+    const count = async () =>
+      (
+        await app.orm.em
+          .fork()
+          .getConnection()
+          .execute<{ n: string }[]>(
+            `select count(*) as n from "message" where "clinic_id" = ? and "direction" = 'outbound'`,
+            [clinicId],
+          )
+      )[0].n;
+    const before = await count();
+    const refused = await app.post('/v1/chat/messages', { to: phone, text: 'hi' }, write, {
+      'if-match': '"1764072000123"',
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: 'validation_failed', param: 'If-Match' });
+    expect(await count()).toBe(before);
+    const key = { 'idempotency-key': `send-${phone}` };
+    const sent = await app.post('/v1/chat/messages', { to: phone, text: 'hi' }, write, key);
+    expect(sent.status).toBe(202);
+    expect(Object.keys(sent.body).sort()).toEqual(['data', 'meta']);
+    expect(sent.body.meta).toEqual({ delivery_mode: 'free_text', caption: null });
+    const got = await app.get(`/v1/chat/messages/${sent.body.data.id}`, read);
+    expect(sent.headers.get('etag')).toMatch(/^"\d+"$/);
+    expect(sent.headers.get('etag')).toBe(got.headers.get('etag'));
+    const again = await app.post('/v1/chat/messages', { to: phone, text: 'hi' }, write, key);
+    expect(again.status).toBe(202);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('etag')).toBe(sent.headers.get('etag'));
+    expect(again.body).toEqual(sent.body);
+  });
+});
+
 describe('template sync', () => {
   const names = async () =>
     (

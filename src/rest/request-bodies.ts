@@ -83,11 +83,14 @@ function writeBody(op: WriteOperation): BodyDoc {
 
 let all: Record<string, BodyDoc> | undefined;
 
-/** Every write route's body, by Rest field: the chat send's (below) and each write definition's. */
+/**
+ * Every write route's body, by Rest field: each write definition's, and the chat send's (below),
+ * written beside its own check (`WriteOperation.parse`), which its definition's `input` does not describe.
+ */
 export function requestBodies(): Record<string, BodyDoc> {
   all ??= {
-    ...chatBodies,
     ...Object.fromEntries(allWrites().map((op) => [restFieldOf(op), writeBody(op)])),
+    ...chatBodies,
   };
   return all;
 }

@@ -252,14 +252,6 @@ const readRoutes: RestRoute[] = [
     summary: "A link to a message's media",
   },
   {
-    field: 'restSendMessage',
-    method: 'POST',
-    path: '/chat/messages',
-    status: 202,
-    tag: 'Chat',
-    summary: 'Send a message',
-  },
-  {
     field: 'listTemplates',
     method: 'GET',
     path: '/chat/templates',

@@ -19,5 +19,8 @@ import './webhooks/delivery-writes.ts';
 // Chat's (their GraphQL and Rest faces are written in src/schema/chat/mutations.ts).
 import './chat/react.ts';
 import './chat/handled.ts';
+// Last: test/openapi.test.ts reacts to the last message it created, and a sent one is outside
+// the patient's window.
+import './chat/send.ts';
 
 export { allWrites } from './writes.ts';

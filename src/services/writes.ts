@@ -98,10 +98,24 @@ export interface WriteOperation<S extends z.ZodObject = z.ZodObject, P = unknown
    * (route, OpenAPI body, idempotency, If-Match, ETag, events) follows from this definition.
    */
   faces?: 'own';
+  /**
+   * The body's own check, for a write whose refusals name fields in words its clients rely on
+   * (the chat send: field by field, src/services/chat/send-input.ts); `input` then only
+   * documents it. Runs where `input` would: inside the Idempotency-Key guard, before `prepare`.
+   */
+  parse?(body: unknown, ctx: RequestContext): z.output<S>;
+  /**
+   * The answer is `{data, ...members}` (`Written.members`: the chat send's `meta`), stored whole
+   * for an Idempotency-Key replay; `data` is the written object, whose `updated_at` is the ETag.
+   * Without it the answer is the object itself.
+   */
+  members?: true;
 }
 
 export interface Written {
   id: number;
+  /** Top-level members of the answer beside `data` (only for a write with `members: true`). */
+  members?: Record<string, unknown>;
   also?: { type: string; resource: Resource; id: number; groups: Groups }[];
 }
 
@@ -191,12 +205,28 @@ export interface WriteArgs {
   params?: Record<string, string>;
 }
 
+/** A write's answer with its members beside `data` (`WriteOperation.members`). */
+export interface WriteAnswer {
+  data: Row;
+  [member: string]: unknown;
+}
+
+/** The written object, as a GET of it answers (the data of a write with members). */
 export async function performWrite(
   ctx: RequestContext,
   op: WriteOperation,
   body: unknown,
   args: WriteArgs,
 ): Promise<Row> {
+  return (await performWriteAnswer(ctx, op, body, args)).data;
+}
+
+export async function performWriteAnswer(
+  ctx: RequestContext,
+  op: WriteOperation,
+  body: unknown,
+  args: WriteArgs,
+): Promise<WriteAnswer> {
   const { principal } = ctx;
   if (args.expected !== undefined && (op.ifMatch === false || !op.path.includes(':id')))
     throw new AppError(
@@ -231,7 +261,7 @@ export async function performWrite(
     // Checked inside: a key reused with another body is a 409 whatever that body holds, and a
     // refused body frees its key for the corrected retry.
     async () => {
-      const input = parseInput(op.input, body);
+      const input = op.parse ? op.parse(body, ctx) : parseInput(op.input, body);
       const prepared = op.prepare ? await op.prepare(ctx, input, args.id, args.expected) : undefined;
       // The write's time after `prepare` (a download can take seconds): its rows and events carry it.
       const at = op.prepare ? ctx.clock.now() : now;
@@ -239,9 +269,10 @@ export async function performWrite(
     },
   );
   if (stored.replayed) ctx.setHeader('idempotent-replayed', 'true');
-  const etag = etagOf(stored.body);
+  const answer: WriteAnswer = op.members ? (stored.body as WriteAnswer) : { data: stored.body };
+  const etag = etagOf(answer.data);
   if (etag) ctx.setHeader('etag', etag);
-  return op.reveal ? op.reveal(ctx, stored.body) : stored.body;
+  return op.reveal ? { ...answer, data: await op.reveal(ctx, answer.data) } : answer;
 }
 
 /**
@@ -282,7 +313,8 @@ async function writeOnce(
 ) {
   const { principal } = ctx;
   const groups = groupsOf(op, principal);
-  return clinicWrite(
+  let members: Record<string, unknown> | undefined;
+  const data = await clinicWrite(
     ctx.em,
     { id: principal.clinicId, kind: principal.clinicKind, country: principal.country },
     now,
@@ -300,6 +332,7 @@ async function writeOnce(
       const type = typeof op.event === 'function' ? op.event(principal) : op.event;
       if (type) w.record(eventOf(type, op.resource, written.id, groups, op.present));
       for (const e of written.also ?? []) w.record(eventOf(e.type, e.resource, e.id, e.groups));
+      members = written.members;
       return written.id;
     },
     (reader, id): Promise<Row> =>
@@ -309,6 +342,7 @@ async function writeOnce(
           ? op.present(reader, id)
           : presentById(reader, op.resource, id, groups),
   );
+  return op.members ? { data, ...members } : data;
 }
 
 const eventOf = (

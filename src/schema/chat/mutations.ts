@@ -5,16 +5,16 @@ import { SandboxNetwork } from '../../network/sandbox.ts';
 import { markConversationHandled } from '../../services/chat/handled.ts';
 import { patientMessage, patientReaction } from '../../services/chat/patient-side.ts';
 import { reactToMessage } from '../../services/chat/react.ts';
-import { type Sent, sendIdempotently } from '../../services/chat/send.ts';
+import { type Sent, sendMessage } from '../../services/chat/send.ts';
 import { builder } from '../builder.ts';
 import { restOne } from '../shared.ts';
-import { publicWrite, restWrite } from '../write-faces.ts';
+import { publicWrite, publicWriteAnswer, restWrite, restWriteAnswer } from '../write-faces.ts';
 import { ConversationType, MessageType } from './types.ts';
 
 /**
  * The chat inbox's writes (spec, Chat: write; scope chat:write, which a key never has beside
- * chat:read): send, react, handled. React and handled are write definitions (`faces: 'own'`:
- * src/services/chat/{react,handled}.ts) whose faces here keep their flat GraphQL arguments and
+ * chat:read): send, react, handled. All three are write definitions (`faces: 'own'`:
+ * src/services/chat/{send,react,handled}.ts) whose faces here keep their flat GraphQL arguments and
  * Rest answer types, and run through `performWrite` like every write. REST reads the body as
  * JSON (src/server/app.ts), so a value of the wrong JSON type is a 422 instead of being coerced.
  */
@@ -52,16 +52,6 @@ const SendResult = builder.objectRef<Sent>('SendResult').implement({
 
 const MessageBody = restOne('ReactionResult', MessageType);
 const ConversationBody = restOne('HandledResult', ConversationType);
-
-const send = (ctx: RequestContext, body: unknown, key: unknown) =>
-  sendIdempotently(ctx, ctx.services.chat, body, key);
-
-/** The REST body, as app.ts read it. */
-function restBody(ctx: RequestContext): unknown {
-  if (ctx.body === undefined)
-    throw new AppError('validation_failed', 'The body must be a JSON object.', { param: 'body' });
-  return ctx.body;
-}
 
 /** GraphQL arguments as a JSON body: arguments left out are absent, explicit nulls kept. */
 const bodyOf = (args: Record<string, unknown>, omit: string[] = []) =>
@@ -135,7 +125,8 @@ builder.mutationFields((t) => ({
         description: 'The same key and input within 24 hours answer the first result and send nothing.',
       }),
     },
-    resolve: (_root, args, ctx) => send(ctx, bodyOf(args, ['idempotency_key']), args.idempotency_key),
+    resolve: async (_root, args, ctx) =>
+      (await publicWriteAnswer(ctx, sendMessage, bodyOf(args, WRITE_ARGS), args)) as unknown as Sent,
   }),
   reactToMessage: t.field({
     type: MessageType,
@@ -215,7 +206,7 @@ builder.mutationFields((t) => ({
     authScopes: chatWrite,
     resolve: async (_root, _args, ctx) => {
       // The REST body as the Rest type says it: meta.caption is null when there is none.
-      const sent = await send(ctx, restBody(ctx), ctx.idempotencyKey);
+      const sent = (await restWriteAnswer(ctx, sendMessage, {})) as unknown as Sent;
       return { ...sent, meta: { ...sent.meta, caption: sent.meta.caption ?? null } };
     },
   }),

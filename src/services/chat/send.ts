@@ -1,15 +1,15 @@
 import { Clinic, Conversation, Message, Template } from '../../entities/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { messageId } from '../../lib/ids.ts';
-import type { RequestContext, ServiceContext } from '../../lib/request-context.ts';
-import { checkIdempotencyKey, idempotent, requestHash } from '../idempotency.ts';
+import type { RequestContext } from '../../lib/request-context.ts';
 import { CORE, type Row, viewFor } from '../resource.ts';
-import { chatChange, clinicRef, noteMessage } from './changes.ts';
-import type { ChatDeps } from './deps.ts';
+import { z } from '../write-input.ts';
+import { defineWrite, type WriteContext } from '../writes.ts';
+import { type ChatChange, chatChangeIn, clinicRef, noteMessage } from './changes.ts';
 import { Message as MessageResource } from './message.resource.ts';
-import { getMessage } from './messages.ts';
+import { presentMessage } from './messages.ts';
 import { conversationOf } from './network-events.ts';
-import { parseSendInput } from './send-input.ts';
+import { parseSendInput, type SendInput } from './send-input.ts';
 import { enqueueSend } from './send-jobs.ts';
 import { notSendableReason } from './template.resource.ts';
 import { windowOpen } from './window.ts';
@@ -21,6 +21,13 @@ import { windowOpen } from './window.ts';
  * goes out as it is, outside it wrapped in the clinic's marketing template (template_fallback);
  * a template by name must be sendable and get exactly its parameter count; media goes out as
  * the clinic's image or document template, its caption as a text message right after.
+ *
+ * On the one write mechanism (`defineWrite`): Idempotency-Key, If-Match (refused: a send
+ * creates), the ETag and the error mapping are `performWrite`'s. The body keeps its own check
+ * (`parse`: the messages its clients rely on) and the answer its `meta` (`members`). `prepare`
+ * checks the clinic, the template and the media and keeps the media, without a transaction;
+ * `run` judges the window and records the message(s) and their send jobs in the write's one
+ * transaction, so a caption refused leaves no media message either.
  */
 export type DeliveryMode = 'free_text' | 'template_fallback' | 'template';
 
@@ -31,34 +38,49 @@ export interface Sent {
 
 const view = viewFor(MessageResource, CORE);
 
-/**
- * A send with its Idempotency-Key (if any; docs/chat.md): a retry with the same key and body
- * answers the first response (and says so in `Idempotent-Replayed`), never a second send.
- */
-export async function sendIdempotently(
-  ctx: ServiceContext & Pick<RequestContext, 'setHeader'>,
-  deps: ChatDeps,
-  body: unknown,
-  key: unknown,
-): Promise<Sent> {
-  const stored = await idempotent(
-    ctx.em,
-    {
-      keyId: ctx.principal.keyId,
-      clinicId: ctx.principal.clinicId,
-      key: checkIdempotencyKey(key),
-      hash: requestHash(body),
-      now: ctx.clock.now(),
-      leaseMs: deps.idempotencyLeaseMs,
-    },
-    async () => ({ status: 202, body: await sendMessage(ctx, deps, body) }),
-  );
-  if (stored.replayed) ctx.setHeader('idempotent-replayed', 'true');
-  return stored.body;
+/** What `prepare` settled: the message(s) to record, the window still to be judged under the lock. */
+interface Prepared {
+  to: string;
+  from: string;
+  first: Recorded | { text: string; fallback: Template | undefined; param: string };
+  mode?: DeliveryMode;
+  caption?: { text: string; fallback: Template | undefined };
 }
 
-export async function sendMessage(ctx: ServiceContext, deps: ChatDeps, body: unknown): Promise<Sent> {
-  const input = parseSendInput(body, ctx.principal.country);
+export const sendMessage = defineWrite<z.ZodObject, Prepared>({
+  name: 'sendMessage',
+  method: 'POST',
+  path: '/chat/messages',
+  status: 202,
+  tag: 'Chat',
+  summary: 'Send a message',
+  scopes: ['chat:write'],
+  faces: 'own',
+  // Checked by `parse`; its OpenAPI body is written beside the others (src/rest/request-bodies.ts).
+  input: z.looseObject({}),
+  parse: (body, ctx) => parseSendInput(body, ctx.principal.country) as unknown as Record<string, unknown>,
+  members: true,
+  example: { to: '050-123-4567', text: 'Your appointment is confirmed for Monday at 10:00.' },
+  resource: MessageResource,
+  present: (reader, id) => presentMessage(reader, id, view),
+  prepare: (ctx, input) => prepareSend(ctx, input as unknown as SendInput),
+  async run(w, _input, _id, p) {
+    const first =
+      'type' in p.first
+        ? { id: await recordQueued(w, p.to, p.from, p.first), mode: p.mode as DeliveryMode }
+        : await sendText(w, p.to, p.from, p.first.text, p.first.fallback, p.first.param);
+    const caption = p.caption
+      ? await sendText(w, p.to, p.from, p.caption.text, p.caption.fallback, 'media.caption')
+      : undefined;
+    const meta: Sent['meta'] = {
+      delivery_mode: first.mode,
+      ...(caption ? { caption: { id: messageId('outbound', caption.id), delivery_mode: caption.mode } } : {}),
+    };
+    return { id: first.id, members: { meta } };
+  },
+});
+
+async function prepareSend(ctx: RequestContext, input: SendInput): Promise<Prepared> {
   const clinic = await ctx.em.findOneOrFail(Clinic, ctx.principal.clinicId);
   if (!clinic.phone)
     throw new AppError('validation_failed', 'This clinic has no messaging number to send from.', {
@@ -88,20 +110,17 @@ export async function sendMessage(ctx: ServiceContext, deps: ChatDeps, body: unk
         `Template '${t.name}' takes ${count} parameter(s); params has ${input.params.length}.`,
         { param: 'params' },
       );
-    const rendered = render(t.body, input.params);
-    const data = await recordQueued(ctx, input.to, from, {
+    const first: Recorded = {
       type: 'text',
-      text: rendered,
+      text: render(t.body, input.params),
       template: t.name,
       params: input.params,
-    });
-    return { data, meta: { delivery_mode: 'template' } };
+    };
+    return { to: input.to, from, first, mode: 'template' };
   }
 
-  if (input.kind === 'text') {
-    const sent = await sendText(ctx, input.to, from, input.text, byRole('fallback'));
-    return { data: sent.data, meta: { delivery_mode: sent.mode } };
-  }
+  if (input.kind === 'text')
+    return { to: input.to, from, first: { text: input.text, fallback: byRole('fallback'), param: 'text' } };
 
   // Media: downloaded and checked before anything is recorded or sent.
   const template = byRole(input.media.type);
@@ -113,11 +132,10 @@ export async function sendMessage(ctx: ServiceContext, deps: ChatDeps, body: unk
         param: 'media.type',
       },
     );
-  if (!deps.media)
-    throw new AppError('validation_failed', 'Sending media is not available.', { param: 'media' });
-  const media = deps.media;
-  // A caption that could not go out must refuse the send before the media goes: never a 422
-  // for a request whose image the patient already has.
+  const media = ctx.services.chat.media;
+  if (!media) throw new AppError('validation_failed', 'Sending media is not available.', { param: 'media' });
+  // A caption that cannot go out refuses the send before the media is downloaded (the write's
+  // transaction judges the window again: a refusal there records neither message).
   if (input.media.caption !== null && !byRole('fallback')) {
     const conversation = await ctx.em.findOne(
       Conversation,
@@ -127,40 +145,33 @@ export async function sendMessage(ctx: ServiceContext, deps: ChatDeps, body: unk
     if (!windowOpen(conversation?.lastInboundAt, ctx.clock.now())) throw noFallback('media.caption');
   }
   const kept = await media.keep(clinic.id, input.media);
-  const data = await recordQueued(ctx, input.to, from, {
+  const first: Recorded = {
     type: input.media.type,
     text: null,
     template: template.name,
     params: [],
     media: kept,
-  });
-  if (input.media.caption === null) return { data, meta: { delivery_mode: 'template' } };
-  const caption = await sendText(
-    ctx,
-    input.to,
-    from,
-    input.media.caption,
-    byRole('fallback'),
-    'media.caption',
-  );
+  };
   return {
-    data,
-    meta: {
-      delivery_mode: 'template',
-      caption: { id: caption.data.id as string, delivery_mode: caption.mode },
-    },
+    to: input.to,
+    from,
+    first,
+    mode: 'template',
+    ...(input.media.caption === null
+      ? {}
+      : { caption: { text: input.media.caption, fallback: byRole('fallback') } }),
   };
 }
 
 /** Free text, or the fallback template when the window is closed. */
 async function sendText(
-  ctx: ServiceContext,
+  w: WriteContext,
   to: string,
   from: string,
   text: string,
   fallback: Template | undefined,
-  param = 'text',
-): Promise<{ data: Row; mode: DeliveryMode }> {
+  param: string,
+): Promise<{ id: number; mode: DeliveryMode }> {
   // The window is judged in the change that records the message, so a patient's message being
   // recorded at the same moment is either before it (window open) or after it, never half-seen.
   let open = false;
@@ -174,8 +185,8 @@ async function sendText(
       params: open ? null : [text],
     };
   };
-  const data = await recordQueued(ctx, to, from, decide);
-  return { data, mode: open ? 'free_text' : 'template_fallback' };
+  const id = await recordQueued(w, to, from, decide);
+  return { id, mode: open ? 'free_text' : 'template_fallback' };
 }
 
 const noFallback = (param: string) =>
@@ -194,50 +205,48 @@ interface Recorded {
 }
 
 /**
- * Records the outbound message as queued, and its send job in the same transaction: a process
- * that dies after the commit leaves the job to any worker. Answers the message as the
- * transaction sees it, so the response is the queued message (spec: 202 with status queued)
- * however fast a worker and the receipts are after the commit.
+ * Records the outbound message as queued, a chat change of its own number, and its send job in
+ * the write's transaction: a process that dies after the commit leaves the job to any worker.
+ * The write answers the message as the transaction sees it (`present`), so the response is the
+ * queued message (spec: 202 with status queued) however fast a worker and the receipts are.
  */
 async function recordQueued(
-  ctx: ServiceContext,
+  w: WriteContext,
   to: string,
   from: string,
   what: Recorded | ((conversation: Conversation, now: Date) => Recorded),
-): Promise<Row> {
-  return chatChange(ctx.em, ctx.principal.clinicId, async (change) => {
-    const conversation = await conversationOf(change, to, from);
-    const m = typeof what === 'function' ? what(conversation, change.now) : what;
-    const message = change.em.create(Message, {
-      clinic: clinicRef(change),
-      conversation,
-      direction: 'outbound',
-      type: m.type,
-      fromPhone: from,
-      toPhone: to,
-      patientPhone: to,
-      text: m.text,
-      mediaType: m.media ? m.type : null,
-      mediaMime: m.media?.mime ?? null,
-      mediaPath: m.media?.key ?? null,
-      mediaFilename: m.media?.filename ?? null,
-      templateName: m.template,
-      templateParams: m.params,
-      seq: change.seq,
-      createdAt: change.now,
-      updatedAt: change.now,
-    });
-    noteMessage(conversation, message);
-    change.touch(message);
-    await change.em.flush();
-    await enqueueSend(change.em, {
-      message: message.id,
-      clinic: change.clinicId,
-      conversation: conversation.id,
-    });
-    const reader = { em: change.em, principal: ctx.principal, clock: { now: () => change.now } };
-    return getMessage(reader, messageId('outbound', message.id), view);
+): Promise<number> {
+  const change: ChatChange = await chatChangeIn(w);
+  const conversation = await conversationOf(change, to, from);
+  const m = typeof what === 'function' ? what(conversation, change.now) : what;
+  const message = change.em.create(Message, {
+    clinic: clinicRef(change),
+    conversation,
+    direction: 'outbound',
+    type: m.type,
+    fromPhone: from,
+    toPhone: to,
+    patientPhone: to,
+    text: m.text,
+    mediaType: m.media ? m.type : null,
+    mediaMime: m.media?.mime ?? null,
+    mediaPath: m.media?.key ?? null,
+    mediaFilename: m.media?.filename ?? null,
+    templateName: m.template,
+    templateParams: m.params,
+    seq: change.seq,
+    createdAt: change.now,
+    updatedAt: change.now,
   });
+  noteMessage(conversation, message);
+  change.touch(message);
+  await change.em.flush();
+  await enqueueSend(change.em, {
+    message: message.id,
+    clinic: change.clinicId,
+    conversation: conversation.id,
+  });
+  return message.id;
 }
 
 /** A template's body with {{n}} filled from params (the text the patient reads). */

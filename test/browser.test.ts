@@ -102,7 +102,10 @@ describe.skipIf(!available)('pages in Chromium', () => {
     await expect
       .poll(async () => (await result.innerText()).replace(/\s+/g, ' '), { timeout: 15_000 })
       .toMatch(/pat_\d+.*Rivka/);
-    // A reload keeps the key (GraphiQL's storage), and runs with it.
+    // A reload keeps the key (GraphiQL's storage, written a moment after an edit), and runs with it.
+    await expect
+      .poll(() => page.evaluate(() => JSON.stringify({ ...localStorage })), { timeout: 10_000 })
+      .toContain(key);
     await page.reload({ waitUntil: 'load' });
     await page.locator('.graphiql-execute-button').waitFor({ timeout: 15_000 });
     await page.getByRole('button', { name: 'Headers', exact: true }).click();

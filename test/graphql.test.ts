@@ -201,7 +201,7 @@ describe('GraphQL', () => {
   it("the patients page reads what the query selects, its appointments' patient included", async () => {
     const rest = (await app.get('/v1/patients?limit=3&response_format=detailed', key)).body.data;
     const all = await gql(
-      `{ patients(first: 3) { edges { node ${selectionOf(PatientResource, ['owner', 'species'])} } } }`,
+      `{ patients(first: 3) { edges { node ${selectionOf(PatientResource, ['owner', 'species', 'breed'])} } } }`,
     );
     expect(all.body.data.patients.edges.map((e: any) => e.node)).toEqual(rest);
 

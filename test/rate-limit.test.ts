@@ -181,7 +181,8 @@ describe('behind a trusted proxy (TRUST_PROXY)', () => {
 
 describe('a refused request', () => {
   it('is held for rateLimitedDelayMs before its 429, so a tight retry loop costs a timer', async () => {
-    const slow = await startTestApp({ limits: { rateLimitPoints: 5, rateLimitedDelayMs: 300 } });
+    // A budget for one list request (it costs 6), not two.
+    const slow = await startTestApp({ limits: { rateLimitPoints: 10, rateLimitedDelayMs: 300 } });
     const { key } = await slow.clinicWithKey('dental', ['patients:read']);
     await slow.get('/v1/patients?limit=1', key);
     const started = performance.now();

@@ -150,12 +150,22 @@ self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (moduleId, label) => 
 <script src="${script}"></script>
 <script>
 const options = ${json(options)};
-// With headers kept, GraphiQL 5 opens a new, empty tab on every visit unless it is told which
-// query to show: the last active tab's.
+// With headers kept, GraphiQL 5 opens a new tab on every visit unless the query, variables and
+// headers it is given match a kept tab's. It keeps the headers last typed on their own
+// (graphiql:headers) and may not have written them into the tab yet: they are put there first,
+// and the last active tab is given back whole.
 try {
+  const headers = localStorage.getItem('graphiql:headers');
   const saved = JSON.parse(localStorage.getItem('graphiql:tabState') || 'null');
   const tab = saved && saved.tabs[saved.activeTabIndex];
-  if (tab && tab.query) Object.assign(options, { query: tab.query, variables: tab.variables || undefined });
+  if (tab && tab.query) {
+    if (headers) {
+      tab.headers = headers;
+      localStorage.setItem('graphiql:tabState', JSON.stringify(saved));
+    }
+    Object.assign(options, { query: tab.query, variables: tab.variables || undefined });
+    if (tab.headers) options.initialHeaders = tab.headers;
+  }
 } catch {}
 YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), options);
 </script>

@@ -192,6 +192,8 @@ export async function startCappedWorker(
   }
 
   function waitForWork(): Promise<void> {
+    // A poller that was claiming while stop() woke the idle ones must not go to sleep after it.
+    if (stopped) return Promise.resolve();
     return new Promise((resolve) => idle.add(resolve));
   }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../lib/clock.ts';
 import { AppError, isErrorCode } from '../lib/errors.ts';
 import { logger } from '../lib/logger.ts';
@@ -59,6 +60,8 @@ export const DEFAULT_DELAYS = { sent: 500, delivered: 1500, read: 3000 };
 const RECEIPT_RETRIES = 6;
 /** How long the network tries to fetch a message's media before it fails the message. */
 const MEDIA_FETCH_MS = 10_000;
+/** How long a callback waits for the service's answer. */
+const CALLBACK_MS = 10_000;
 /** The most sends and reactions `sent` and `reactions` keep, the oldest dropped first. */
 export const KEPT_FOR_TESTS = 10_000;
 
@@ -66,6 +69,8 @@ export class SandboxNetwork implements MessagingNetwork {
   readonly kind = 'sandbox';
   readonly delays: { sent: number; delivered: number; read: number };
   readonly #opts: SandboxOptions;
+  /** Aborted by close(): a process stopping posts nothing more, and its receipts wait for the next one. */
+  readonly #closing = new AbortController();
   /** What the sandbox was asked to send and react, newest last (tests read it; the last KEPT_FOR_TESTS). */
   readonly sent: (OutboundMessage & { networkMessageId: string })[] = [];
   readonly reactions: { networkMessageId: string; emoji: string | null }[] = [];
@@ -186,6 +191,7 @@ export class SandboxNetwork implements MessagingNetwork {
       method: 'POST',
       headers: { 'content-type': 'application/json', [SIGNATURE_HEADER]: signBody(this.#opts.secret, body) },
       body,
+      signal: AbortSignal.any([this.#closing.signal, AbortSignal.timeout(CALLBACK_MS)]),
     });
     const reply = await res.json().catch(() => null);
     // The service refused what the patient side sent (sandbox mutations, the CLI): its own 4xx.
@@ -210,7 +216,8 @@ export class SandboxNetwork implements MessagingNetwork {
       } catch (e) {
         if (e instanceof AppError) throw new CallbackRefused(e.message);
         if (attempt >= RECEIPT_RETRIES || !/answered 503/.test((e as Error).message)) throw e;
-        await sleep(50 * 2 ** attempt);
+        // Cut short when the sandbox closes: the job is retried by the next process.
+        await delay(50 * 2 ** attempt, undefined, { signal: this.#closing.signal });
       }
     }
   }
@@ -222,6 +229,7 @@ export class SandboxNetwork implements MessagingNetwork {
 
   /** Stops this process's part in posting receipts; they stay kept, for the next start. */
   close(): void {
+    this.#closing.abort(new Error('the sandbox network is closing'));
     this.#opts.receipts.close();
   }
 }
@@ -269,5 +277,3 @@ function keepLast<T>(list: T[], item: T) {
   list.push(item);
   if (list.length > KEPT_FOR_TESTS) list.splice(0, list.length - KEPT_FOR_TESTS);
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

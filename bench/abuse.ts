@@ -22,13 +22,13 @@ import autocannon, { type Options, type Result } from 'autocannon';
 import { parse } from 'graphql';
 import { createApiKey } from '../src/auth/keys.ts';
 import { readScopes } from '../src/auth/scopes.ts';
+import { seedPatients } from '../src/demo/seed-patients.ts';
 import { Clinic } from '../src/entities/index.ts';
 import { ensureDatabase, migrate, openOrm } from '../src/lib/database.ts';
 import { defaultLimits } from '../src/lib/limits.ts';
 import { costOf } from '../src/schema/cost.ts';
 import { schemas } from '../src/schema/index.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
-import { seedPatients } from '../src/services/demo/seed-patients.ts';
 import type { ChildMessage } from './child.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));

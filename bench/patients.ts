@@ -38,11 +38,11 @@ import autocannon, { type Result } from 'autocannon';
 import pg from 'pg';
 import { createApiKey } from '../src/auth/keys.ts';
 import { readScopes } from '../src/auth/scopes.ts';
+import { seedPatients } from '../src/demo/seed-patients.ts';
 import { Clinic, Provider } from '../src/entities/index.ts';
 import { ensureDatabase, migrate, openOrm } from '../src/lib/database.ts';
 import { toLocal } from '../src/lib/phone.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
-import { seedPatients } from '../src/services/demo/seed-patients.ts';
 import { prepareChat } from './chat-data.ts';
 import type { ChildMessage, MemoryReport } from './child.ts';
 

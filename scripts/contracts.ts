@@ -13,14 +13,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { printSchema } from 'graphql';
 import { openApiDocument } from '../src/rest/openapi.ts';
-import { createRestRouter } from '../src/rest/sofa.ts';
+import { createOpenApiSource } from '../src/rest/sofa.ts';
 import { schemas } from '../src/schema/index.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 export function generateContracts(): Record<string, string> {
   const { publicSchema, restSchema } = schemas();
-  const router = createRestRouter(restSchema);
+  const router = createOpenApiSource(restSchema);
   return {
     'schema.graphql': `${printSchema(publicSchema)}\n`,
     'openapi.json': `${JSON.stringify(openApiDocument(router), null, 2)}\n`,

@@ -15,8 +15,10 @@ import { Command, Option } from 'commander';
 import { ormConfig } from '../mikro-orm.config.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './auth/keys.ts';
 import { allScopes } from './auth/scopes.ts';
+import { listenAndForward } from './cli/events-listen.ts';
+import { seedDemo } from './demo/seed-demo.ts';
+import { seedPatients } from './demo/seed-patients.ts';
 import { Clinic, clinicKinds } from './entities/clinic.ts';
-import { listenAndForward } from './events/listen.ts';
 import { systemClock } from './lib/clock.ts';
 import { limitsOf, loadConfig } from './lib/config.ts';
 import { migrate, startDatabase } from './lib/database.ts';
@@ -37,8 +39,6 @@ import { recordNetworkEvent } from './services/chat/network-events.ts';
 import { PATIENT_MEDIA_TYPES, patientMessage, patientReaction } from './services/chat/patient-side.ts';
 import { replaceTemplates } from './services/chat/template-sync.ts';
 import { createClinic, listClinics, updateClinic } from './services/clinics/clinics.ts';
-import { seedDemo } from './services/demo/seed-demo.ts';
-import { seedPatients } from './services/demo/seed-patients.ts';
 import { pruneEvents, retentionCutoff } from './services/events/retention.ts';
 
 interface Run {
@@ -575,7 +575,7 @@ events
   )
   .option('--url <url>', 'the service', 'http://127.0.0.1:4000')
   .action(async (opts: { key: string; forwardTo: string; types?: string; secret?: string; url: string }) => {
-    // No database: the service's websocket is the whole source (src/events/listen.ts).
+    // No database: the service's websocket is the whole source (src/cli/events-listen.ts).
     const listener = listenAndForward({
       url: opts.url,
       key: opts.key,

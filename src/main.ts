@@ -1,3 +1,4 @@
+import { seedDemo } from './demo/seed-demo.ts';
 import { Clinic } from './entities/index.ts';
 import { limitsOf, loadConfig } from './lib/config.ts';
 import { migrate, openOrm, startDatabase } from './lib/database.ts';
@@ -5,7 +6,6 @@ import { logger } from './lib/logger.ts';
 import { queueTuningOf } from './server/jobs.ts';
 import { type RunningServer, startHttpServer } from './server/start.ts';
 import { printWelcome } from './server/welcome.ts';
-import { seedDemo } from './services/demo/seed-demo.ts';
 
 /** `npm start`: database (embedded unless DATABASE_URL), migrations, demo data once, HTTP server. */
 const config = loadConfig();

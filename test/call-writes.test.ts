@@ -1,7 +1,7 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { seedDemo } from '../src/demo/seed-demo.ts';
 import { Clinic } from '../src/entities/index.ts';
 import { toneWav } from '../src/media/wav.ts';
-import { seedDemo } from '../src/services/demo/seed-demo.ts';
 import { fixtures } from './fixtures.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { pdf, png, serve, type TestServer } from './media-files.ts';

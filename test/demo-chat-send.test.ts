@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { type DemoResult, seedDemo } from '../src/demo/seed-demo.ts';
 import { Conversation } from '../src/entities/index.ts';
-import { type DemoResult, seedDemo } from '../src/services/demo/seed-demo.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenSecret } from '../src/events/listen.ts';
+import { listenSecret } from '../src/cli/events-listen.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { type ListenProcess, listen, type Receiver, startReceiver, verify } from './listen-cli.ts';
 import { until } from './ws-client.ts';

@@ -2,10 +2,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { isPrepared, type LeanQuery, leanFind, runBuilt } from '../src/db/lean.ts';
 import { firstOfParents } from '../src/db/list.ts';
 import { namedStatement, numberPlaceholders } from '../src/db/named-statements.ts';
+import { seedPatients } from '../src/demo/seed-patients.ts';
 import { Appointment, Owner, Patient } from '../src/entities/index.ts';
 import { scopedEm } from '../src/lib/request-context.ts';
 import { appointmentKeyset } from '../src/services/appointments/appointments.ts';
-import { seedPatients } from '../src/services/demo/seed-patients.ts';
 import { foldedNames } from '../src/services/patients/search-columns.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readScopes } from '../src/auth/scopes.ts';
-import { seedPatients } from '../src/services/demo/seed-patients.ts';
+import { seedPatients } from '../src/demo/seed-patients.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
 /** A page costs a fixed number of SQL statements whatever its size: no N+1 anywhere. */

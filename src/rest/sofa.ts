@@ -7,7 +7,7 @@ import { restRoutes } from './routes.ts';
  * (src/rest/openapi.ts). It serves no request: each /v1 request is its route's operation
  * (src/rest/direct.ts), run by the one operation runner (src/server/runner.ts).
  */
-export function createRestRouter(restSchema: GraphQLSchema) {
+export function createOpenApiSource(restSchema: GraphQLSchema) {
   return useSofa({
     basePath: '/v1',
     schema: restSchema,

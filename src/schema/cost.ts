@@ -13,6 +13,7 @@ import {
   visit,
 } from 'graphql';
 import { AppError } from '../lib/errors.ts';
+import type { RequestContext } from '../lib/request-context.ts';
 import type { Field } from '../services/resource.ts';
 
 /**
@@ -173,4 +174,19 @@ export function limitExceeded(limit: string, max: number, actual?: number): AppE
     `This operation exceeds the ${limit} limit: ${figure}, at most ${max}. Ask for fewer records or split the operation.`,
     { details: { limit, max, ...(actual === undefined ? {} : { actual }) } },
   );
+}
+
+/**
+ * Step 3 of the operation runner (src/server/runner.ts): refuses an operation over the cost limit before it runs, and spends its cost from the
+ * key's rate-limit budget (`rate_limited` when spent). One cost model for GraphQL and REST.
+ */
+export function chargeOperation(
+  ctx: Pick<RequestContext, 'spend'>,
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown> | undefined,
+  operationName: string | undefined | null,
+  maxCost: number,
+): Promise<void> {
+  return ctx.spend(checkCost(schema, document, variables, operationName, maxCost));
 }

@@ -18,7 +18,7 @@ import { errorBody, errorHeaders } from '../rest/errors.ts';
 import { openApiDocument } from '../rest/openapi.ts';
 import { checkQueryParams } from '../rest/params.ts';
 import { matchRoute } from '../rest/routes.ts';
-import { createRestRouter } from '../rest/sofa.ts';
+import { createOpenApiSource } from '../rest/sofa.ts';
 import { schemas } from '../schema/index.ts';
 import { EventHub } from '../services/events/hub.ts';
 import { checkResources, type Row } from '../services/resource.ts';
@@ -28,8 +28,8 @@ import { callDeps } from './call-deps.ts';
 import { chatDeps, type MediaOptions } from './chat-deps.ts';
 import { settleRateLimit } from './context.ts';
 import { corsPolicy } from './cors.ts';
-import { createGraphQLPipeline } from './executor.ts';
 import { createGraphQLHandler } from './graphql.ts';
+import { createGraphQLPipeline } from './graphql-pipeline.ts';
 import { serveMedia } from './media-route.ts';
 import { handleNetworkCallback } from './network-callback.ts';
 import { createOperationRunner } from './runner.ts';
@@ -90,9 +90,9 @@ export function createApp(opts: AppOptions) {
   const runner = createOperationRunner(createGraphQLPipeline(publicSchema, deps), deps);
   const graphql = createGraphQLHandler(runner);
   // SOFA documents the routes (the OpenAPI document); rest/direct.ts turns a request into its operation.
-  const rest = createRestRouter(restSchema);
+  const documented = createOpenApiSource(restSchema);
   const routeOperation = createDirectRest(restSchema);
-  const openapi = JSON.stringify(openApiDocument(rest));
+  const openapi = JSON.stringify(openApiDocument(documented));
   const cors = corsPolicy(opts.corsOrigins);
   const trustProxy = parseTrustProxy(opts.trustProxy ?? '');
 

@@ -7,10 +7,9 @@ import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../lib/errors.ts';
 import type { Limits } from '../lib/limits.ts';
 import type { RequestContext } from '../lib/request-context.ts';
-import { limitExceeded } from '../schema/cost.ts';
+import { chargeOperation, limitExceeded } from '../schema/cost.ts';
 import { settleRateLimit } from './context.ts';
 import { toGraphQLError } from './graphql-errors.ts';
-import { chargeOperation } from './runner.ts';
 
 /**
  * The limits of a GraphQL operation, each refused before execution with `query_too_complex`

@@ -5,9 +5,9 @@ import { AppError } from '../lib/errors.ts';
 import { checkJsonText, utf8Text } from '../lib/json-text.ts';
 import type { RequestContext, RequestInfo } from '../lib/request-context.ts';
 import { readBody, sendResponse } from './body.ts';
-import type { OperationParams } from './executor.ts';
 import { serveConsole } from './graphiql.ts';
 import { toGraphQLError } from './graphql-errors.ts';
+import type { OperationParams } from './graphql-pipeline.ts';
 import { introspectionWithoutKey } from './introspection.ts';
 import type { OperationRunner } from './runner.ts';
 

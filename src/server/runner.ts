@@ -11,11 +11,11 @@ import {
 } from '../lib/request-context.ts';
 import { stopWrites } from '../lib/write-deadline.ts';
 import type { RouteOperation } from '../rest/direct.ts';
-import { checkCost } from '../schema/cost.ts';
+import { chargeOperation } from '../schema/cost.ts';
 import type { AppDeps } from './context.ts';
 import { authenticateCredential, settleRateLimit } from './context.ts';
-import type { OperationParams, Yoga } from './executor.ts';
 import { toGraphQLError } from './graphql-errors.ts';
+import type { OperationParams, Yoga } from './graphql-pipeline.ts';
 
 /**
  * The one operation runner: a credential, an operation, a deadline, a budget. HTTP GraphQL
@@ -196,21 +196,6 @@ export function armDeadline(
     if (committing) void committing.then(expire);
     else expire();
   }, ms);
-}
-
-/**
- * Step 3: refuses an operation over the cost limit before it runs, and spends its cost from the
- * key's rate-limit budget (`rate_limited` when spent). One cost model for GraphQL and REST.
- */
-export function chargeOperation(
-  ctx: Pick<RequestContext, 'spend'>,
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  variables: Record<string, unknown> | undefined,
-  operationName: string | undefined | null,
-  maxCost: number,
-): Promise<void> {
-  return ctx.spend(checkCost(schema, document, variables, operationName, maxCost));
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Branch, Provider } from '../../entities/catalog.ts';
-import type { Clinic } from '../../entities/clinic.ts';
-import { WorkingHours } from '../../entities/working-hours.ts';
+import { Branch, Provider } from '../entities/catalog.ts';
+import type { Clinic } from '../entities/clinic.ts';
+import { WorkingHours } from '../entities/working-hours.ts';
 
 /**
  * Demo working hours for every provider of a clinic, so GET /v1/availability has something to

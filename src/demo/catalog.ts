@@ -12,8 +12,8 @@ import {
   TreatmentCategory,
   TreatmentMenuItem,
   Vaccine,
-} from '../../entities/catalog.ts';
-import type { Clinic } from '../../entities/clinic.ts';
+} from '../entities/catalog.ts';
+import type { Clinic } from '../entities/clinic.ts';
 
 /** The reference data a clinic of each kind needs before patients and appointments make sense. */
 export interface SeededCatalog {

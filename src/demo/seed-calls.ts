@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Call, type Clinic, Patient } from '../../entities/index.ts';
-import { pgMediaStore } from '../../media/store.ts';
-import { toneWav } from '../../media/wav.ts';
+import { Call, type Clinic, Patient } from '../entities/index.ts';
+import { pgMediaStore } from '../media/store.ts';
+import { toneWav } from '../media/wav.ts';
 import type { Rng } from './random.ts';
 
 const MINUTE = 60_000;

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type Clinic, Conversation, Message, messageTypes, Patient } from '../../entities/index.ts';
-import { pgMediaStore } from '../../media/store.ts';
-import { SANDBOX_TEMPLATES } from '../../network/sandbox-templates.ts';
-import { previewOf } from '../chat/changes.ts';
-import { writeTemplates } from '../chat/template-sync.ts';
+import { type Clinic, Conversation, Message, messageTypes, Patient } from '../entities/index.ts';
+import { pgMediaStore } from '../media/store.ts';
+import { SANDBOX_TEMPLATES } from '../network/sandbox-templates.ts';
+import { previewOf } from '../services/chat/changes.ts';
+import { writeTemplates } from '../services/chat/template-sync.ts';
 import type { Rng } from './random.ts';
 
 type MessageType = (typeof messageTypes)[number];

@@ -1,5 +1,5 @@
-import type { Address } from '../../entities/tenant.ts';
-import { foldForSearch } from '../../lib/text.ts';
+import type { Address } from '../entities/tenant.ts';
+import { foldForSearch } from '../lib/text.ts';
 import type { Rng } from './random.ts';
 
 // Mostly Hebrew names in their usual English spelling, plus a few accented ones so that

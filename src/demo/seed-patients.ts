@@ -7,12 +7,12 @@ import {
   PatientStatus,
   Provider,
   Species,
-} from '../../entities/catalog.ts';
-import { Clinic } from '../../entities/clinic.ts';
-import { Patient } from '../../entities/patient.ts';
-import { AppError } from '../../lib/errors.ts';
-import { toId } from '../../lib/ids.ts';
-import { foldedNames } from '../patients/search-columns.ts';
+} from '../entities/catalog.ts';
+import { Clinic } from '../entities/clinic.ts';
+import { Patient } from '../entities/patient.ts';
+import { AppError } from '../lib/errors.ts';
+import { toId } from '../lib/ids.ts';
+import { foldedNames } from '../services/patients/search-columns.ts';
 import { seedCatalog } from './catalog.ts';
 import { birthDate, emailFor, israeliId, microchip, person, petNames } from './people.ts';
 import { Rng, seedOf } from './random.ts';

@@ -204,6 +204,42 @@ describe('a write held past the deadline', () => {
     expect(await eventsOf(ids.patient)).toEqual(eventsBefore);
   });
 
+  it('GraphQL, two mutations, the first committed and the second held: 200, the second an error at its path, the first kept', async () => {
+    const before = await firstName();
+    const h = await holdPatientRow();
+    const r = await lateBody(
+      'POST',
+      '/graphql',
+      {
+        query: `mutation($id: ID!) {
+          createPatient(input: { first_name: "Committed", last_name: "First" }) { id }
+          updatePatient(id: $id, input: { first_name: "HeldSecond" }) { id }
+        }`,
+        variables: { id: ids.patient },
+      },
+      BODY_LATE,
+    );
+    // Not a 504: that would say nothing was written, and the first mutation was. (Its answer is
+    // not in `data`: the mutations' types are non-null, so the second's null reaches the root.)
+    expect(r.status).toBe(200);
+    expect(r.body.errors[0]).toMatchObject({
+      path: ['updatePatient'],
+      extensions: { code: 'deadline_exceeded' },
+    });
+    await sleep(RELEASE_AFTER_504);
+    await h.query('commit');
+    await sleep(DEADLINE);
+    expect(await firstName()).toBe(before);
+    const [created] = await app.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ n: number }[]>(
+        `select count(*)::int as n from "patient" where "clinic_id" = ? and "first_name" = 'Committed'`,
+        [clinicId],
+      );
+    expect(created.n).toBe(1);
+  });
+
   it('a booking behind its provider lock: 504, no appointment, no event, and its Idempotency-Key free for the retry', async () => {
     app.clock.set('2026-11-20T08:00:00Z');
     const body = {

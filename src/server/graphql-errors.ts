@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { redactCardData } from '../lib/card-numbers.ts';
 import { type ErrorCode, findAppError, RETRY_AFTER_UNAVAILABLE, toAppError } from '../lib/errors.ts';
-import { currentRequestId } from '../lib/request-context.ts';
+import { currentRequest, currentRequestId } from '../lib/request-context.ts';
 
 /**
  * Errors that refuse the whole request: its HTTP status is theirs. Everything else is HTTP 200
@@ -38,7 +38,7 @@ export function toGraphQLError(error: unknown): GraphQLError {
       ...(app.details ?? {}),
       request_id: currentRequestId(),
       ...(http ? { http } : {}),
-      ...(requestLevel.has(app.code)
+      ...(requestLevel.has(app.code) && !committedBefore(app.code)
         ? {
             http: {
               status: app.status,
@@ -51,3 +51,10 @@ export function toGraphQLError(error: unknown): GraphQLError {
     },
   });
 }
+
+/**
+ * A deadline that stopped a later mutation of a request that already committed one: not the
+ * request's 504 (which says nothing was written), but an error at the stopped field's path beside
+ * the committed one's answer (docs/limits.md, "A 504 on a write").
+ */
+const committedBefore = (code: ErrorCode) => code === 'deadline_exceeded' && !!currentRequest()?.commits;

@@ -13,8 +13,8 @@ import { logger } from './logger.ts';
  * dedicated connection per process (the lease) for as long as the job that took it runs. So:
  * - the cap is the database's: two processes cannot hold one slot, whatever their fetches saw;
  * - a process that dies (SIGKILL included) loses its connection, and PostgreSQL frees its slots as
- *   soon as the socket closes, before any heartbeat has expired (server-side TCP keepalives bound
- *   a vanished machine's hold to about 25 s);
+ *   soon as the socket closes, before any heartbeat has expired (a vanished machine's hold is
+ *   left to server-side TCP keepalives, about 25 s as set below: configured, not tested);
  * - which groups are full is read from `pg_locks`, so a fetch skips them instead of taking their
  *   jobs and giving them back.
  * The lease connection also LISTENs for the queue's wake-ups (src/lib/listen.ts), so a process
@@ -93,8 +93,9 @@ export async function startSlotLease(opts: {
       generation++;
       held = new Map();
       pending = [];
-      // Server-side keepalives: a machine that vanishes without closing its sockets frees its
-      // slots within about 25 s (10 s idle, then 3 probes 5 s apart). Ignored on Unix sockets.
+      // Server-side keepalives: a machine that vanishes without closing its sockets should free
+      // its slots within about 25 s (10 s idle, then 3 probes 5 s apart; not tested: the tests kill
+      // processes, whose sockets close at once). Ignored on Unix sockets.
       c.query(
         'set tcp_keepalives_idle = 10; set tcp_keepalives_interval = 5; set tcp_keepalives_count = 3',
       ).catch((err) => logger.warn({ err }, `${opts.name}: keepalive settings refused`));

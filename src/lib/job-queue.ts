@@ -44,7 +44,12 @@ const isCapped = (w: AnyWorkerDefinition): w is CappedWorkerDefinition => 'cap' 
 export interface JobQueue {
   readonly boss: PgBoss;
   /** Starts `workers` in this process (the service's default, and `npm run worker`). */
-  work(workers: readonly AnyWorkerDefinition[]): Promise<void>;
+  /**
+   * Starts `workers` in this process (the service's default, and `npm run worker`); answers the
+   * pg-boss worker ids it started, in order (none for a capped worker), for a caller that wakes
+   * its own worker (`boss.notifyWorker`) when it knows work is due.
+   */
+  work(workers: readonly AnyWorkerDefinition[]): Promise<string[]>;
   /** Stops fetching, lets jobs under way finish (up to `graceMs`), closes the pool. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -88,6 +93,7 @@ export async function startJobQueue(opts: {
   return {
     boss,
     async work(workers) {
+      const started: string[] = [];
       for (const w of workers) {
         if (isCapped(w)) {
           capped.push(
@@ -97,7 +103,9 @@ export async function startJobQueue(opts: {
         }
         const scoped: WorkHandler<any> = (jobs) => runJob(() => w.handler(jobs));
         if (!w.pollers) {
-          workerIds.push(await boss.work(w.queue, w.options, scoped));
+          const id = await boss.work(w.queue, w.options, scoped);
+          workerIds.push(id);
+          started.push(id);
           continue;
         }
         for (let i = 0; i < w.pollers; i++) {
@@ -112,8 +120,10 @@ export async function startJobQueue(opts: {
           };
           id = await boss.work(w.queue, { ...w.options, localConcurrency: 1 }, handler);
           workerIds.push(id);
+          started.push(id);
         }
       }
+      return started;
     },
     async stop(graceMs = 10_000) {
       // Before pg-boss closes the pool its jobs are settled through.

@@ -96,8 +96,7 @@ export class QueuedReceipts implements ReceiptSchedule {
 
   /**
    * Starts the worker that posts receipts come due through `post` (which throws for one to be
-   * posted again later). Sends scheduled before this wait for it. pg-boss's `work` directly, not
-   * JobQueue.work: the timers need the worker's id to wake it, which JobQueue.work does not answer.
+   * posted again later). Sends scheduled before this wait for it.
    */
   async start(queue: JobQueue, post: (receipt: DueReceipt) => Promise<void>): Promise<void> {
     const boss = queue.boss;
@@ -109,11 +108,15 @@ export class QueuedReceipts implements ReceiptSchedule {
         if (jobs.length && this.#workerId) boss.notifyWorker(this.#workerId);
       }
     };
-    this.#workerId = await boss.work<ReceiptJob>(
-      SANDBOX_RECEIPTS_QUEUE,
-      { batchSize: BATCH, pollingIntervalSeconds: POLL_SECONDS, perJobResults: true },
-      handler,
-    );
+    // The one way to start a worker (JobQueue.work: the system scope its jobs run in); its id is
+    // what the due-time timers wake.
+    [this.#workerId] = await queue.work([
+      {
+        queue: SANDBOX_RECEIPTS_QUEUE,
+        options: { batchSize: BATCH, pollingIntervalSeconds: POLL_SECONDS, perJobResults: true },
+        handler,
+      },
+    ]);
     this.#queue = queue;
     this.#resolveReady(queue);
   }

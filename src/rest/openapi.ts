@@ -2,6 +2,7 @@ import {
   type GraphQLField,
   type GraphQLOutputType,
   type GraphQLSchema,
+  isEnumType,
   isListType,
   isNonNullType,
   isObjectType,
@@ -710,6 +711,10 @@ function fieldSchema(sofa: any, type: GraphQLOutputType): Record<string, any> {
   let out: Record<string, any>;
   if (isListType(inner)) {
     out = { type: nullable ? ['array', 'null'] : 'array', items: fieldSchema(rest.items, inner.ofType) };
+  } else if (isEnumType(inner)) {
+    // GraphQL names the values in UPPER_CASE; REST sends them as the definition spells them.
+    const values = inner.getValues().map((v) => v.value as string);
+    out = nullable ? { type: ['string', 'null'], enum: [...values, null] } : { type: 'string', enum: values };
   } else if (rest.$ref) {
     out = nullable ? { anyOf: [{ $ref: rest.$ref }, { type: 'null' }] } : { $ref: rest.$ref };
   } else if (typeof rest.type === 'string') {

@@ -48,7 +48,8 @@ function failedScopes(failure: any, out = new Set<string>()): Set<string> {
 export const builder = new SchemaBuilder<{
   Context: RequestContext;
   AuthScopes: Record<Scope, boolean>;
-  SubGraphs: 'Public' | 'Rest';
+  /** Sandbox: the sandbox network's mutations, in the Public schema only where that network is configured. */
+  SubGraphs: 'Public' | 'Rest' | 'Sandbox';
   DefaultFieldNullability: false;
   Scalars: {
     /** Lenient REST parameters: the services validate them and answer 422, never a 400 from coercion. */

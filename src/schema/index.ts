@@ -15,13 +15,33 @@ import './events/subscriptions.ts';
 import './webhooks/webhooks.ts';
 import './writes.ts';
 
-let built: { publicSchema: GraphQLSchema; restSchema: GraphQLSchema } | undefined;
+type Schemas = {
+  publicSchema: GraphQLSchema;
+  restSchema: GraphQLSchema;
+};
 
-/** Both sub-graphs of the one builder: Public for /graphql, Rest for /v1 (src/rest/direct.ts; SOFA documents it). */
-export function schemas() {
-  built ??= {
-    publicSchema: builder.toSchema({ subGraph: 'Public', sortSchema: false }),
-    restSchema: builder.toSchema({ subGraph: 'Rest', sortSchema: false }),
-  };
-  return built;
+const built = new Map<boolean, Schemas>();
+
+/**
+ * Both sub-graphs of the one builder: Public for /graphql, Rest for /v1 (src/rest/direct.ts; SOFA
+ * documents it). `sandbox`: the Public schema has the sandbox network's mutations
+ * (`sandboxInbound`, `sandboxReact`), for a service whose network is the sandbox; the committed
+ * schema.graphql is the one without them.
+ */
+export function schemas(opts: { sandbox?: boolean } = {}): Schemas {
+  const sandbox = opts.sandbox ?? false;
+  let s = built.get(sandbox);
+  if (!s) {
+    const restSchema =
+      built.get(!sandbox)?.restSchema ?? builder.toSchema({ subGraph: 'Rest', sortSchema: false });
+    s = {
+      publicSchema: builder.toSchema({
+        subGraph: sandbox ? ['Public', 'Sandbox'] : 'Public',
+        sortSchema: false,
+      }),
+      restSchema,
+    };
+    built.set(sandbox, s);
+  }
+  return s;
 }

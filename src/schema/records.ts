@@ -14,7 +14,7 @@ import { builder } from './builder.ts';
 import { CallType } from './calls/types.ts';
 import { AppointmentType, PatientType, PaymentType, TreatmentType } from './patients/types.ts';
 import { nodeType } from './resource-types.ts';
-import { forwardOnly, restOne, restPage, toConnection, toRestPage } from './shared.ts';
+import { connectionField, restOne, restPage, toConnection, toRestPage } from './shared.ts';
 
 /**
  * The top-level record reads the spec leaves open: for each, a Rest page and a Rest object
@@ -110,15 +110,13 @@ builder.queryFields((t) => {
         description: 'Changed at or after this time; oldest change first (incremental sync).',
       }),
     });
-    fields[r.plural] = t.connection({
-      type: r.type,
+    fields[r.plural] = connectionField(t, r.type, {
       subGraphs: ['Public'],
       nullable: true,
       authScopes,
       description: r.description,
       args: filterArgs(),
       resolve: async (_root: unknown, args: any, ctx: RequestContext) => {
-        forwardOnly(args);
         return toConnection(await listRecords(ctx, r.list, { ...args, ...relayPageArgs(args) }, everything));
       },
     });

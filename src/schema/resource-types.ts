@@ -3,6 +3,7 @@ import { readByIds } from '../db/list.ts';
 import { entityNamed } from '../entities/index.ts';
 import { tryParseId } from '../lib/ids.ts';
 import { cached2 } from '../lib/memo.ts';
+import { camelOf } from '../lib/names.ts';
 import { loader, type RequestContext, readsOf } from '../lib/request-context.ts';
 import {
   type Field,
@@ -16,10 +17,14 @@ import {
 } from '../services/resource.ts';
 import { builder } from './builder.ts';
 import { fieldCost } from './cost.ts';
+import { enumTypeOf } from './enums.ts';
 
 /**
- * GraphQL object types derived from the resource definitions (src/services/resource.ts): same
- * field names, types, nullability and descriptions as the REST resource. A field reads the
+ * GraphQL object types derived from the resource definitions (src/services/resource.ts): the
+ * REST resource's fields, types, nullability and descriptions. The Public sub-graph names each
+ * field in camelCase (`firstName`), the Rest one as REST does (`first_name`, which SOFA documents):
+ * one type, a field per face where the names differ, both reading the presented resource's
+ * snake_case key (src/lib/names.ts). Closed sets are enums (src/schema/enums.ts). A field reads the
  * presented resource; a field the resource was presented without (a join or a non-core group
  * field that the read did not cover, e.g. in event data) is loaded by DataLoader, one statement
  * per batch.
@@ -33,10 +38,42 @@ export function objectType(shape: Shape): ObjectRef<any, Row> {
   refs.set(shape, ref);
   ref.implement({
     ...(shape.description ? { description: shape.description } : {}),
-    fields: (t) =>
-      Object.fromEntries(Object.entries(shape.fields).map(([name, f]) => [name, fieldOf(t, shape, name, f)])),
+    fields: (t) => fieldsOf(t, shape, Object.entries(shape.fields)),
   });
   return ref;
+}
+
+type Face = 'Public' | 'Rest';
+
+/**
+ * The fields of a type both faces share, each named as its face names it: once where the names
+ * agree (`phone`), else a Rest field (`first_name`) and a Public one (`firstName`), each made by
+ * `make` with the sub-graph it belongs to. For the definitions' types and hand-written ones alike.
+ */
+export function namedPerFace(
+  fields: Record<string, (subGraphs?: { subGraphs: Face[] }) => unknown>,
+): Record<string, any> {
+  const out: Record<string, any> = {};
+  for (const [name, make] of Object.entries(fields)) {
+    const publicName = camelOf(name);
+    if (publicName === name) out[name] = make();
+    else {
+      out[name] = make({ subGraphs: ['Rest'] });
+      out[publicName] = make({ subGraphs: ['Public'] });
+    }
+  }
+  return out;
+}
+
+function fieldsOf(t: any, shape: Shape, fields: [string, Field][]): Record<string, any> {
+  return namedPerFace(
+    Object.fromEntries(
+      fields.map(([name, f]) => [
+        name,
+        (sg?: { subGraphs: Face[] }) => fieldOf(t, shape, name, f, sg?.subGraphs),
+      ]),
+    ),
+  );
 }
 
 /** A resource that `node(id:)` can load: the Relay Node id is the REST id. */
@@ -53,32 +90,34 @@ export function nodeType(
     id: { resolve: (p) => p.id },
     loadOne: (id, ctx) => loadOne(String(id), ctx),
     fields: (t) =>
-      Object.fromEntries(
-        Object.entries(resource.fields)
-          .filter(([name]) => name !== 'id')
-          .map(([name, f]) => [name, fieldOf(t, resource, name, f)]),
+      fieldsOf(
+        t,
+        resource,
+        Object.entries(resource.fields).filter(([name]) => name !== 'id'),
       ),
   });
   return ref;
 }
 
-function typeOf(type: FieldType): any {
-  if (Array.isArray(type)) return [typeOf(type[0])];
+function typeOf(type: FieldType, field: Field): any {
+  if (Array.isArray(type)) return [typeOf(type[0], field)];
+  if (field.enum) return enumTypeOf(field.enum);
   return typeof type === 'string' ? type : objectType(type as Shape);
 }
 
 function descriptionOf(field: Field): string | undefined {
-  const notes = [field.description];
+  const notes = [field.description ?? field.enum?.description];
   if (field.group === 'detailed') notes.push('Detailed format only in REST.');
   if (field.group.startsWith('include:')) notes.push(`REST embeds it with include=${field.group.slice(8)}.`);
   const text = notes.filter(Boolean).join(' ');
   return text || undefined;
 }
 
-function fieldOf(t: any, shape: Shape, name: string, field: Field) {
+function fieldOf(t: any, shape: Shape, name: string, field: Field, subGraphs?: Face[]) {
   const description = descriptionOf(field);
   const opts = {
-    type: typeOf(field.type),
+    type: typeOf(field.type, field),
+    ...(subGraphs ? { subGraphs } : {}),
     nullable: field.nullable,
     ...(description ? { description } : {}),
     ...(shapeOf(field.type) ? { complexity: fieldCost(field) } : {}),

@@ -1,8 +1,11 @@
 import type { FieldNode, GraphQLResolveInfo, SelectionSetNode } from 'graphql';
+import { snakeOf } from '../lib/names.ts';
 
 /**
  * The names of the fields a query selects at `path` below the current field (through fragments
  * and inline fragments), so a resolver can read in one statement what nested fields will need.
+ * `path` and the answer use the definitions' names (`first_name`), which GraphQL spells in
+ * camelCase (src/lib/names.ts).
  * Fields under @skip/@include count as selected: at worst a little is read for nothing.
  */
 export function selectedFields(info: GraphQLResolveInfo, path: readonly string[]): ReadonlySet<string> {
@@ -27,10 +30,10 @@ function collect(info: GraphQLResolveInfo, path: readonly string[]): ReadonlySet
   let sets: SelectionSetNode[] = info.fieldNodes.flatMap((f) => (f.selectionSet ? [f.selectionSet] : []));
   for (const name of path) {
     sets = fieldsOf(info, sets)
-      .filter((f) => f.name.value === name && f.selectionSet)
+      .filter((f) => snakeOf(f.name.value) === name && f.selectionSet)
       .map((f) => f.selectionSet as SelectionSetNode);
   }
-  return new Set(fieldsOf(info, sets).map((f) => f.name.value));
+  return new Set(fieldsOf(info, sets).map((f) => snakeOf(f.name.value)));
 }
 
 function fieldsOf(info: GraphQLResolveInfo, sets: SelectionSetNode[]): FieldNode[] {

@@ -1,5 +1,6 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import type { ListPage } from '../db/list.ts';
-import { AppError } from '../lib/errors.ts';
+import type { RequestContext } from '../lib/request-context.ts';
 import { builder } from './builder.ts';
 
 /** A REST page `{data, next_cursor}` over items of one type (Rest sub-graph only). */
@@ -93,10 +94,53 @@ export function toConnection<T>(page: ListPage<T>) {
   return { edges: page.items.map((_, i) => new Edge(page, i)), pageInfo: new PageInfo(page) };
 }
 
-/** Relay connections here page forward only (first, after): `last`/`before` are a 422. */
-export function forwardOnly(args: { last?: number | null; before?: string | null }): void {
-  if (args.last != null || args.before != null)
-    throw new AppError('validation_failed', 'Only forward pagination (first, after) is supported.', {
-      param: 'last',
-    });
+const connections = new Map<unknown, any>();
+
+/**
+ * The connection type of a node type, named after it (`PatientConnection`, its edges
+ * `PatientEdge`) and shared by every field that pages it, as GitHub and Shopify name theirs.
+ */
+export function connectionOf(node: { name: string }) {
+  let ref = connections.get(node);
+  if (!ref) {
+    ref = builder.connectionObject(
+      {
+        type: node as any,
+        name: `${node.name}Connection`,
+        description: `A page of ${node.name} objects (Relay cursor connection).`,
+      },
+      { name: `${node.name}Edge`, description: `A ${node.name} in a page, with its cursor.` },
+    );
+    connections.set(node, ref);
+  }
+  return ref;
+}
+
+/**
+ * A field that pages `node` forward (first, after): its connection type and the two page
+ * arguments beside the field's own. Backward paging (last, before) is not offered: the lists'
+ * keysets run one way (src/db/list.ts).
+ */
+interface ConnectionFieldOptions {
+  args?: Record<string, unknown>;
+  resolve(parent: any, args: any, ctx: RequestContext, info: GraphQLResolveInfo): unknown;
+  [option: string]: unknown;
+}
+
+export function connectionField(t: any, node: { name: string }, options: ConnectionFieldOptions) {
+  return t.field({
+    ...options,
+    type: connectionOf(node),
+    args: {
+      ...options.args,
+      first: t.arg.int({
+        required: false,
+        description: 'Page size, 1 to 100 (default 25).',
+      }),
+      after: t.arg.string({
+        required: false,
+        description: "The endCursor of the previous page (or an edge's cursor): the items after it.",
+      }),
+    },
+  });
 }

@@ -1,4 +1,5 @@
 import { AppError } from '../lib/errors.ts';
+import { camelOf } from '../lib/names.ts';
 import type { RequestContext } from '../lib/request-context.ts';
 import {
   expectedVersion,
@@ -16,8 +17,22 @@ import {
 export const hasId = (op: WriteOperation) => op.path.includes(':id');
 /** The path's ids beyond `:id` (a delivery's under its subscription), each a required argument. */
 export const otherIds = (op: WriteOperation) => Object.keys(op.ids ?? {}).filter((k) => k !== 'id');
-const paramsOf = (op: WriteOperation, args: any) =>
-  otherIds(op).length ? { params: Object.fromEntries(otherIds(op).map((k) => [k, String(args[k])])) } : {};
+/** The path's further ids from a Rest field's arguments (`name` as is) or a mutation's input (camelCase). */
+const paramsOf = (op: WriteOperation, args: any, name: (k: string) => string = (k) => k) =>
+  otherIds(op).length
+    ? { params: Object.fromEntries(otherIds(op).map((k) => [k, String(args[name(k)])])) }
+    : {};
+
+const payloadMembers = new Map<WriteOperation, (t: any) => Record<string, any>>();
+
+/**
+ * The payload fields of a write with members (`WriteOperation.members`) beside the written
+ * object: the chat send's `meta` (src/schema/chat/mutations.ts).
+ */
+export function definePayloadMembers(op: WriteOperation, fields: (t: any) => Record<string, any>) {
+  payloadMembers.set(op, fields);
+}
+export const payloadMembersOf = (op: WriteOperation) => payloadMembers.get(op);
 
 function restBody(ctx: RequestContext): unknown {
   return ctx.body ?? {};
@@ -28,7 +43,7 @@ export function restWrite(ctx: RequestContext, op: WriteOperation, args: any): P
   return performWrite(ctx, op, restBody(ctx), restArgs(ctx, op, args));
 }
 
-/** A write's GraphQL mutation: its input as the body, `idempotency_key` and `expected_updated_at` (also for `faces: 'own'`). */
+/** A write's GraphQL mutation: its input as the body, and the input's `id`, `idempotencyKey` and `expectedUpdatedAt`. */
 export function publicWrite(ctx: RequestContext, op: WriteOperation, body: unknown, args: any): Promise<any> {
   return performWrite(ctx, op, body, publicArgs(op, args));
 }
@@ -56,11 +71,11 @@ function restArgs(ctx: RequestContext, op: WriteOperation, args: any): WriteArgs
   };
 }
 
-function publicArgs(op: WriteOperation, args: any): WriteArgs {
+function publicArgs(op: WriteOperation, input: any): WriteArgs {
   return {
-    id: args.id == null ? undefined : String(args.id),
-    idempotencyKey: args.idempotency_key ?? undefined,
-    expected: expectedVersion(args.expected_updated_at, 'expected_updated_at'),
-    ...paramsOf(op, args),
+    id: input.id == null ? undefined : String(input.id),
+    idempotencyKey: input.idempotencyKey ?? undefined,
+    expected: expectedVersion(input.expectedUpdatedAt, 'expectedUpdatedAt'),
+    ...paramsOf(op, input, camelOf),
   };
 }

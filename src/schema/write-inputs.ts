@@ -1,14 +1,25 @@
 import type { z } from 'zod';
+import { enumWithValues } from '../lib/enums.ts';
+import { camelOf } from '../lib/names.ts';
 import { builder } from './builder.ts';
+import { enumTypeOf } from './enums.ts';
 
 /**
- * GraphQL input types derived from a write's body definition (src/services/write-input.ts):
- * same field names, nesting, lists and required fields. Values are checked by the same zod
- * definition afterwards, so an enum is a String here and its allowed values are the 422's.
+ * GraphQL input types derived from a write's body definition (src/services/write-input.ts): the
+ * same fields in camelCase (src/lib/names.ts), nesting, lists and required fields; a closed set
+ * is its enum (src/lib/enums.ts). Values are checked by the same zod definition afterwards, on
+ * the REST body `bodyOfInput` makes of them.
  */
 const made = new Map<string, any>();
 
-type Def = { type: string; innerType?: z.ZodType; element?: z.ZodType; in?: z.ZodType; shape?: any };
+type Def = {
+  type: string;
+  innerType?: z.ZodType;
+  element?: z.ZodType;
+  in?: z.ZodType;
+  shape?: any;
+  entries?: Record<string, string>;
+};
 const defOf = (t: z.ZodType): Def => (t as any)._zod.def;
 
 /** Unwraps optional, nullable and default; whether the field may be left out. */
@@ -28,11 +39,22 @@ function unwrap(t: z.ZodType): { inner: z.ZodType; optional: boolean } {
 const descriptionOf = (t: z.ZodType): string | undefined =>
   ((t as any).meta?.() as { description?: string } | undefined)?.description;
 
+function enumOf(d: Def, name: string): any {
+  const values = Object.values(d.entries ?? {});
+  const set = enumWithValues(values);
+  if (!set)
+    throw new Error(
+      `${name}: z.enum([${values.join(', ')}]) is no defined set; define it with defineEnum (src/lib/enums.ts).`,
+    );
+  return enumTypeOf(set);
+}
+
 function typeOf(t: z.ZodType, name: string): any {
   const d = defOf(t);
   switch (d.type) {
-    case 'string':
     case 'enum':
+      return enumOf(d, name);
+    case 'string':
     case 'literal':
       return 'String';
     case 'boolean':
@@ -48,40 +70,68 @@ function typeOf(t: z.ZodType, name: string): any {
   }
 }
 
-/** The input type `name` of a body definition (made once per name). */
-export function inputOf(schema: z.ZodObject, name: string): any {
+/**
+ * The input type `name` of a body definition (made once per name). `extra`: the fields a
+ * mutation takes beside the body (its ids, idempotencyKey, expectedUpdatedAt: src/schema/writes.ts).
+ */
+export function inputOf(
+  schema: z.ZodObject,
+  name: string,
+  extra?: (t: any) => Record<string, any>,
+  description?: string,
+): any {
   const known = made.get(name);
   if (known) return known;
   const ref = builder.inputType(name, {
-    fields: (t) =>
-      Object.fromEntries(
+    ...(description ? { description } : {}),
+    fields: (t) => {
+      const body = Object.fromEntries(
         Object.entries(schema.shape).map(([field, def]) => {
           const { inner, optional } = unwrap(def as z.ZodType);
-          const camel = field.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+          const camel = camelOf(field);
           const description = descriptionOf(def as z.ZodType) ?? descriptionOf(inner);
           return [
-            field,
+            camel,
             t.field({
-              type: typeOf(inner, `${name.replace(/Input$/, '')}${camel}Input`),
+              type: typeOf(
+                inner,
+                `${name.replace(/Input$/, '')}${camel[0].toUpperCase()}${camel.slice(1)}Input`,
+              ),
               required: !optional,
               ...(description ? { description } : {}),
             }),
           ];
         }),
-      ),
+      );
+      const more = extra?.(t) ?? {};
+      const clash = Object.keys(more).find((k) => k in body);
+      if (clash) throw new Error(`${name}: the body has a field ${clash}, which the mutation takes itself.`);
+      return { ...more, ...body };
+    },
   });
   made.set(name, ref);
   return ref;
 }
 
-/** GraphQL arguments as a JSON body: fields left out are absent, explicit nulls kept (PATCH: null clears). */
-export function bodyOfInput(input: unknown): unknown {
-  if (Array.isArray(input)) return input.map(bodyOfInput);
-  if (input && typeof input === 'object')
-    return Object.fromEntries(
-      Object.entries(input)
-        .filter(([, v]) => v !== undefined)
-        .map(([k, v]) => [k, bodyOfInput(v)]),
-    );
+/**
+ * A GraphQL input as the REST body of the same write: camelCase names back to the body's own,
+ * by the body definition (a JSON value inside is left as it is); fields left out are absent,
+ * explicit nulls kept (PATCH: null clears).
+ */
+export function bodyOfInput(input: unknown, schema: z.ZodType): unknown {
+  if (input == null) return input;
+  const { inner } = unwrap(schema);
+  const d = defOf(inner);
+  if (d.type === 'array' && Array.isArray(input))
+    return input.map((v) => bodyOfInput(v, d.element as z.ZodType));
+  if (d.type === 'object' && typeof input === 'object') {
+    const out: Record<string, any> = {};
+    const given = input as Record<string, any>;
+    for (const [field, def] of Object.entries((inner as z.ZodObject).shape)) {
+      const v = given[camelOf(field)];
+      if (v !== undefined) out[field] = bodyOfInput(v, def as z.ZodType);
+    }
+    return out;
+  }
   return input;
 }

@@ -12,6 +12,7 @@ import { logger } from '../lib/logger.ts';
 import { currentRequest, type RequestContext, type RequestInfo, runRequest } from '../lib/request-context.ts';
 import type { MessagingNetwork } from '../network/adapter.ts';
 import { CALLBACK_PATH } from '../network/adapter.ts';
+import { SandboxNetwork } from '../network/sandbox.ts';
 import { createDirectRest } from '../rest/direct.ts';
 import { serveDocs } from '../rest/docs.ts';
 import { errorBody, errorHeaders } from '../rest/errors.ts';
@@ -63,7 +64,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 
 /** The one HTTP handler: /health, /graphql (yoga), /v1 (the route table), /v1/openapi.json and /v1/docs. */
 export function createApp(opts: AppOptions) {
-  const { publicSchema, restSchema } = schemas();
+  // The sandbox network's mutations exist where that network is the one configured.
+  const { publicSchema, restSchema } = schemas({ sandbox: opts.network instanceof SandboxNetwork });
   // A definition that names a column or relation its entity lacks stops the service here.
   checkResources((name) => {
     try {

@@ -1,6 +1,8 @@
 import type { Scope } from '../auth/scopes.ts';
+import type { EnumSet } from '../lib/enums.ts';
 import { type IdKind, toId, toIdOrNull } from '../lib/ids.ts';
 import { cached2 } from '../lib/memo.ts';
+import { isMappableName } from '../lib/names.ts';
 import { isoOf } from '../lib/timestamps.ts';
 
 /**
@@ -59,6 +61,8 @@ export interface Field {
   readonly whenNull?: () => unknown;
   /** What null means, for the documentation of a nullable field of an include group. */
   readonly nullMeans?: string;
+  /** A String field's closed set of values: a GraphQL enum and the OpenAPI `enum`. */
+  readonly enum?: EnumSet;
 }
 
 export interface Shape {
@@ -80,6 +84,7 @@ interface FieldOpts {
   group?: Group;
   description?: string;
   nullMeans?: string;
+  enum?: EnumSet;
 }
 
 /** Field constructors; each names where its value comes from. */
@@ -170,7 +175,11 @@ function checkFields(name: string, fields: Record<string, Field>) {
     if (!def || typeof def !== 'object' || !def.source || typeof def.source.kind !== 'string')
       throw new Error(`resource ${where}: a field needs a source (f.column, f.join, f.derived, ...).`);
     if (def.type === undefined) throw new Error(`resource ${where}: a field needs a type.`);
-    if (!/^[a-z][a-z0-9_]*$/.test(field)) throw new Error(`resource ${where}: field names are snake_case.`);
+    // GraphQL's camelCase name is derived from it (src/lib/names.ts) and must map back.
+    if (!isMappableName(field))
+      throw new Error(`resource ${where}: field names are snake_case words (first_name, address_line1).`);
+    if (def.enum && def.type !== 'String' && !(Array.isArray(def.type) && def.type[0] === 'String'))
+      throw new Error(`resource ${where}: an enum field is a String or a list of them.`);
   }
 }
 

@@ -1,3 +1,4 @@
+import { ContactType } from './closed-sets.ts';
 import { defineShape, f } from './resource.ts';
 
 /** Small embedded objects that many resources share (their ids take the kind of the joined row). */
@@ -23,7 +24,7 @@ export const Address = defineShape('Address', {
 });
 
 export const Contact = defineShape('Contact', {
-  type: f.key('type', 'String'),
+  type: f.key('type', 'String', { enum: ContactType }),
   value: f.key('value', 'String'),
   label: f.key('label', 'String', { nullable: true }),
 });

@@ -7,8 +7,9 @@ import { patientMessage, patientReaction } from '../../services/chat/patient-sid
 import { reactToMessage } from '../../services/chat/react.ts';
 import { type Sent, sendMessage } from '../../services/chat/send.ts';
 import { builder } from '../builder.ts';
+import { namedPerFace } from '../resource-types.ts';
 import { restOne } from '../shared.ts';
-import { publicWrite, publicWriteAnswer, restWrite, restWriteAnswer } from '../write-faces.ts';
+import { definePayloadMembers, restWrite, restWriteAnswer } from '../write-faces.ts';
 import { ConversationType, MessageType } from './types.ts';
 
 /**
@@ -22,25 +23,37 @@ const chatWrite = allOf(['chat:write']);
 
 const CaptionMeta = builder.objectRef<{ id: string; delivery_mode: string }>('CaptionMeta').implement({
   description: 'The caption of a media message: a text message sent right after it.',
-  fields: (t) => ({
-    id: t.exposeString('id'),
-    delivery_mode: t.exposeString('delivery_mode', { description: 'free_text or template_fallback.' }),
-  }),
+  fields: (t) =>
+    namedPerFace({
+      id: () => t.exposeString('id', { description: 'The caption message (out_<n>).' }),
+      delivery_mode: (sg) =>
+        t.exposeString('delivery_mode', { ...sg, description: 'free_text or template_fallback.' }),
+    }),
 });
 
 const SendMeta = builder.objectRef<Sent['meta']>('SendMeta').implement({
-  fields: (t) => ({
-    delivery_mode: t.exposeString('delivery_mode', {
-      description:
-        'free_text (inside the 24-hour window), template_fallback (window closed: wrapped in the marketing template) or template (a template by name, or media).',
+  description: 'How a sent message goes out.',
+  fields: (t) =>
+    namedPerFace({
+      delivery_mode: (sg) =>
+        t.exposeString('delivery_mode', {
+          ...sg,
+          description:
+            'free_text (inside the 24-hour window), template_fallback (window closed: wrapped in the marketing template) or template (a template by name, or media).',
+        }),
+      caption: () =>
+        t.field({
+          type: CaptionMeta,
+          nullable: true,
+          description: 'The caption sent right after a media message; null without one.',
+          resolve: (m) => m.caption ?? null,
+        }),
     }),
-    caption: t.field({
-      type: CaptionMeta,
-      nullable: true,
-      resolve: (m) => m.caption ?? null,
-    }),
-  }),
 });
+
+definePayloadMembers(sendMessage, (t) => ({
+  meta: t.field({ type: SendMeta, description: 'How the message goes out.', resolve: (p: any) => p.meta }),
+}));
 
 const SendResult = builder.objectRef<Sent>('SendResult').implement({
   description: 'The message as recorded (status queued) and how it went out.',
@@ -75,6 +88,7 @@ const expectedArg = (t: any) =>
   });
 
 const SandboxResult = builder.objectRef<{ id: string; conversation_id: string }>('SandboxResult').implement({
+  subGraphs: ['Sandbox'],
   description: 'What the sandbox network reported, as the service recorded it.',
   fields: (t) => ({
     id: t.exposeString('id', { description: 'The message: in_<n> (or the message reacted to).' }),
@@ -108,57 +122,9 @@ const SendMediaInput = builder.inputType('SendMediaInput', {
 });
 
 builder.mutationFields((t) => ({
-  // ---------- Public (GraphQL) ----------
-  sendMessage: t.field({
-    type: SendResult,
-    subGraphs: ['Public'],
-    authScopes: chatWrite,
-    description: 'Sends exactly one of text, template or media to a patient phone (POST /v1/chat/messages).',
-    args: {
-      to: t.arg.string({ required: true, description: 'Separators ignored.' }),
-      text: t.arg.string({ required: false }),
-      template: t.arg.string({ required: false }),
-      params: t.arg.stringList({ required: false }),
-      media: t.arg({ type: SendMediaInput, required: false }),
-      idempotency_key: t.arg.string({
-        required: false,
-        description: 'The same key and input within 24 hours answer the first result and send nothing.',
-      }),
-    },
-    resolve: async (_root, args, ctx) =>
-      (await publicWriteAnswer(ctx, sendMessage, bodyOf(args, WRITE_ARGS), args)) as unknown as Sent,
-  }),
-  reactToMessage: t.field({
-    type: MessageType,
-    subGraphs: ['Public'],
-    authScopes: chatWrite,
-    description:
-      "Sets or replaces the clinic's reaction; null withdraws it (POST /v1/chat/messages/{id}/reaction).",
-    args: {
-      id: t.arg.id({ required: true }),
-      emoji: t.arg.string({ required: false, description: 'One emoji, or null to withdraw.' }),
-      idempotency_key: idempotencyArg(t),
-      expected_updated_at: expectedArg(t),
-    },
-    resolve: (_root, args, ctx) => publicWrite(ctx, reactToMessage, bodyOf(args, WRITE_ARGS), args),
-  }),
-  markConversationHandled: t.field({
-    type: ConversationType,
-    subGraphs: ['Public'],
-    authScopes: chatWrite,
-    description: 'Marks a conversation handled or unhandled (POST /v1/chat/conversations/{id}/handled).',
-    args: {
-      id: t.arg.id({ required: true }),
-      handled: t.arg.boolean({ required: true }),
-      idempotency_key: idempotencyArg(t),
-      expected_updated_at: expectedArg(t),
-    },
-    resolve: (_root, args, ctx) => publicWrite(ctx, markConversationHandled, bodyOf(args, WRITE_ARGS), args),
-  }),
-
   sandboxInbound: t.field({
     type: SandboxResult,
-    subGraphs: ['Public'],
+    subGraphs: ['Sandbox'],
     authScopes: chatWrite,
     description:
       "Sandbox only: the patient writes to the clinic (the network's signed callback, as a real one makes it). Opens the 24-hour window.",
@@ -185,7 +151,7 @@ builder.mutationFields((t) => ({
   }),
   sandboxReact: t.field({
     type: SandboxResult,
-    subGraphs: ['Public'],
+    subGraphs: ['Sandbox'],
     authScopes: chatWrite,
     description: "Sandbox only: the patient reacts to a message; null withdraws the patient's reaction.",
     args: { message_id: t.arg.id({ required: true }), emoji: t.arg.string({ required: false }) },

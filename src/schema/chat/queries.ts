@@ -27,7 +27,7 @@ import { builder } from '../builder.ts';
 import { PatientType } from '../patients/types.ts';
 import { objectType } from '../resource-types.ts';
 import { selectedFields } from '../selection.ts';
-import { forwardOnly, restList, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
+import { connectionField, restList, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
 import { ConversationType, MessageType, TemplateType } from './types.ts';
 
 /**
@@ -77,15 +77,13 @@ const messageArgs = (t: any) => ({
 // ---------- Public (GraphQL) ----------
 
 builder.queryFields((t) => ({
-  conversations: t.connection({
-    type: ConversationType,
+  conversations: connectionField(t, ConversationType, {
     subGraphs: ['Public'],
     nullable: true,
     authScopes: chatRead,
     description: 'Most recent activity first; with updated_since, ascending mutation order.',
     args: conversationArgs(t),
     resolve: async (_root, args, ctx, info) => {
-      forwardOnly(args);
       const view = selection(Conversation, info);
       return toConnection(await listConversations(ctx, { ...args, ...relayPageArgs(args), view }));
     },
@@ -99,8 +97,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx) =>
       notFoundIsNull(getConversation(ctx, String(args.id), viewFor(Conversation, CORE))),
   }),
-  messages: t.connection({
-    type: MessageType,
+  messages: connectionField(t, MessageType, {
     subGraphs: ['Public'],
     nullable: true,
     authScopes: chatRead,
@@ -108,7 +105,6 @@ builder.queryFields((t) => ({
       'Inbound and outbound across conversations, newest first; with updated_since, ascending mutation order.',
     args: messageArgs(t),
     resolve: async (_root, args, ctx, info) => {
-      forwardOnly(args);
       return toConnection(
         await listMessages(ctx, { ...args, ...relayPageArgs(args), view: selection(Message, info) }),
       );
@@ -148,15 +144,13 @@ builder.objectFields(MessageType, (t) => ({
 }));
 
 builder.objectFields(ConversationType, (t) => ({
-  messages: t.connection({
-    type: MessageType,
+  messages: connectionField(t, MessageType, {
     subGraphs: ['Public'],
     nullable: true,
     authScopes: chatRead,
     description: 'Inbound and outbound merged, newest first.',
     args: messageArgs(t),
     resolve: async (c: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
-      forwardOnly(args);
       const view = selection(Message, info);
       return toConnection(await messagesOfConversation(ctx, c.id, { ...args, ...relayPageArgs(args), view }));
     },
@@ -164,8 +158,7 @@ builder.objectFields(ConversationType, (t) => ({
 }));
 
 builder.objectFields(PatientType, (t) => ({
-  chat_conversations: t.connection({
-    type: ConversationType,
+  chat_conversations: connectionField(t, ConversationType, {
     subGraphs: ['Public'],
     nullable: true,
     authScopes: patientChat,
@@ -175,13 +168,11 @@ builder.objectFields(PatientType, (t) => ({
       updated_since: t.arg.string({ required: false }),
     },
     resolve: async (p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
-      forwardOnly(args);
       const view = selection(Conversation, info);
       return toConnection(await conversationsOfPatient(ctx, p.id, { ...args, ...relayPageArgs(args), view }));
     },
   }),
-  chat_messages: t.connection({
-    type: MessageType,
+  chat_messages: connectionField(t, MessageType, {
     subGraphs: ['Public'],
     nullable: true,
     authScopes: patientChat,
@@ -189,7 +180,6 @@ builder.objectFields(PatientType, (t) => ({
       "Messages of the patient's phone, newest first (the same filters as messages); empty when the patient has no phone.",
     args: messageArgs(t),
     resolve: async (p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
-      forwardOnly(args);
       const view = selection(Message, info);
       return toConnection(await messagesOfPatient(ctx, p.id, { ...args, ...relayPageArgs(args), view }));
     },

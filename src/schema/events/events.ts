@@ -5,7 +5,7 @@ import { EventEnvelope } from '../../services/events/event.resource.ts';
 import { getEvent, listEvents } from '../../services/events/events.ts';
 import { builder } from '../builder.ts';
 import { nodeType } from '../resource-types.ts';
-import { forwardOnly, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
+import { connectionField, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
 
 /**
  * The outbox read back: GET /v1/events and /v1/events/{id} (Rest fields) and the Public
@@ -19,8 +19,7 @@ const ORDER =
   'Newest first; with created_since, oldest first (incremental sync). chat.* events only with chat:read on the key.';
 
 builder.queryFields((t) => ({
-  events: t.connection({
-    type: EventType,
+  events: connectionField(t, EventType, {
     subGraphs: ['Public'],
     nullable: true,
     authScopes,
@@ -36,7 +35,6 @@ builder.queryFields((t) => ({
       }),
     },
     resolve: async (_root, args, ctx: RequestContext) => {
-      forwardOnly(args);
       const page = await listEvents(ctx, {
         type: args.types ?? undefined,
         typeParam: 'types',

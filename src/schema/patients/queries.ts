@@ -14,7 +14,7 @@ import { includesOf, type Row, viewFor, viewOfSelection } from '../../services/r
 import { patientTreatments } from '../../services/treatments/treatments.ts';
 import { builder } from '../builder.ts';
 import { selectedFields } from '../selection.ts';
-import { forwardOnly, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
+import { connectionField, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
 import { AppointmentType, everyPatientField, PatientType, PaymentType, TreatmentType } from './types.ts';
 
 /** Scopes come from the definitions (`scopes` of each resource). */
@@ -84,8 +84,7 @@ function selectionUnion(parts: ReadonlySet<string>[]): ReadonlySet<string> {
 }
 
 builder.queryFields((t) => ({
-  patients: t.connection({
-    type: PatientType,
+  patients: connectionField(t, PatientType, {
     subGraphs: ['Public'],
     nullable: true,
     authScopes: patientScopes,
@@ -99,7 +98,6 @@ builder.queryFields((t) => ({
       query: t.arg.string({ required: false, description: 'Prefix of first name, last name, or full name.' }),
     },
     resolve: async (_root, args, ctx, info) => {
-      forwardOnly(args);
       const view = viewOfSelection(Patient, patientSelection(info));
       return toConnection(await listPatients(ctx, { ...args, ...relayPageArgs(args), view }));
     },
@@ -125,8 +123,7 @@ builder.objectFields(PatientType, (t) =>
   Object.fromEntries(
     records.map((r) => [
       r.field,
-      t.connection({
-        type: r.type,
+      connectionField(t, r.type, {
         subGraphs: ['Public'],
         // Nullable: a key without the scope still gets the patient, with this field null.
         nullable: true,
@@ -134,7 +131,6 @@ builder.objectFields(PatientType, (t) =>
         description: r.description,
         ...(r.filterArgs ? { args: r.filterArgs(t) } : {}),
         resolve: async (p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
-          forwardOnly(args);
           const view = viewOfSelection(r.list.resource, selectedFields(info, ['edges', 'node']));
           return toConnection(await recordsOfPatient(ctx, r.list, p, view, args));
         },

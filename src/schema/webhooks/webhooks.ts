@@ -9,7 +9,7 @@ import { getWebhook, listWebhooks } from '../../services/webhooks/webhooks.ts';
 import { builder } from '../builder.ts';
 import { nodeType, objectType } from '../resource-types.ts';
 import { selectedFields } from '../selection.ts';
-import { forwardOnly, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
+import { connectionField, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
 
 /**
  * Webhook subscriptions read: GET /v1/webhooks and /v1/webhooks/{id} (Rest fields), the Public
@@ -29,14 +29,12 @@ const LOG =
 const ORDER = 'Oldest first; deleted subscriptions are not listed; secrets masked.';
 
 builder.queryFields((t) => ({
-  webhooks: t.connection({
-    type: WebhookSubscriptionType,
+  webhooks: connectionField(t, WebhookSubscriptionType, {
     subGraphs: ['Public'],
     nullable: true,
     authScopes,
     description: `The clinic's webhook subscriptions. ${ORDER}`,
     resolve: async (_root, args, ctx: RequestContext) => {
-      forwardOnly(args);
       return toConnection(await listWebhooks(ctx, relayPageArgs(args)));
     },
   }),
@@ -73,14 +71,12 @@ builder.queryFields((t) => ({
 }));
 
 builder.objectFields(WebhookSubscriptionType, (t) => ({
-  deliveries: t.connection({
-    type: WebhookDeliveryType,
+  deliveries: connectionField(t, WebhookDeliveryType, {
     subGraphs: ['Public'],
     nullable: true,
     authScopes: allOf(WebhookDelivery.scopes),
     description: LOG,
     resolve: async (s, args, ctx: RequestContext, info) => {
-      forwardOnly(args);
       const view = viewOfSelection(WebhookDelivery, selectedFields(info, ['edges', 'node']));
       return toConnection(await deliveriesOf(ctx, s, view, args));
     },

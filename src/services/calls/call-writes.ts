@@ -4,11 +4,12 @@ import { AppError, invalid, notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { type RequestContext, readsOf } from '../../lib/request-context.ts';
 import { clinicRef } from '../clinic-ref.ts';
+import { Direction } from '../closed-sets.ts';
 import { requiredPhoneOf } from '../contact-input.ts';
 import { restGroups } from '../resource.ts';
 import { instant, text, z } from '../write-input.ts';
 import { checkVersion, defineWrite, type WriteContext } from '../writes.ts';
-import { Call } from './call.resource.ts';
+import { Call, Speaker, TranscriptStatus } from './call.resource.ts';
 
 /**
  * Calls, as the clinic's phone system reports them (issue 16; spec, Call ordering): the call once
@@ -30,7 +31,7 @@ const phone = text(40).meta({
 });
 
 export const createCallInput = z.strictObject({
-  direction: z.enum(['inbound', 'outbound']),
+  direction: z.enum(Direction.values),
   from: phone.nullable().meta({ description: 'The calling number; null for a withheld one (inbound only).' }),
   to: phone.meta({ description: 'The called number.' }),
   started_at: instant.meta({ description: 'When the call started (rang).' }),
@@ -62,7 +63,7 @@ const segment = z
   .strictObject({
     start: seconds.meta({ description: 'Seconds from the start of the call.' }),
     end: seconds.meta({ description: 'Seconds from the start of the call; not before start.' }),
-    speaker: z.enum(['clinic', 'patient', 'unknown']),
+    speaker: z.enum(Speaker.values),
     text: text(SEGMENT_TEXT_MAX),
   })
   .superRefine((s, ctx) => {
@@ -71,7 +72,7 @@ const segment = z
 
 export const addCallTranscriptInput = z
   .strictObject({
-    status: z.enum(['completed', 'failed']),
+    status: z.enum(TranscriptStatus.values),
     summary: text(SUMMARY_MAX).nullable().optional().meta({ description: 'completed only.' }),
     segments: z
       .array(segment)

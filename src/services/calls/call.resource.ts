@@ -1,5 +1,7 @@
+import { defineEnum } from '../../lib/enums.ts';
 import { toLocal } from '../../lib/phone.ts';
 import { isoOf } from '../../lib/timestamps.ts';
+import { Direction } from '../closed-sets.ts';
 import { PatientSummary } from '../patients/patient.resource.ts';
 import { defineResource, defineShape, f, type PresentContext, type Row } from '../resource.ts';
 
@@ -18,12 +20,23 @@ export const CallRecording = defineShape(
   "The call's recording.",
 );
 
+export const Speaker = defineEnum('Speaker', 'Who spoke a stretch of a call transcript.', {
+  clinic: 'Someone at the clinic.',
+  patient: 'The patient (or the caller).',
+  unknown: 'Not told apart.',
+});
+
+export const TranscriptStatus = defineEnum('TranscriptStatus', "How a call's transcription ended.", {
+  completed: 'Transcribed: the summary and segments are set.',
+  failed: 'Transcription failed; none will arrive.',
+});
+
 export const TranscriptSegment = defineShape(
   'TranscriptSegment',
   {
     start: f.key('start', 'Float', { description: 'Seconds from the start of the call.' }),
     end: f.key('end', 'Float', { description: 'Seconds from the start of the call.' }),
-    speaker: f.key('speaker', 'String', { description: 'clinic, patient or unknown.' }),
+    speaker: f.key('speaker', 'String', { enum: Speaker }),
     text: f.key('text', 'String'),
   },
   'One stretch of speech.',
@@ -34,6 +47,7 @@ export const CallTranscript = defineShape(
   {
     status: f.key('status', 'String', {
       nullable: true,
+      enum: TranscriptStatus,
       description: 'completed or failed; null while there is none (most calls never get one).',
     }),
     summary: f.key('summary', 'String', { nullable: true, description: 'Set by a completed transcript.' }),
@@ -72,7 +86,7 @@ export const Call = defineResource({
       description:
         "The patient whose phone is the other side's (the oldest such patient); null when none is.",
     }),
-    direction: f.column('direction', 'String', { description: 'inbound or outbound.' }),
+    direction: f.column('direction', 'String', { enum: Direction }),
     from: phone('fromPhone', 'The calling number; null when the caller withheld it.'),
     to: phone('toPhone', 'The called number.'),
     started_at: f.time('startedAt'),

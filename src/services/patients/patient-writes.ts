@@ -2,11 +2,12 @@ import { Breed, Owner, Patient as PatientEntity, PatientStatus, Species } from '
 import type { Contact } from '../../entities/patient.ts';
 import { invalid } from '../../lib/errors.ts';
 import { clinicRef } from '../clinic-ref.ts';
+import { ContactType } from '../closed-sets.ts';
 import { addressInput, addressOf, phoneOf } from '../contact-input.ts';
 import { restGroups } from '../resource.ts';
 import { clearable, date, identifier, idOf, name, text, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
-import { Patient } from './patient.resource.ts';
+import { Gender, Patient } from './patient.resource.ts';
 import { foldedNames } from './search-columns.ts';
 
 /**
@@ -27,14 +28,14 @@ export const personFields = {
 };
 
 const contactInput = z.strictObject({
-  type: z.enum(['phone', 'email']),
+  type: z.enum(ContactType.values),
   value: name(320),
   label: clearable(text(100)),
 });
 
 const patientFields = {
   ...personFields,
-  gender: clearable(z.enum(['male', 'female'])),
+  gender: clearable(z.enum(Gender.values)),
   birth_date: clearable(date),
   status_id: clearable(idOf('PatientStatus')),
   contacts: clearable(z.array(contactInput).max(20)),
@@ -172,7 +173,7 @@ const animalFields = {
   first_name: name(NAME_MAX).meta({ description: "The animal's name." }),
   species_id: clearable(idOf('Species')),
   breed_id: clearable(idOf('Breed')).meta({ description: "One of the species' breeds." }),
-  gender: clearable(z.enum(['male', 'female'])),
+  gender: clearable(z.enum(Gender.values)),
   birth_date: clearable(date),
   status_id: clearable(idOf('PatientStatus')),
 };

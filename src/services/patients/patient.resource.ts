@@ -1,7 +1,13 @@
+import { defineEnum } from '../../lib/enums.ts';
 import { toLocal } from '../../lib/phone.ts';
 import { defineResource, f } from '../resource.ts';
 import { Address, Contact, NamedRef, StatusRef } from '../shapes.ts';
 import { Owner } from './owner.resource.ts';
+
+export const Gender = defineEnum('Gender', "A patient's (or animal's) sex, as the clinic records it.", {
+  male: 'Male.',
+  female: 'Female.',
+});
 
 /** Veterinary context, embedded with include=owner / include=species (docs/decisions.md). */
 const vet = {
@@ -59,7 +65,11 @@ export const Patient = defineResource({
     ...identity,
     phone: phone('Primary phone, local form (e.g. 0501234567).'),
     email: f.column('email', 'String', { nullable: true }),
-    gender: f.column('gender', 'String', { nullable: true, description: 'male, female, or null.' }),
+    gender: f.column('gender', 'String', {
+      nullable: true,
+      enum: Gender,
+      description: 'male, female, or null (not recorded).',
+    }),
     birth_date: f.column('birthDate', 'String', { nullable: true, description: 'YYYY-MM-DD' }),
     status: f.join('status', 'PatientStatus', StatusRef, { nullable: true }),
     created_at: f.time('createdAt', { nullable: true }),

@@ -12,7 +12,7 @@ import { restGroups } from '../resource.ts';
 import { amount2, date, instant, text, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { refuseCardNumbers } from './card-data.ts';
-import { Payment } from './payment.resource.ts';
+import { Payment, PaymentMethodType } from './payment.resource.ts';
 
 /**
  * Payments: record one for a patient, refund it (a new row with is_refund), cancel it (issue 16).
@@ -88,7 +88,7 @@ const DETAIL_TYPES = { card: 'card', check: 'check', bank: 'bank_transfer' } as 
 
 const method = z
   .strictObject({
-    type: z.enum(paymentMethods),
+    type: z.enum(PaymentMethodType.values),
     card: card.optional(),
     check: check.optional(),
     bank: bank.optional(),

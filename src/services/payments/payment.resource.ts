@@ -1,5 +1,14 @@
+import { defineEnum } from '../../lib/enums.ts';
 import { PatientSummary } from '../patients/patient.resource.ts';
 import { defineResource, defineShape, f } from '../resource.ts';
+
+export const PaymentMethodType = defineEnum('PaymentMethodType', 'How a payment was made.', {
+  cash: 'Cash.',
+  card: 'A payment card.',
+  check: 'A check.',
+  bank_transfer: 'A bank transfer.',
+  other: 'Any other method.',
+});
 
 const BillingAccountRef = defineShape('BillingAccountRef', {
   id: f.id(),
@@ -8,7 +17,7 @@ const BillingAccountRef = defineShape('BillingAccountRef', {
 
 const PaymentMethod = defineShape(
   'PaymentMethod',
-  { type: f.key('type', 'String', { description: 'cash, card, check, bank_transfer or other' }) },
+  { type: f.key('type', 'String', { enum: PaymentMethodType }) },
   'How it was paid. Card, check and bank details are never returned.',
 );
 

@@ -10,7 +10,7 @@ import { AppError, invalid } from '../../lib/errors.ts';
 import { clinicRef } from '../clinic-ref.ts';
 import { amount2, clearable, idOf, instant, text, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
-import { Treatment } from './treatment.resource.ts';
+import { Treatment, TreatmentStatus } from './treatment.resource.ts';
 
 /**
  * Treatments: record one for a patient, change it, cancel it (issue 16). A cancelled treatment
@@ -35,7 +35,7 @@ const fields = {
     .array(text(2).refine((v) => FDI.test(v), 'must be an FDI tooth number, e.g. "11" or "55"'))
     .max(52)
     .meta({ description: 'Tooth numbers (FDI), e.g. ["11", "12"].' }),
-  status: z.enum(treatmentStatuses),
+  status: z.enum(TreatmentStatus.values),
   performed_at: instant.meta({ description: 'When it was (or is planned to be) performed.' }),
   note: text(NOTE_MAX),
 };

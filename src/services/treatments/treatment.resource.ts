@@ -1,6 +1,12 @@
+import { defineEnum } from '../../lib/enums.ts';
 import { PatientSummary } from '../patients/patient.resource.ts';
 import { defineResource, defineShape, f } from '../resource.ts';
 import { NamedRef } from '../shapes.ts';
+
+export const TreatmentStatus = defineEnum('TreatmentStatus', 'Whether a treatment is planned or done.', {
+  planned: 'To be performed.',
+  completed: 'Performed.',
+});
 
 /** The menu item a treatment was (docs/decisions.md). */
 const TreatmentRef = defineShape('TreatmentRef', {
@@ -22,7 +28,7 @@ export const Treatment = defineResource({
     description: f.column('description', 'String', { nullable: true }),
     teeth: f.column('teeth', ['String'], { nullable: true }),
     price: f.column('price', 'Float', { nullable: true }),
-    status: f.column('status', 'String', { description: 'planned or completed' }),
+    status: f.column('status', 'String', { enum: TreatmentStatus }),
     performed_at: f.time('performedAt'),
     note: f.column('note', 'String', { nullable: true }),
     cancelled_at: f.time('cancelledAt', { nullable: true }),

@@ -1,0 +1,45 @@
+import { enumNameOf } from './names.ts';
+
+/**
+ * A closed set of values, defined once with a description of each value: the REST `enum` of the
+ * OpenAPI document (values as the spec spells them, `bank_transfer`), the GraphQL enum type
+ * (`BANK_TRANSFER`, src/schema/enums.ts), the write bodies' zod check and the fields of the
+ * resource definitions all come from it.
+ */
+export interface EnumSet<V extends string = string> {
+  /** The GraphQL type name (PascalCase). */
+  readonly name: string;
+  readonly description: string;
+  readonly values: readonly V[];
+  /** Each value's meaning. */
+  readonly meanings: Readonly<Record<V, string>>;
+}
+
+const registry: EnumSet[] = [];
+
+export function defineEnum<const V extends string>(
+  name: string,
+  description: string,
+  meanings: Record<V, string>,
+): EnumSet<V> {
+  if (registry.some((e) => e.name === name)) throw new Error(`enum ${name}: defined twice.`);
+  const values = Object.keys(meanings) as V[];
+  // One set, one type: a write body's z.enum finds its GraphQL enum by its values.
+  const same = registry.find((e) => key(e.values) === key(values));
+  if (same) throw new Error(`enum ${name}: the same values as ${same.name}; use that one.`);
+  const names = new Set(values.map(enumNameOf));
+  if (names.size !== values.length) throw new Error(`enum ${name}: two values map to one GraphQL name.`);
+  const set: EnumSet<V> = { name, description, values, meanings };
+  registry.push(set);
+  return set;
+}
+
+const key = (values: readonly string[]) => [...values].sort().join('\u0000');
+
+/** The defined set with exactly these values (a write body's z.enum), if there is one. */
+export function enumWithValues(values: readonly string[]): EnumSet | undefined {
+  const k = key(values);
+  return registry.find((e) => key(e.values) === k);
+}
+
+export const allEnums = (): readonly EnumSet[] => registry;

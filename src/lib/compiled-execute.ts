@@ -35,6 +35,19 @@ function compiledFor(schema: GraphQLSchema, document: DocumentNode, operationNam
   return compiled;
 }
 
+/** A schema whose documents run on another (src/schema/execution-schema.ts). */
+export interface Twin {
+  schema: GraphQLSchema;
+  documentFor(document: DocumentNode): DocumentNode | null;
+}
+
+const twins = new WeakMap<GraphQLSchema, Twin>();
+
+/** Documents validated against `schema` run on `twin.schema` as `twin.documentFor` rewrites them. */
+export function executeOnTwin(schema: GraphQLSchema, twin: Twin): void {
+  twins.set(schema, twin);
+}
+
 /**
  * The one GraphQL executor of the app, for /graphql (Yoga) and /v1 (SOFA) alike: graphql-jit
  * compiles each distinct document once into plain JavaScript, which executes a page of patients
@@ -43,6 +56,9 @@ function compiledFor(schema: GraphQLSchema, document: DocumentNode, operationNam
  * standard way.
  */
 export function compiledExecute(args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult> {
+  const twin = twins.get(args.schema);
+  const document = twin?.documentFor(args.document);
+  if (twin && document) args = { ...args, schema: twin.schema, document };
   const compiled = compiledFor(args.schema, args.document, args.operationName ?? '');
   if (!isCompiledQuery(compiled)) return execute(args);
   return compiled.query(args.rootValue, args.contextValue, args.variableValues ?? {}) as

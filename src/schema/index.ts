@@ -1,5 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
+import { executeOnTwin } from '../lib/compiled-execute.ts';
 import { builder } from './builder.ts';
+import { executionTwin } from './execution-schema.ts';
 import './patients/types.ts';
 import './patients/queries.ts';
 import './catalog/catalog.ts';

@@ -45,21 +45,26 @@ export function objectType(shape: Shape): ObjectRef<any, Row> {
 
 type Face = 'Public' | 'Rest';
 
+/** What `namedPerFace` hands each field's maker: spread it into the field's options. */
+export interface FaceOptions {
+  subGraphs: Face[];
+  extensions?: { restName: string };
+}
+
 /**
  * The fields of a type both faces share, each named as its face names it: once where the names
  * agree (`phone`), else a Rest field (`first_name`) and a Public one (`firstName`), each made by
  * `make` with the sub-graph it belongs to. For the definitions' types and hand-written ones alike.
  */
-export function namedPerFace(
-  fields: Record<string, (subGraphs?: { subGraphs: Face[] }) => unknown>,
-): Record<string, any> {
+export function namedPerFace(fields: Record<string, (face?: FaceOptions) => unknown>): Record<string, any> {
   const out: Record<string, any> = {};
   for (const [name, make] of Object.entries(fields)) {
     const publicName = camelOf(name);
     if (publicName === name) out[name] = make();
     else {
       out[name] = make({ subGraphs: ['Rest'] });
-      out[publicName] = make({ subGraphs: ['Public'] });
+      // restName: the executor reads the REST key inline (src/schema/execution-schema.ts).
+      out[publicName] = make({ subGraphs: ['Public'], extensions: { restName: name } });
     }
   }
   return out;
@@ -70,7 +75,7 @@ function fieldsOf(t: any, shape: Shape, fields: [string, Field][]): Record<strin
     Object.fromEntries(
       fields.map(([name, f]) => [
         name,
-        (sg?: { subGraphs: Face[] }) => fieldOf(t, shape, name, f, sg?.subGraphs),
+        (face?: FaceOptions) => fieldOf(t, shape, name, f, face),
       ]),
     ),
   );
@@ -113,11 +118,11 @@ function descriptionOf(field: Field): string | undefined {
   return text || undefined;
 }
 
-function fieldOf(t: any, shape: Shape, name: string, field: Field, subGraphs?: Face[]) {
+function fieldOf(t: any, shape: Shape, name: string, field: Field, face?: FaceOptions) {
   const description = descriptionOf(field);
   const opts = {
     type: typeOf(field.type, field),
-    ...(subGraphs ? { subGraphs } : {}),
+    ...face,
     nullable: field.nullable,
     ...(description ? { description } : {}),
     ...(shapeOf(field.type) ? { complexity: fieldCost(field) } : {}),

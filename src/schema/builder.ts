@@ -95,6 +95,9 @@ export const builder = new SchemaBuilder<{
     },
     nodeQueryOptions: {
       subGraphs: ['Public'],
+      description:
+        "The object with this id, whatever its type (`pat_12`, `evt_3`): null with a `not_found` error when there is none, as for another clinic's id; a `forbidden` one when the key lacks the type's scope.",
+      args: { id: { description: 'The id, as REST and every `id` field give it (`pat_12`).' } },
       // The scope of the kind of object asked for (the id arrives decoded by decodeGlobalID).
       authScopes: (_root: unknown, args: { id: { typename: string } }) => {
         const scope = Object.values(nodeTypes).find((t) => t.typename === args.id.typename)?.scope;
@@ -102,10 +105,30 @@ export const builder = new SchemaBuilder<{
       },
     } as any,
     nodesQueryOptions: false,
-    nodeTypeOptions: { subGraphs: ['Public'] },
-    pageInfoTypeOptions: { subGraphs: ['Public'] },
+    nodeTypeOptions: {
+      subGraphs: ['Public'],
+      description: 'An object with an id that `node(id:)` loads.',
+    },
+    idFieldOptions: { description: 'The id, the same string REST gives (`pat_12`): no base64 global ids.' },
+    pageInfoTypeOptions: {
+      subGraphs: ['Public'],
+      description: 'Where a page stands in its list. Pages run forward only (`first`, `after`).',
+    },
+    hasNextPageFieldOptions: {
+      description: 'Whether a page follows this one: ask for it with `after: endCursor`.',
+    },
+    hasPreviousPageFieldOptions: { description: 'Always false: pages run forward only.' },
+    startCursorFieldOptions: { description: "The first edge's cursor; null on an empty page." },
+    endCursorFieldOptions: {
+      description:
+        "The cursor to pass as `after` for the next page (the last edge's); null on an empty page.",
+    },
     defaultConnectionTypeOptions: { subGraphs: ['Public'] },
     defaultEdgeTypeOptions: { subGraphs: ['Public'] },
+    edgesFieldOptions: { description: "This page's items, each with its cursor." },
+    pageInfoFieldOptions: { description: 'Whether more pages follow, and the cursor to fetch the next one.' },
+    nodeFieldOptions: { description: 'The item.' },
+    cursorFieldOptions: { description: 'Pass as `after` for the items that follow this one.' },
   },
   subGraphs: {
     defaultForTypes: ['Public', 'Rest'],
@@ -131,4 +154,6 @@ builder.scalarType('JSON', {
   parseValue: (v) => v,
 });
 
-builder.queryType({});
+builder.queryType({
+  description: "Reads, all within the API key's clinic; each field needs the scope of what it reads.",
+});

@@ -109,7 +109,7 @@ export function connectionOf(node: { name: string }) {
         name: `${node.name}Connection`,
         description: `A page of ${node.name} objects (Relay cursor connection).`,
       },
-      { name: `${node.name}Edge`, description: `A ${node.name} in a page, with its cursor.` },
+      { name: `${node.name}Edge`, description: `One ${node.name} of a page, with its cursor.` },
     );
     connections.set(node, ref);
   }

@@ -49,7 +49,11 @@ function enumOf(d: Def, name: string): any {
   return enumTypeOf(set);
 }
 
-function typeOf(t: z.ZodType, name: string): any {
+/**
+ * `about`: what the value is, for a nested input type's description (the field's own text for an
+ * object, else where it sits): every input type is described, as the schema linter requires.
+ */
+function typeOf(t: z.ZodType, name: string, about: string): any {
   const d = defOf(t);
   switch (d.type) {
     case 'enum':
@@ -62,9 +66,9 @@ function typeOf(t: z.ZodType, name: string): any {
     case 'number':
       return (t as any).isInt ? 'Int' : 'Float';
     case 'array':
-      return [typeOf(unwrap(d.element as z.ZodType).inner, name)];
+      return [typeOf(unwrap(d.element as z.ZodType).inner, name, `One item of ${about}`)];
     case 'object':
-      return inputOf(t as z.ZodObject, name);
+      return inputOf(t as z.ZodObject, name, undefined, about);
     default:
       return 'JSON';
   }
@@ -96,6 +100,7 @@ export function inputOf(
               type: typeOf(
                 inner,
                 `${name.replace(/Input$/, '')}${camel[0].toUpperCase()}${camel.slice(1)}Input`,
+                defOf(inner).type === 'object' && description ? description : `\`${camel}\` of ${name}.`,
               ),
               required: !optional,
               ...(description ? { description } : {}),

@@ -4,8 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { EVENT_TYPES, isEventType } from '../events/types.ts';
 import { AppError, type ErrorCode } from '../lib/errors.ts';
 import { tryParseId } from '../lib/ids.ts';
+import { enumNameOf } from '../lib/names.ts';
 import { serializeEnvelope } from '../services/events/envelope.ts';
 import { SECRET_PREFIX } from '../services/webhooks/webhook.resource.ts';
 import { deliveryHeaders } from '../webhooks/signing.ts';
@@ -112,6 +114,28 @@ const RETRYABLE_CODES = new Set<string>([
 
 type Outcome = { fatal: AppError } | { lost: string; healthy: boolean };
 
+/**
+ * The subscription names event types as GraphQL's enum does (CHAT_MESSAGE_SENT); the command
+ * line, the printed lines and the signed envelope as REST and webhook deliveries do
+ * (chat.message.sent), so a receiver sees the bytes a real delivery would carry.
+ */
+const typeOfEnumName = new Map<string, string>(EVENT_TYPES.map((t) => [enumNameOf(t), t]));
+
+interface Envelope {
+  id: string;
+  type: string;
+  created_at: string;
+  data: unknown;
+}
+
+/** An `events` subscription result as the REST envelope (src/services/events/envelope.ts). */
+const envelopeOf = (e: { id: string; type: string; createdAt: string; data: unknown }): Envelope => ({
+  id: e.id,
+  type: typeOfEnumName.get(e.type) ?? e.type,
+  created_at: e.createdAt,
+  data: e.data,
+});
+
 export function listenAndForward(opts: ListenOptions): {
   secret: string;
   done: Promise<void>;
@@ -130,7 +154,13 @@ export function listenAndForward(opts: ListenOptions): {
   const secret = opts.secret ?? listenSecret(opts.key);
   const origin = opts.url.replace(/\/+$/, '');
   const wsUrl = `${origin.replace(/^http/, 'ws')}/graphql`;
-  const types = opts.types?.length ? opts.types : null;
+  const unknown = opts.types?.filter((t) => !isEventType(t)) ?? [];
+  if (unknown.length)
+    throw new AppError(
+      'validation_failed',
+      `--types: unknown event type ${unknown.map((t) => `'${t}'`).join(', ')}; the types are ${EVENT_TYPES.join(', ')}.`,
+    );
+  const types = opts.types?.length ? opts.types.map(enumNameOf) : null;
 
   let stopped = false;
   let current: Client | null = null;
@@ -140,7 +170,7 @@ export function listenAndForward(opts: ListenOptions): {
   let cursor: string | null = null;
   let lastId = 0;
 
-  async function deliver(envelope: { id: string; type: string; created_at: string; data: unknown }) {
+  async function deliver(envelope: Envelope) {
     const row = {
       id: tryParseId('Event', envelope.id) ?? 0,
       type: envelope.type,
@@ -170,7 +200,7 @@ export function listenAndForward(opts: ListenOptions): {
   }
 
   /** Each event once, in order: forwarding goes on while a lost connection is made again. */
-  function take(envelope: { id: string; type: string; created_at: string; data: unknown }) {
+  function take(envelope: Envelope) {
     const n = tryParseId('Event', envelope.id);
     if (n !== null && n <= lastId) return; // the stream ascends: never forwarded twice
     if (n !== null) lastId = n;
@@ -244,13 +274,13 @@ export function listenAndForward(opts: ListenOptions): {
       client.subscribe(
         {
           query:
-            'subscription($types: [String!], $after: ID) { events(types: $types, after: $after) { id type created_at data } }',
+            'subscription($types: [EventType!], $after: ID) { events(types: $types, after: $after) { id type createdAt data } }',
           variables: { types, after },
         },
         {
           next: (r: any) => {
             if (r.errors?.length) end(fromErrors(r.errors));
-            else take(r.data.events);
+            else take(envelopeOf(r.data.events));
           },
           error: (e: any) => {
             if (Array.isArray(e)) return end(fromErrors(e));

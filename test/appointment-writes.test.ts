@@ -268,32 +268,32 @@ describe('change', () => {
 });
 
 describe('GraphQL', () => {
-  it('the same writes as mutations, with extensions.param and expected_updated_at', async () => {
+  it('the same writes as mutations, with extensions.param and expectedUpdatedAt', async () => {
     const start = nextStart();
     const r = await app.gql(
-      `mutation($input: CreateAppointmentInput!) { createAppointment(input: $input) { id start end patient { id } } }`,
+      `mutation($input: CreateAppointmentInput!) { createAppointment(input: $input) { appointment { id start end patient { id } } } }`,
       {
         input: {
-          patient_id: ids.patient,
-          branch_id: ids.branch,
-          provider_id: ids.provider,
-          type_id: ids.type,
+          patientId: ids.patient,
+          branchId: ids.branch,
+          providerId: ids.provider,
+          typeId: ids.type,
           start,
         },
       },
       write,
     );
     expect(r.body.errors).toBeUndefined();
-    const id = r.body.data.createAppointment.id;
-    expect(r.body.data.createAppointment.patient.id).toBe(ids.patient);
+    const id = r.body.data.createAppointment.appointment.id;
+    expect(r.body.data.createAppointment.appointment.patient.id).toBe(ids.patient);
     const bad = await app.gql(
-      `mutation($id: ID!) { updateAppointment(id: $id, input: { end: "soon" }) { id } }`,
+      `mutation($id: ID!) { updateAppointment(input: { id: $id, end: "soon" }) { appointment { id } } }`,
       { id },
       write,
     );
-    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'end' });
+    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'input.end' });
     const stale = await app.gql(
-      `mutation($id: ID!) { cancelAppointment(id: $id, expected_updated_at: "2020-01-01T00:00:00Z") { id } }`,
+      `mutation($id: ID!) { cancelAppointment(input: { id: $id, expectedUpdatedAt: "2020-01-01T00:00:00Z" }) { appointment { id } } }`,
       { id },
       write,
     );

@@ -81,6 +81,16 @@ const ended = {
   answered: true,
   recorded: true,
 };
+/** `ended` as a GraphQL input writes it: camelCase fields, the enum's name. */
+const endedInput = {
+  direction: 'INBOUND',
+  from: ended.from,
+  to: ended.to,
+  startedAt: ended.started_at,
+  duration: ended.duration,
+  answered: ended.answered,
+  recorded: ended.recorded,
+};
 
 const create = (body: Record<string, unknown> = {}, key = write, headers: Record<string, string> = {}) =>
   app.post('/v1/calls', { ...ended, ...body }, key, headers);
@@ -282,14 +292,14 @@ describe('the recording', () => {
     expect(Buffer.from(await got.arrayBuffer()).equals(wav)).toBe(true);
 
     const g = await app.gql(
-      `query($id: ID!) { node(id: $id) { ... on Call { recording { available } recording_link { url mime_type } } } }`,
+      `query($id: ID!) { node(id: $id) { ... on Call { recording { available } recordingLink { url mimeType } } } }`,
       { id },
       read,
     );
     expect(g.body.errors).toBeUndefined();
     expect(g.body.data.node).toEqual({
       recording: { available: true },
-      recording_link: { url: link.body.data.url, mime_type: 'audio/wav' },
+      recordingLink: { url: link.body.data.url, mimeType: 'audio/wav' },
     });
   });
 
@@ -494,7 +504,7 @@ describe('reads', () => {
   it('GraphQL: the calls connection and node(id:) agree with REST; mutations name their param', async () => {
     const id = await reported({ from: '054-111-2222', started_at: '2026-10-05T10:00:00Z' });
     const gql = await app.gql(
-      `query($p: String) { calls(first: 10, patient_id: $p) { edges { node { id from patient { id } recording { available } transcript { status } } } } }`,
+      `query($p: String) { calls(first: 10, patientId: $p) { edges { node { id from patient { id } recording { available } transcript { status } } } } }`,
       { p: ids.patient2 },
       read,
     );
@@ -518,30 +528,33 @@ describe('reads', () => {
     ).toBeNull();
 
     const created = await app.gql(
-      `mutation($input: CreateCallInput!) { createCall(input: $input) { id direction patient { id } } }`,
-      { input: { ...ended, direction: 'outbound', from: '03-555-0100', to: '050-123-4567' } },
+      `mutation($input: CreateCallInput!) { createCall(input: $input) { call { id direction patient { id } } } }`,
+      { input: { ...endedInput, direction: 'OUTBOUND', from: '03-555-0100', to: '050-123-4567' } },
       write,
     );
     expect(created.body.errors).toBeUndefined();
-    expect(created.body.data.createCall).toMatchObject({
-      direction: 'outbound',
+    expect(created.body.data.createCall.call).toMatchObject({
+      direction: 'OUTBOUND',
       patient: { id: ids.patient },
     });
     const bad = await app.gql(
-      `mutation($input: CreateCallInput!) { createCall(input: $input) { id } }`,
-      { input: { ...ended, duration: -5 } },
+      `mutation($input: CreateCallInput!) { createCall(input: $input) { call { id } } }`,
+      { input: { ...endedInput, duration: -5 } },
       write,
     );
-    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'duration' });
+    expect(bad.body.errors[0].extensions).toMatchObject({
+      code: 'validation_failed',
+      param: 'input.duration',
+    });
     const rec = await app.gql(
-      `mutation($id: ID!, $url: String!) { addCallRecording(id: $id, input: { url: $url }) { recording { available } } }`,
-      { id: created.body.data.createCall.id, url: `${files.url}/rec/call.wav` },
+      `mutation($id: ID!, $url: String!) { addCallRecording(input: { id: $id, url: $url }) { call { recording { available } } } }`,
+      { id: created.body.data.createCall.call.id, url: `${files.url}/rec/call.wav` },
       write,
     );
     expect(rec.body.errors).toBeUndefined();
-    expect(rec.body.data.addCallRecording.recording.available).toBe(true);
+    expect(rec.body.data.addCallRecording.call.recording.available).toBe(true);
     const stale = await app.gql(
-      `mutation($id: ID!) { updateCall(id: $id, input: { note: "x" }, expected_updated_at: "2020-01-01T00:00:00Z") { id } }`,
+      `mutation($id: ID!) { updateCall(input: { id: $id, note: "x", expectedUpdatedAt: "2020-01-01T00:00:00Z" }) { call { id } } }`,
       { id },
       write,
     );

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { logger } from '../src/lib/logger.ts';
+import { camelOf, renameKeys } from '../src/lib/names.ts';
 import { allWrites } from '../src/services/all-writes.ts';
 import { noCardNumber } from '../src/services/write-input.ts';
 import { fixtures } from './fixtures.ts';
@@ -120,6 +121,12 @@ const treatmentBody = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+/** A REST body as a GraphQL input: camelCase fields, a direction as its enum name. */
+const inputOf = (body: Record<string, unknown>) => {
+  const input = renameKeys(body, camelOf) as Record<string, unknown>;
+  return typeof input.direction === 'string' ? { ...input, direction: input.direction.toUpperCase() } : input;
+};
+
 function expectRefused(r: { status: number; body: any }, param: string, what: string) {
   expect(r.status, what).toBe(422);
   expect(r.body.error, what).toMatchObject({ code: 'validation_failed', param });
@@ -168,10 +175,13 @@ describe('logs, keys and error messages', () => {
     let r: any;
     const lines = await logLinesOf(async () => {
       r = await app.gql(
-        `mutation($id: ID!, $input: RecordPaymentInput!) { recordPayment(id: $id, input: $input) { id } }`,
+        `mutation($input: RecordPaymentInput!) { recordPayment(input: $input) { payment { id } } }`,
         {
-          id: ids.patient,
-          input: { amount: 5, method: { type: 'card', card: { cvv: '8531', number: PAN, last4: '1111' } } },
+          input: {
+            id: ids.patient,
+            amount: 5,
+            method: { type: 'CARD', card: { cvv: '8531', number: PAN, last4: '1111' } },
+          },
         },
         key,
       );
@@ -183,7 +193,7 @@ describe('logs, keys and error messages', () => {
     expect(lines.join('\n')).not.toContain('8531');
     // A card number and a security code as the argument of a field: the same.
     const card = await app.gql(
-      `mutation($card: String!) { cancelAppointment(id: $card, input: { reason: 5 }) { id } }`,
+      `mutation($card: String!) { cancelAppointment(input: { id: $card, reason: 5 }) { appointment { id } } }`,
       { card: `${PAN} cvv 8531` },
       key,
     );
@@ -221,24 +231,24 @@ describe('free-text fields', () => {
 
   it('and over GraphQL', async () => {
     const book = await app.gql(
-      `mutation($input: CreateAppointmentInput!) { createAppointment(input: $input) { id } }`,
-      { input: bookBody({ note: NOTE }) },
+      `mutation($input: CreateAppointmentInput!) { createAppointment(input: $input) { appointment { id } } }`,
+      { input: inputOf(bookBody({ note: NOTE })) },
       key,
     );
     const treat = await app.gql(
-      `mutation($id: ID!, $input: CreateTreatmentInput!) { createTreatment(id: $id, input: $input) { id } }`,
-      { id: ids.patient, input: treatmentBody({ note: NOTE }) },
+      `mutation($input: CreateTreatmentInput!) { createTreatment(input: $input) { treatment { id } } }`,
+      { input: { id: ids.patient, ...inputOf(treatmentBody({ note: NOTE })) } },
       key,
     );
     const call = await app.gql(
-      `mutation($input: CreateCallInput!) { createCall(input: $input) { id } }`,
-      { input: callBody({ note: NOTE }) },
+      `mutation($input: CreateCallInput!) { createCall(input: $input) { call { id } } }`,
+      { input: inputOf(callBody({ note: NOTE })) },
       key,
     );
     for (const [what, r] of Object.entries({ book, treat, call })) {
       expect(r.body.errors?.[0]?.extensions, what).toMatchObject({
         code: 'validation_failed',
-        param: 'note',
+        param: 'input.note',
       });
       expect(r.body.errors[0].message, what).toMatch(/card number.*never stored/);
       expect(JSON.stringify(r.body), what).not.toContain(PAN);

@@ -203,19 +203,25 @@ describe('references, retries and races', () => {
 
   it('GraphQL: a mutation per write, and node(id:) reaches a disabled entry', async () => {
     const created = await app.gql(
-      'mutation { createAppointmentType(input: {name: "Surgery", duration_minutes: 90}) { id name duration_minutes disabled_at } }',
+      'mutation { createAppointmentType(input: {name: "Surgery", durationMinutes: 90}) { appointmentTypeItem { id name durationMinutes disabledAt } } }',
       {},
       dental.key,
     );
-    const t = created.body.data.createAppointmentType;
-    expect(t).toMatchObject({ name: 'Surgery', duration_minutes: 90, disabled_at: null });
-    await app.gql(`mutation { disableAppointmentType(id: "${t.id}") { id } }`, {}, dental.key);
+    expect(created.body.errors).toBeUndefined();
+    const t = created.body.data.createAppointmentType.appointmentTypeItem;
+    expect(t).toMatchObject({ name: 'Surgery', durationMinutes: 90, disabledAt: null });
+    const disabled = await app.gql(
+      `mutation { disableAppointmentType(input: {id: "${t.id}"}) { appointmentTypeItem { id } } }`,
+      {},
+      dental.key,
+    );
+    expect(disabled.body.errors).toBeUndefined();
     const node = await app.gql(
-      `{ node(id: "${t.id}") { ... on AppointmentTypeItem { name disabled_at } } appointmentTypes { id } }`,
+      `{ node(id: "${t.id}") { ... on AppointmentTypeItem { name disabledAt } } appointmentTypes { id } }`,
       {},
       dental.key,
     );
-    expect(node.body.data.node).toEqual({ name: 'Surgery', disabled_at: '2026-11-20T08:00:00.000Z' });
+    expect(node.body.data.node).toEqual({ name: 'Surgery', disabledAt: '2026-11-20T08:00:00.000Z' });
     expect(node.body.data.appointmentTypes.map((x: any) => x.id)).not.toContain(t.id);
   });
 });

@@ -209,19 +209,22 @@ describe('dates through GraphQL and computed ones', () => {
 
   it('GraphQL arguments and input fields get the same 422 naming the field', async () => {
     const book = await app.gql(
-      'mutation($i: CreateAppointmentInput!) { createAppointment(input: $i) { id } }',
+      'mutation($i: CreateAppointmentInput!) { createAppointment(input: $i) { appointment { id } } }',
       {
         i: {
-          patient_id: ids.patient,
-          branch_id: ids.branch,
-          provider_id: ids.provider,
-          type_id: ids.type,
+          patientId: ids.patient,
+          branchId: ids.branch,
+          providerId: ids.provider,
+          typeId: ids.type,
           start: '2026-02-30T09:00:00Z',
         },
       },
       booker,
     );
-    expect(book.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'start' });
+    expect(book.body.errors[0].extensions).toMatchObject({
+      code: 'validation_failed',
+      param: 'input.start',
+    });
     expect(book.body.errors[0].message).toMatch(/not a date on the calendar/);
     const list = await app.gql(
       '{ appointments(first: 1, from: "0000-01-01") { edges { cursor } } }',
@@ -230,13 +233,13 @@ describe('dates through GraphQL and computed ones', () => {
     );
     expect(list.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'from' });
     const update = await app.gql(
-      'mutation { updateAppointment(id: "appt_1", input: {note: "x"}, expected_updated_at: "2026-02-30T10:00:00.000Z") { id } }',
+      'mutation { updateAppointment(input: {id: "appt_1", note: "x", expectedUpdatedAt: "2026-02-30T10:00:00.000Z"}) { appointment { id } } }',
       {},
       booker,
     );
     expect(update.body.errors[0].extensions).toMatchObject({
       code: 'validation_failed',
-      param: 'expected_updated_at',
+      param: 'input.expectedUpdatedAt',
     });
   });
 

@@ -70,7 +70,7 @@ describe('U+0000', () => {
     expect(vars.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'query' });
     for (const args of ['text: "a\\u0000"', 'text: "a", name: "Dana\\u0000"']) {
       const r = await app.gql(
-        `mutation { sandboxInbound(from: "0501234567", ${args}) { __typename } }`,
+        `mutation { sandboxInbound(input: { from: "0501234567", ${args} }) { __typename } }`,
         {},
         write,
       );

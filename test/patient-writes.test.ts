@@ -211,22 +211,162 @@ describe('dental patients', () => {
 
   it('GraphQL: createPatient and updatePatient run the same writes', async () => {
     const r = await app.gql(
-      'mutation($input: CreatePatientInput!) { createPatient(input: $input) { id first_name phone address { city } } }',
-      { input: { first_name: 'Gal', phone: '050-999-8877', address: { city: 'Haifa' } } },
+      'mutation($input: CreatePatientInput!) { createPatient(input: $input) { patient { id firstName phone address { city } } } }',
+      { input: { firstName: 'Gal', phone: '050-999-8877', address: { city: 'Haifa' } } },
       dental.key,
     );
     expect(r.body.errors).toBeUndefined();
-    expect(r.body.data.createPatient).toMatchObject({
-      first_name: 'Gal',
+    expect(r.body.data.createPatient.patient).toMatchObject({
+      firstName: 'Gal',
       phone: '0509998877',
       address: { city: 'Haifa' },
     });
     const bad = await app.gql(
-      'mutation($id: ID!) { updatePatient(id: $id, input: { gender: "x" }) { id } }',
-      { id: r.body.data.createPatient.id },
+      'mutation($id: ID!) { updatePatient(input: { id: $id, birthDate: "1990-02-30" }) { patient { id } } }',
+      { id: r.body.data.createPatient.patient.id },
       dental.key,
     );
-    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'gender' });
+    expect(bad.body.errors[0].extensions).toMatchObject({
+      code: 'validation_failed',
+      param: 'input.birthDate',
+    });
+  });
+
+  it("GraphQL's refusals name the input's fields as written; REST's 422 for the same input is unchanged", async () => {
+    const create =
+      'mutation($input: CreatePatientInput!) { createPatient(input: $input) { patient { id } } }';
+    // [REST body, the same as a GraphQL input, REST's param, GraphQL's param, REST's message]
+    const cases: [Record<string, unknown>, Record<string, unknown>, string, string, string][] = [
+      [
+        { birth_date: '1990-02-30' },
+        { birthDate: '1990-02-30' },
+        'birth_date',
+        'input.birthDate',
+        "birth_date is not a date on the calendar ('1990-02-30').",
+      ],
+      [
+        { contacts: [{ type: 'phone', value: 'nope' }] },
+        { contacts: [{ type: 'PHONE', value: 'nope' }] },
+        'contacts[0].value',
+        'input.contacts[0].value',
+        "contacts[0].value: 'nope' is not a phone number.",
+      ],
+      [
+        { address: { postal_code: 'x'.repeat(500) } },
+        { address: { postalCode: 'x'.repeat(500) } },
+        'address.postal_code',
+        'input.address.postalCode',
+        'address.postal_code: Too big: expected string to have <=20 characters',
+      ],
+      [
+        { status_id: 'pst_999999' },
+        { statusId: 'pst_999999' },
+        'status_id',
+        'input.statusId',
+        'status_id: no such record at this clinic.',
+      ],
+    ];
+    for (const [body, input, restParam, gqlParam, restMessage] of cases) {
+      const rest = await newPatient(body);
+      expect(rest.status, restParam).toBe(422);
+      const { request_id: _, ...error } = rest.body.error;
+      expect(Object.keys(rest.body.error), restParam).toEqual(['code', 'message', 'request_id', 'param']);
+      expect(error, restParam).toEqual({ code: 'validation_failed', message: restMessage, param: restParam });
+      const gql = await app.gql(
+        create,
+        { input: { firstName: 'Dana', lastName: 'Gql', ...input } },
+        dental.key,
+      );
+      expect(gql.body.errors?.[0]?.extensions, gqlParam).toMatchObject({
+        code: 'validation_failed',
+        param: gqlParam,
+      });
+      // The same sentence, naming the field as the caller wrote it.
+      expect(gql.body.errors[0].message).toBe(gqlParam + error.message.slice(restParam.length));
+    }
+
+    // The headers' refusals name the input's idempotencyKey and expectedUpdatedAt.
+    const keyed = { firstName: 'Key', lastName: 'Once', idempotencyKey: 'gql-names-1' };
+    expect((await app.gql(create, { input: keyed }, dental.key)).body.errors).toBeUndefined();
+    const reused = await app.gql(create, { input: { ...keyed, lastName: 'Twice' } }, dental.key);
+    expect(reused.body.errors[0].extensions).toMatchObject({
+      code: 'conflict',
+      param: 'input.idempotencyKey',
+    });
+    expect(reused.body.errors[0].message).toContain('input.idempotencyKey');
+    expect(reused.body.errors[0].message).not.toContain('Idempotency-Key');
+    const badKey = await app.gql(create, { input: { ...keyed, idempotencyKey: 'with space' } }, dental.key);
+    expect(badKey.body.errors[0].extensions).toMatchObject({
+      code: 'validation_failed',
+      param: 'input.idempotencyKey',
+    });
+    const restReused = await app.post('/v1/patients', { first_name: 'Key', last_name: 'Twice' }, dental.key, {
+      'idempotency-key': 'rest-names-1',
+    });
+    expect(restReused.status).toBe(201);
+    const restConflict = await app.post(
+      '/v1/patients',
+      { first_name: 'Key', last_name: 'Thrice' },
+      dental.key,
+      {
+        'idempotency-key': 'rest-names-1',
+      },
+    );
+    expect(restConflict.body.error).toMatchObject({
+      code: 'conflict',
+      param: 'Idempotency-Key',
+      message: 'This Idempotency-Key was used with another request body; use a new key for a new request.',
+    });
+
+    const id = (await newPatient()).body.data.id;
+    const update =
+      'mutation($input: UpdatePatientInput!) { updatePatient(input: $input) { patient { id } } }';
+    const stale = await app.gql(
+      update,
+      { input: { id, expectedUpdatedAt: '2020-01-01T00:00:00Z', gender: 'MALE' } },
+      dental.key,
+    );
+    expect(stale.body.errors[0].extensions).toMatchObject({
+      code: 'precondition_failed',
+      param: 'input.expectedUpdatedAt',
+    });
+    expect(stale.body.errors[0].message).not.toContain('If-Match');
+    const notADate = await app.gql(update, { input: { id, expectedUpdatedAt: 'yesterday' } }, dental.key);
+    expect(notADate.body.errors[0].extensions).toMatchObject({
+      code: 'validation_failed',
+      param: 'input.expectedUpdatedAt',
+    });
+    expect(notADate.body.errors[0].message).toMatch(/^input\.expectedUpdatedAt /);
+    const restStale = await app.send('PATCH', `/v1/patients/${id}`, { gender: 'male' }, dental.key, {
+      'if-match': '"1577836800000"',
+    });
+    expect(restStale.body.error).toMatchObject({ code: 'precondition_failed', param: 'If-Match' });
+    expect(restStale.body.error.message).toContain('If-Match');
+  });
+
+  it('an enum value outside the set is a GraphQL validation error in our error shape', async () => {
+    const r = await app.gql(
+      'mutation { createPatient(input: {firstName: "Dana", lastName: "Enum", gender: OTHER}) { patient { id } } }',
+      {},
+      dental.key,
+    );
+    expect(r.body.data ?? null).toBeNull();
+    expect(r.body.errors).toHaveLength(1);
+    expect(r.body.errors[0].extensions).toMatchObject({ code: 'invalid_request' });
+    expect(r.body.errors[0].extensions.request_id).toMatch(/^req_/);
+    expect(r.body.errors[0].message).toMatch(/Value "OTHER" does not exist in "Gender" enum/);
+    // As a variable, and in REST's spelling: the same refusal, naming the variable.
+    const asVariable = await app.gql(
+      'mutation($input: CreatePatientInput!) { createPatient(input: $input) { patient { id } } }',
+      { input: { firstName: 'Dana', lastName: 'Enum', gender: 'female' } },
+      dental.key,
+    );
+    expect(asVariable.body.errors[0].extensions).toMatchObject({ code: 'invalid_request' });
+    expect(asVariable.body.errors[0].message).toMatch(/"female".*Gender/);
+    expect(
+      (await app.get('/v1/patients?query=Dana%20Enum', dentalRead)).body.data,
+      'nothing written',
+    ).toEqual([]);
   });
 });
 

@@ -185,30 +185,30 @@ describe('record', () => {
       expect(said).not.toContain('123');
     }
     const g = await app.gql(
-      `mutation($id: ID!, $input: RecordPaymentInput!) { recordPayment(id: $id, input: $input) { id } }`,
-      { id: ids.patient, input: { amount: 5, method: { type: 'card' }, note: pan } },
+      `mutation($input: RecordPaymentInput!) { recordPayment(input: $input) { payment { id } } }`,
+      { input: { id: ids.patient, amount: 5, method: { type: 'CARD' }, note: pan } },
       write,
     );
-    expect(g.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'note' });
+    expect(g.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'input.note' });
     expect(JSON.stringify(g.body)).not.toContain(pan);
     // GraphQL's own coercion errors quote the value they refuse: a card number never comes back.
-    const mutation = `mutation($id: ID!, $input: RecordPaymentInput!) { recordPayment(id: $id, input: $input) { id } }`;
+    const mutation = `mutation($input: RecordPaymentInput!) { recordPayment(input: $input) { payment { id } } }`;
     for (const card of [
       { last4: Number(pan) },
       { number: pan },
-      { exp_month: Number(pan) },
+      { expMonth: Number(pan) },
       { holder: 4111_1111_1111_1111 },
     ]) {
       const r = await app.gql(
         mutation,
-        { id: ids.patient, input: { amount: 5, method: { type: 'card', card } } },
+        { input: { id: ids.patient, amount: 5, method: { type: 'CARD', card } } },
         write,
       );
       expect(r.body.errors?.length, JSON.stringify(card)).toBeGreaterThan(0);
       expect(JSON.stringify(r.body), JSON.stringify(card)).not.toContain(pan);
     }
     const literal = await app.gql(
-      `mutation($id: ID!) { recordPayment(id: $id, input: { amount: 5, method: { type: "card", card: { exp_month: ${pan} } } }) { id } }`,
+      `mutation($id: ID!) { recordPayment(input: { id: $id, amount: 5, method: { type: CARD, card: { expMonth: ${pan} } } }) { payment { id } } }`,
       { id: ids.patient },
       write,
     );
@@ -404,15 +404,15 @@ describe('reads', () => {
     expect(list.body.data.map((x: any) => x.id)).toContain(p.id);
     expect((await app.get('/v1/payments?billing_account_id=x', read)).status).toBe(422);
     const g = await app.gql(
-      `mutation($id: ID!) { recordPayment(id: $id, input: { amount: 12.5, method: { type: "card", card: { last4: "4242", exp_month: 1, exp_year: 2030 } } }) { id amount method { type } } }`,
+      `mutation($id: ID!) { recordPayment(input: { id: $id, amount: 12.5, method: { type: CARD, card: { last4: "4242", expMonth: 1, expYear: 2030 } } }) { payment { id amount method { type } } } }`,
       { id: ids.patient },
       write,
     );
     expect(g.body.errors).toBeUndefined();
-    const id = g.body.data.recordPayment.id;
-    expect(g.body.data.recordPayment).toMatchObject({ amount: 12.5, method: { type: 'card' } });
+    const id = g.body.data.recordPayment.payment.id;
+    expect(g.body.data.recordPayment.payment).toMatchObject({ amount: 12.5, method: { type: 'CARD' } });
     const conn = await app.gql(
-      `query($p: String) { payments(first: 100, patient_id: $p) { edges { node { id } } } }`,
+      `query($p: String) { payments(first: 100, patientId: $p) { edges { node { id } } } }`,
       { p: ids.patient },
       read,
     );
@@ -424,13 +424,17 @@ describe('reads', () => {
     );
     expect(node.body.data.node).toEqual({ id, amount: 12.5 });
     const refund = await app.gql(
-      `mutation($id: ID!) { refundPayment(id: $id) { id is_refund refund_of_id amount } }`,
+      `mutation($id: ID!) { refundPayment(input: { id: $id }) { payment { id isRefund refundOfId amount } } }`,
       { id },
       write,
     );
-    expect(refund.body.data.refundPayment).toMatchObject({ is_refund: true, refund_of_id: id, amount: 12.5 });
+    expect(refund.body.data.refundPayment.payment).toMatchObject({
+      isRefund: true,
+      refundOfId: id,
+      amount: 12.5,
+    });
     const cancel = await app.gql(
-      `mutation($id: ID!) { cancelPayment(id: $id, expected_updated_at: "2020-01-01T00:00:00Z") { id } }`,
+      `mutation($id: ID!) { cancelPayment(input: { id: $id, expectedUpdatedAt: "2020-01-01T00:00:00Z" }) { payment { id } } }`,
       { id },
       write,
     );

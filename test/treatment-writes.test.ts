@@ -251,7 +251,7 @@ describe('reads', () => {
     const times = all.body.data.map((x: any) => x.performed_at);
     expect([...times].sort().reverse()).toEqual(times);
     const gql = await app.gql(
-      `query($p: String) { treatments(first: 5, patient_id: $p) { edges { node { id status patient { id } } } } }`,
+      `query($p: String) { treatments(first: 5, patientId: $p) { edges { node { id status patient { id } } } } }`,
       { p: ids.patient2 },
       read,
     );
@@ -262,29 +262,32 @@ describe('reads', () => {
       { id: t.id },
       read,
     );
-    expect(node.body.data.node).toEqual({ id: t.id, status: 'planned' });
+    expect(node.body.data.node).toEqual({ id: t.id, status: 'PLANNED' });
     expect(
       (await app.gql(`query($id: ID!) { node(id: $id) { id } }`, { id: t.id }, other)).body.data.node,
     ).toBeNull();
   });
 
-  it('GraphQL mutations with extensions.param and expected_updated_at', async () => {
+  it('GraphQL mutations with extensions.param and expectedUpdatedAt', async () => {
     const r = await app.gql(
-      `mutation($id: ID!, $input: CreateTreatmentInput!) { createTreatment(id: $id, input: $input) { id price patient { id } } }`,
-      { id: ids.patient, input: { performed_at: performed, treatment_id: ids.menuItem } },
+      `mutation($input: CreateTreatmentInput!) { createTreatment(input: $input) { treatment { id price patient { id } } } }`,
+      { input: { id: ids.patient, performedAt: performed, treatmentId: ids.menuItem } },
       write,
     );
     expect(r.body.errors).toBeUndefined();
-    expect(r.body.data.createTreatment).toMatchObject({ price: 250, patient: { id: ids.patient } });
-    const id = r.body.data.createTreatment.id;
+    expect(r.body.data.createTreatment.treatment).toMatchObject({ price: 250, patient: { id: ids.patient } });
+    const id = r.body.data.createTreatment.treatment.id;
     const bad = await app.gql(
-      `mutation($id: ID!) { updateTreatment(id: $id, input: { teeth: ["99"] }) { id } }`,
+      `mutation($id: ID!) { updateTreatment(input: { id: $id, teeth: ["99"] }) { treatment { id } } }`,
       { id },
       write,
     );
-    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'teeth[0]' });
+    expect(bad.body.errors[0].extensions).toMatchObject({
+      code: 'validation_failed',
+      param: 'input.teeth[0]',
+    });
     const stale = await app.gql(
-      `mutation($id: ID!) { cancelTreatment(id: $id, expected_updated_at: "2020-01-01T00:00:00Z") { id } }`,
+      `mutation($id: ID!) { cancelTreatment(input: { id: $id, expectedUpdatedAt: "2020-01-01T00:00:00Z" }) { treatment { id } } }`,
       { id },
       write,
     );

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Branch } from '../src/entities/index.ts';
+import { camelOf, renameKeys } from '../src/lib/names.ts';
 import { fixtures } from './fixtures.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
@@ -232,40 +233,42 @@ describe('refusals name their field and change nothing', () => {
 });
 
 describe('GraphQL', () => {
-  const setHours = `mutation($id: ID!, $input: SetWorkingHoursInput!) {
-    setWorkingHours(id: $id, input: $input) { branch_id weekday start end } }`;
+  const setHours = `mutation($input: SetWorkingHoursInput!) {
+    setWorkingHours(input: $input) { workingIntervals { branchId weekday start end } } }`;
+  /** The week as the input names its fields. */
+  const asInput = (data: unknown[]) => renameKeys(data, camelOf);
 
-  it('setWorkingHours answers the week; workingHours reads it, the same JSON as REST', async () => {
-    const r = await app.gql(setHours, { id: ids.provider, input: { data: week() } }, write);
+  it('setWorkingHours answers the week; workingHours reads it, the same JSON as REST in GraphQL names', async () => {
+    const r = await app.gql(setHours, { input: { id: ids.provider, data: asInput(week()) } }, write);
     expect(r.body.errors).toBeUndefined();
-    expect(r.body.data.setWorkingHours).toEqual(sorted());
+    expect(r.body.data.setWorkingHours.workingIntervals).toEqual(asInput(sorted()));
     const q = await app.gql(
-      'query($p: ID!) { workingHours(provider_id: $p) { branch_id weekday start end } }',
+      'query($p: ID!) { workingHours(providerId: $p) { branchId weekday start end } }',
       { p: ids.provider },
       read,
     );
     expect(q.body.errors).toBeUndefined();
-    expect(q.body.data.workingHours).toEqual((await get()).body.data);
+    expect(q.body.data.workingHours).toEqual(asInput((await get()).body.data));
   });
 
   it('refusals carry code and param; an unknown provider is not_found; scopes hold', async () => {
     const bad = await app.gql(
       setHours,
-      { id: ids.provider, input: { data: [iv(1, '09:00', '13:00'), iv(1, '10:00', '11:00')] } },
+      { input: { id: ids.provider, data: asInput([iv(1, '09:00', '13:00'), iv(1, '10:00', '11:00')]) } },
       write,
     );
     expect(bad.body.errors[0].extensions).toMatchObject({
       code: 'validation_failed',
-      param: 'data[1].start',
+      param: 'input.data[1].start',
     });
     const foreignProvider = await app.gql(
-      'query($p: ID!) { workingHours(provider_id: $p) { start } }',
+      'query($p: ID!) { workingHours(providerId: $p) { start } }',
       { p: foreign.provider },
       read,
     );
     expect(foreignProvider.body.data.workingHours).toBeNull();
     expect(foreignProvider.body.errors[0].extensions.code).toBe('not_found');
-    const forbidden = await app.gql(setHours, { id: ids.provider, input: { data: [] } }, read);
+    const forbidden = await app.gql(setHours, { input: { id: ids.provider, data: [] } }, read);
     expect(forbidden.body.errors[0].extensions.code).toBe('forbidden');
   });
 });

@@ -191,7 +191,8 @@ describe('a write held past the deadline', () => {
       'POST',
       '/graphql',
       {
-        query: 'mutation($id: ID!) { updatePatient(id: $id, input: { first_name: "HeldGql" }) { id } }',
+        query:
+          'mutation($id: ID!) { updatePatient(input: { id: $id, firstName: "HeldGql" }) { patient { id } } }',
         variables: { id: ids.patient },
       },
       BODY_LATE,
@@ -212,8 +213,8 @@ describe('a write held past the deadline', () => {
       '/graphql',
       {
         query: `mutation($id: ID!) {
-          createPatient(input: { first_name: "Committed", last_name: "First" }) { id }
-          updatePatient(id: $id, input: { first_name: "HeldSecond" }) { id }
+          createPatient(input: { firstName: "Committed", lastName: "First" }) { patient { id } }
+          updatePatient(input: { id: $id, firstName: "HeldSecond" }) { patient { id } }
         }`,
         variables: { id: ids.patient },
       },

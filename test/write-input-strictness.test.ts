@@ -202,12 +202,12 @@ describe('a lone UTF-16 surrogate', () => {
   });
 
   it('is refused in GraphQL variables, naming the variable path', async () => {
-    const body = `{"query":"mutation($i: CreatePatientInput) { createPatient(input: $i) { id } }","variables":{"i":{"first_name":"\\ud800"}}}`;
+    const body = `{"query":"mutation($i: CreatePatientInput) { createPatient(input: $i) { patient { id } } }","variables":{"i":{"firstName":"\\ud800"}}}`;
     const r = await app.post('/graphql', body, key);
-    expect(r.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'i.first_name' });
+    expect(r.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'i.firstName' });
     // In the document itself, GraphQL's own parser refuses it.
     const literal = await app.gql(
-      'mutation { createPatient(input: {first_name: "\\ud800"}) { id } }',
+      'mutation { createPatient(input: {firstName: "\\ud800"}) { patient { id } } }',
       {},
       key,
     );

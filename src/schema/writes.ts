@@ -5,6 +5,7 @@ import { allWrites } from '../services/all-writes.ts';
 import type { WriteOperation } from '../services/writes.ts';
 import { restFieldOf } from '../services/writes.ts';
 import { builder } from './builder.ts';
+import { inInputNames } from './input-errors.ts';
 import { objectType } from './resource-types.ts';
 import { restList, restOne } from './shared.ts';
 import {
@@ -102,11 +103,19 @@ builder.mutationFields((t) => {
       resolve: async (_root: unknown, args: any, ctx: RequestContext): Promise<any> => {
         const given = args.input ?? {};
         const body = bodyOfInput(given, op.input);
-        if (op.members) {
-          const { data, ...members } = (await publicWriteAnswer(ctx, op, body, given)) as Record<string, any>;
-          return { [field]: data, ...members };
+        try {
+          if (op.members) {
+            const { data, ...members } = (await publicWriteAnswer(ctx, op, body, given)) as Record<
+              string,
+              any
+            >;
+            return { [field]: data, ...members };
+          }
+          return { [field]: await publicWrite(ctx, op, body, given) };
+        } catch (err) {
+          // The services name REST's fields and headers; the caller wrote the input's.
+          throw inInputNames(err);
         }
-        return { [field]: await publicWrite(ctx, op, body, given) };
       },
     });
     if (op.faces === 'own') continue;

@@ -81,7 +81,7 @@ function heaviestQuery(): { query: string; cost: number } {
   const { publicSchema } = schemas();
   let best = { query: '', cost: 0 };
   for (let n = 1; n <= 100; n++) {
-    const query = `{ patients(first: 100) { edges { node { id first_name last_name phone email owner { id first_name last_name } species { id name } appointments(first: ${n}) { edges { node { id start end note status { name color } type { name } provider { name } branch { name } } } } } } } }`;
+    const query = `{ patients(first: 100) { edges { node { id firstName lastName phone email owner { id firstName lastName } species { id name } appointments(first: ${n}) { edges { node { id start end note status { name color } type { name } provider { name } branch { name } } } } } } } }`;
     const cost = costOf(publicSchema, parse(query), {}, undefined);
     if (cost > defaultLimits.graphqlMaxCost) break;
     best = { query, cost };

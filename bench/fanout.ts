@@ -118,7 +118,7 @@ for (let i = 0; i < SOCKETS; i++) {
         JSON.stringify({
           id: '1',
           type: 'subscribe',
-          payload: { query: 'subscription { events(types: ["patient.created"]) { id data } }' },
+          payload: { query: 'subscription { events(types: [PATIENT_CREATED]) { id data } }' },
         }),
       );
     } else if (message.type === 'ping') socket.send('{"type":"pong"}');

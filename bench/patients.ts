@@ -386,7 +386,7 @@ async function bookingRefs(client: pg.Client, clinicId: number): Promise<Booking
 // ---------- cases ----------
 
 const GRAPHQL_QUERY =
-  '{ patients(first: 25) { edges { node { id first_name last_name phone owner { id first_name } species { id name } appointments(first: 5) { edges { node { id start end status { name } } } } } } } }';
+  '{ patients(first: 25) { edges { node { id firstName lastName phone owner { id firstName } species { id name } appointments(first: 5) { edges { node { id start end status { name } } } } } } } }';
 
 interface Case {
   id: string;

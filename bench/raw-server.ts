@@ -268,10 +268,10 @@ async function graphqlPatients(p: Principal, first: number, appointmentsFirst: n
           return {
             node: {
               id: `pat_${r.id}`,
-              first_name: r.first_name,
-              last_name: r.last_name,
+              firstName: r.first_name,
+              lastName: r.last_name,
               phone: toLocal(r.phone, p.country),
-              owner: o ? { id: `own_${o.id}`, first_name: o.first_name } : null,
+              owner: o ? { id: `own_${o.id}`, firstName: o.first_name } : null,
               species: s ? { id: `spc_${s.id}`, name: s.name } : null,
               appointments: {
                 edges: (apptsByPatient.get(r.id) ?? []).slice(0, appointmentsFirst).map((a) => ({

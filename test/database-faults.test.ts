@@ -147,7 +147,7 @@ describe('response size', () => {
     expect(rest.status, JSON.stringify(rest.body).slice(0, 200)).toBe(400);
     expect(rest.body.error.code).toBe('response_too_large');
     const gql = await small.gql(
-      '{ patients(first: 100) { edges { node { id first_name last_name } } } }',
+      '{ patients(first: 100) { edges { node { id firstName lastName } } } }',
       {},
       c.key,
     );

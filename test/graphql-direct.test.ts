@@ -87,7 +87,7 @@ async function bothWays(body: string, headers: Record<string, string> = {}) {
 }
 
 const PAGE =
-  '{ patients(first: 2) { edges { node { id first_name owner { first_name } species { name } appointments(first: 2) { edges { node { id start status { name } } } } } } } }';
+  '{ patients(first: 2) { edges { node { id firstName owner { firstName } species { name } appointments(first: 2) { edges { node { id start status { name } } } } } } } }';
 
 describe('/graphql direct path', () => {
   it('answers a query directly, exactly as Yoga does', async () => {
@@ -96,16 +96,16 @@ describe('/graphql direct path', () => {
     expect(r.status).toBe(200);
     expect(r.type).toBe('application/json; charset=utf-8');
     const node = (r.body as any).data.patients.edges[0].node;
-    expect(node).toMatchObject({ first_name: 'Rex', owner: { first_name: 'Noa' }, species: { name: 'Dog' } });
+    expect(node).toMatchObject({ firstName: 'Rex', owner: { firstName: 'Noa' }, species: { name: 'Dog' } });
     expect(node.appointments.edges).toHaveLength(2);
   });
 
   it('takes variables and an operation name', async () => {
     const query =
-      'query A($n: Int) { patients(first: $n) { edges { node { first_name } } } } query B { patient(id: "pat_0") { id } }';
+      'query A($n: Int) { patients(first: $n) { edges { node { firstName } } } } query B { patient(id: "pat_0") { id } }';
     const r = await bothWays(JSON.stringify({ query, variables: { n: 1 }, operationName: 'A' }));
     expect(r.tookDirect).toBe(true);
-    expect((r.body as any).data.patients.edges).toEqual([{ node: { first_name: 'Rex' } }]);
+    expect((r.body as any).data.patients.edges).toEqual([{ node: { firstName: 'Rex' } }]);
     const b = await bothWays(JSON.stringify({ query, variables: null, operationName: 'B' }));
     expect(b.body).toEqual({ data: { patient: null } });
   });

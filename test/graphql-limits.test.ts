@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 
 const HEAVY =
-  'patients(first: 100) { edges { node { id first_name appointments(first: 100) { edges { node { id start status { name } } } } } } }';
+  'patients(first: 100) { edges { node { id firstName appointments(first: 100) { edges { node { id start status { name } } } } } } }';
 
 async function refused(query: string, variables: Record<string, unknown> = {}) {
   const before = app.queries.length;
@@ -91,17 +91,17 @@ describe('GraphQL limits', () => {
   });
 
   it('suggests field names, over HTTP and over the websocket (the schema is public)', async () => {
-    const typo = '{ patients(first: 1) { edges { node { frist_name } } } }';
+    const typo = '{ patients(first: 1) { edges { node { firstNmae } } } }';
     const r = await app.gql(typo, {}, key);
     // Yoga answers an application/json request with 200 even for an invalid document.
     expect(r.status).toBe(200);
     expect(r.body.errors[0].extensions.code).toBe('invalid_request');
-    expect(r.body.errors[0].message).toMatch(/Did you mean "first_name"/);
+    expect(r.body.errors[0].message).toMatch(/Did you mean "firstName"/);
     const socket = connect(app.url, { Authorization: `Bearer ${key}` });
     try {
       const sub = socket.subscribe(typo);
       await until(() => sub.errors.length > 0);
-      expect(sub.errors[0].message).toMatch(/Did you mean "first_name"/);
+      expect(sub.errors[0].message).toMatch(/Did you mean "firstName"/);
     } finally {
       await socket.dispose();
     }
@@ -112,14 +112,14 @@ describe('before parsing', () => {
   it('authenticates first: no key is a 401 whatever the document (introspection aside), with no schema described', async () => {
     for (const query of [
       '{ patients(',
-      '{ patients(first: 1) { edges { node { frist_name } } } }',
+      '{ patients(first: 1) { edges { node { firstNmae } } } }',
       '{ __typename patients(first: 1) { edges { cursor } } }',
-      '{ __schema { queryType { name } } frist_name }',
+      '{ __schema { queryType { name } } firstNmae }',
     ]) {
       const r = await app.gql(query, {}, null);
       expect(r.status).toBe(401);
       expect(r.body.errors[0].extensions.code).toBe('unauthenticated');
-      expect(JSON.stringify(r.body)).not.toMatch(/Did you mean|Syntax Error|frist_name/);
+      expect(JSON.stringify(r.body)).not.toMatch(/Did you mean|Syntax Error|firstNmae/);
     }
   });
 

@@ -188,11 +188,11 @@ describe('clinic isolation', () => {
     );
     expect(r.body.data).toEqual({ patient: null, node: null });
     const own = await app.gql(
-      'query($id: ID!) { node(id: $id) { id ... on Patient { first_name } } }',
+      'query($id: ID!) { node(id: $id) { id ... on Patient { firstName } } }',
       { id: b.patient },
       keyB,
     );
-    expect(own.body.data.node).toEqual({ id: b.patient, first_name: 'Bella' });
+    expect(own.body.data.node).toEqual({ id: b.patient, firstName: 'Bella' });
   });
 });
 

@@ -24,11 +24,11 @@ const nextEmId = () => app.orm.em.fork().id + 1;
 
 describe('read-only requests', () => {
   it('fork no EntityManager, over REST or GraphQL', async () => {
-    const query = '{ patients(first: 2) { edges { node { id first_name } } } }';
+    const query = '{ patients(first: 2) { edges { node { id firstName } } } }';
     const reads = async () => {
       expect((await app.get('/v1/patients?limit=2', key)).status).toBe(200);
       const g = await app.gql(query, {}, key);
-      expect(g.body.data.patients.edges[0].node.first_name).toBe('Rex');
+      expect(g.body.data.patients.edges[0].node.firstName).toBe('Rex');
     };
     await reads(); // the key lookup, the read handle and the statements' shapes, made once
     const before = nextEmId();

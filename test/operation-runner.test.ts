@@ -15,7 +15,7 @@ let app: TestApp;
 let runner: OperationRunner;
 let clinicId: number;
 const BUDGET = 10_000;
-const PAGE = '{ patients(first: 3) { edges { node { id last_name } } } }';
+const PAGE = '{ patients(first: 3) { edges { node { id lastName } } } }';
 
 beforeAll(async () => {
   app = await startTestApp({ limits: { rateLimitPoints: BUDGET, rateLimitWindowSeconds: 600 } });
@@ -42,7 +42,7 @@ it('runs an operation with no HTTP request around it, spending what HTTP spends'
   expect(currentRequest()).toBeUndefined();
   const alone = await runAlone(await app.key(clinicId, ['patients:read']), PAGE);
   expect(alone.errors).toBeUndefined();
-  expect((alone.data as any).patients.edges.map((e: any) => e.node.last_name).sort()).toEqual([
+  expect((alone.data as any).patients.edges.map((e: any) => e.node.lastName).sort()).toEqual([
     'Cohen',
     'Levi',
   ]);
@@ -65,7 +65,7 @@ it('refuses a credential, and applies the depth and cost limits, as HTTP does', 
   for (let i = 0; i < 10; i++) nested = `patient { ${nested} } id`;
   const deep = `{ patients(first: 1) { edges { node { appointments(first: 1) { edges { node { ${nested} } } } } } } }`;
   const heavy =
-    'patients(first: 100) { edges { node { id first_name appointments(first: 100) { edges { node { id start status { name } } } } } } }';
+    'patients(first: 100) { edges { node { id firstName appointments(first: 100) { edges { node { id start status { name } } } } } } }';
   const costly = `{ a: ${heavy} b: ${heavy} }`;
   for (const query of [deep, costly]) {
     const alone = await runAlone(key, query);

@@ -133,6 +133,15 @@ describe('npm start', () => {
     expect(count(out, `curl -s -H "Authorization: Bearer ${read}" "${s.url}/v1/patients?limit=3"`)).toBe(1);
     expect(count(out, `${s.url}/graphql \\`)).toBe(1);
     expect(count(out, `-d '{"query":"{ patients(first: 3)`)).toBe(1);
+    // The printed GraphQL example runs as printed: the schema's names, not stale ones.
+    const example = /-d '(\{"query":"\{ patients[^']*)'/.exec(out)?.[1];
+    const answer = await fetch(`${s.url}/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${read}`, 'content-type': 'application/json' },
+      body: example,
+    }).then((r) => r.json());
+    expect(answer.errors, JSON.stringify(answer.errors)).toBeUndefined();
+    expect(answer.data.patients.edges[0].node).toMatchObject({ firstName: expect.any(String) });
 
     expect((await get(`${s.url}/health`)).status).toBe(200);
     const patients = await get(`${s.url}/v1/patients`, read);

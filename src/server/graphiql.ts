@@ -117,7 +117,7 @@ async function build(): Promise<Console> {
   const options = {
     title: 'clinic-gateway GraphQL',
     endpoint: '/graphql',
-    defaultQuery: '{ patients(first: 5) { edges { node { id first_name last_name phone } } } }',
+    defaultQuery: '{ patients(first: 5) { edges { node { id firstName lastName phone } } } }',
     // A default only: what the user typed, kept in the browser's storage, wins on the next visit.
     headers: HEADERS_TEMPLATE,
     shouldPersistHeaders: true,

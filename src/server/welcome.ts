@@ -39,7 +39,7 @@ export function printWelcome(url: string, demo: DemoKeys | null): void {
     );
     out.push(
       `  curl -s -H "Authorization: Bearer ${read}" -H "content-type: application/json" ${url}/graphql \\`,
-      `    -d '{"query":"{ patients(first: 3) { edges { node { id first_name last_name appointments(first: 2) { edges { node { start status { name } } } } } } } }"}'`,
+      `    -d '{"query":"{ patients(first: 3) { edges { node { id firstName lastName appointments(first: 2) { edges { node { start status { name } } } } } } } }"}'`,
     );
     if (clinic) {
       const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);

@@ -331,6 +331,25 @@ describe('dental patients', () => {
       param: 'input.expectedUpdatedAt',
     });
     expect(stale.body.errors[0].message).not.toContain('If-Match');
+    // Other snake_case names in a sentence become GraphQL's too; REST's sentence stays.
+    expect(stale.body.errors[0].message).toMatch(
+      /the version input\.expectedUpdatedAt names \(its updatedAt is now /,
+    );
+    const noName = await app.gql(update, { input: { id, firstName: null, lastName: null } }, dental.key);
+    expect(noName.body.errors[0]).toMatchObject({
+      message: 'A patient needs a firstName or a lastName.',
+      extensions: { code: 'validation_failed', param: 'input.firstName' },
+    });
+    const restNoName = await app.send(
+      'PATCH',
+      `/v1/patients/${id}`,
+      { first_name: null, last_name: null },
+      dental.key,
+    );
+    expect(restNoName.body.error).toMatchObject({
+      message: 'A patient needs a first_name or a last_name.',
+      param: 'first_name',
+    });
     const notADate = await app.gql(update, { input: { id, expectedUpdatedAt: 'yesterday' } }, dental.key);
     expect(notADate.body.errors[0].extensions).toMatchObject({
       code: 'validation_failed',
@@ -341,7 +360,7 @@ describe('dental patients', () => {
       'if-match': '"1577836800000"',
     });
     expect(restStale.body.error).toMatchObject({ code: 'precondition_failed', param: 'If-Match' });
-    expect(restStale.body.error.message).toContain('If-Match');
+    expect(restStale.body.error.message).toMatch(/the version If-Match names \(its updated_at is now /);
   });
 
   it('an enum value outside the set is a GraphQL validation error in our error shape', async () => {

@@ -22,14 +22,20 @@ export function inputParamOf(param: string): string {
 const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * The message says the field the way `param` does. Only where it names the field: a header's
- * name anywhere (no word of a sentence looks like one), a body field only where the message
- * begins with it (`first_name is required.`, `status_id: no such record…`), since a field's name
- * is often also a word (`phone`, `end`, `note`) the rest of the sentence may use.
+ * The message says the field the way `param` does: a header's name anywhere (no word of a
+ * sentence looks like one), a body field's path where the message begins with it
+ * (`first_name is required.`, `status_id: no such record…`), since a one-word name (`phone`,
+ * `end`, `note`) may also be a word of the sentence. Other field names it mentions
+ * (`…needs a first_name or a last_name`, `its updated_at is now…`) are snake_case, which no
+ * word is: those become GraphQL's (`firstName`), unless quoted (a value as sent) or part of a
+ * path or URL.
  */
 function messageOf(message: string, from: string, to: string): string {
-  if (from in headers) return message.split(from).join(to);
-  return message.replace(new RegExp(`^(Unknown field )?${escaped(from)}(?=$|[\\s:.,'])`), `$1${to}`);
+  const named =
+    from in headers
+      ? message.split(from).join(to)
+      : message.replace(new RegExp(`^(Unknown field )?${escaped(from)}(?=$|[\\s:.,'])`), `$1${to}`);
+  return named.replace(/(?<=^|[\s(,;:])[a-z][a-z0-9]*(?:_[a-z][a-z0-9]*)+(?=$|[\s),;:.!?])/g, camelOf);
 }
 
 /** An AppError naming a body field or header, renamed for GraphQL; anything else as it is. */

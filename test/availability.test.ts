@@ -1,7 +1,8 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Appointment, AppointmentType, Branch, type Patient, Provider } from '../src/entities/index.ts';
-import { MAX_SLOTS } from '../src/services/availability/availability.ts';
+import { AvailableSlot, MAX_SLOTS } from '../src/services/availability/availability.ts';
 import { fixtures } from './fixtures.ts';
+import { graphqlOf } from './graphql-form.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
 /**
@@ -395,18 +396,25 @@ describe('refusals', () => {
 
 describe('GraphQL', () => {
   const query = `query($t: String!, $from: String!, $to: String!, $p: String) {
-    availability(appointment_type_id: $t, from: $from, to: $to, provider_id: $p) { start end provider_id branch_id } }`;
+    availability(appointmentTypeId: $t, from: $from, to: $to, providerId: $p) { start end providerId branchId } }`;
 
   it('availability is the same list as REST', async () => {
     await book(ent.p1 as Provider, ent.branch as Branch, z('09:30'), z('10:00'));
     const r = await app.gql(query, { t: ids.t60, from: MONDAY, to: '2026-12-08' }, read);
     expect(r.body.errors).toBeUndefined();
-    expect(r.body.data.availability).toEqual(await monday());
+    expect(r.body.data.availability).toEqual(graphqlOf(await monday(), AvailableSlot));
   });
 
   it('refusals carry code and param', async () => {
     const r = await app.gql(query, { t: ids.t60, from: MONDAY, to: '2027-02-08', p: ids.p1 }, read);
     expect(r.body.data.availability).toBeNull();
     expect(r.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'to' });
+    // A parameter with a two-word name is named as the query wrote it, in the message too.
+    const bad = await app.gql(query, { t: 'nope', from: MONDAY, to: '2026-12-08' }, read);
+    expect(bad.body.errors[0].extensions).toMatchObject({
+      code: 'validation_failed',
+      param: 'appointmentTypeId',
+    });
+    expect(bad.body.errors[0].message).toMatch(/^appointmentTypeId /);
   });
 });

@@ -85,7 +85,7 @@ describe('catalog lists', () => {
 
   it('the same lists in GraphQL', async () => {
     const r = await app.gql(
-      '{ branches { id name address { city } } appointmentTypes { duration_minutes } appointmentStatuses { enabled } treatmentMenu { code } providers { type } billingAccounts { business_name } species { name } breeds(species_id: null) { name } vaccines { interval_months } measurements { unit } }',
+      '{ branches { id name address { city } } appointmentTypes { durationMinutes } appointmentStatuses { enabled } treatmentMenu { code } providers { type } billingAccounts { businessName } species { name } breeds(speciesId: null) { name } vaccines { intervalMonths } measurements { unit } }',
       {},
       vetKey,
     );

@@ -44,8 +44,7 @@ describe('a resource resolved from its stored JSON', () => {
     expect(stored).not.toHaveProperty('address');
 
     const { publicSchema } = schemas();
-    const selection =
-      '{ first_name owner { id first_name phone } species { name } address { city } balance }';
+    const selection = '{ firstName owner { id firstName phone } species { name } address { city } balance }';
     const full = await runRequest(ctx, () =>
       graphql({
         schema: publicSchema,
@@ -76,7 +75,7 @@ describe('a resource resolved from its stored JSON', () => {
     expect(p).toEqual((full.data as any).patient);
     expect(p.owner).toEqual({
       id: rest.body.data.owner.id,
-      first_name: 'Noa',
+      firstName: 'Noa',
       phone: rest.body.data.owner.phone,
     });
     expect(p.species).toEqual({ name: rest.body.data.species.name });

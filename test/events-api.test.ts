@@ -1,7 +1,9 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Clinic } from '../src/entities/index.ts';
 import { FixedClock } from '../src/lib/clock.ts';
+import { EventEnvelope } from '../src/services/events/event.resource.ts';
 import { pruneEvents, startEventRetention } from '../src/services/events/retention.ts';
+import { graphqlOf } from './graphql-form.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
 /**
@@ -276,9 +278,11 @@ describe('scope and isolation', () => {
 });
 
 describe('GraphQL', () => {
-  const connection = `query($types: [String!], $since: String, $after: String) {
-    events(types: $types, created_since: $since, first: 2, after: $after) {
-      pageInfo { hasNextPage endCursor } edges { cursor node { id type created_at data } } } }`;
+  const connection = `query($types: [EventType!], $since: String, $after: String) {
+    events(types: $types, createdSince: $since, first: 2, after: $after) {
+      pageInfo { hasNextPage endCursor } edges { cursor node { id type createdAt data } } } }`;
+  /** A REST page's envelopes as GraphQL answers them: createdAt, type PATIENT_CREATED, data as it is. */
+  const restPages = async (path: string, key: string) => graphqlOf(await allPages(path, key), EventEnvelope);
 
   async function allNodes(key: string, variables: Record<string, unknown>) {
     const out: any[] = [];
@@ -293,23 +297,34 @@ describe('GraphQL', () => {
     throw new Error('too many pages');
   }
 
-  it('events(types:, created_since:, first, after) = GET /v1/events with the same filters', async () => {
+  it('events(types:, createdSince:, first, after) = GET /v1/events with the same filters', async () => {
     await createPatient();
     await inboundMessage();
     for (const key of [full, noChat]) {
-      expect(await allNodes(key, {})).toEqual(await allPages('/v1/events?limit=100', key));
+      expect(await allNodes(key, {})).toEqual(await restPages('/v1/events?limit=100', key));
       // An empty list is no filter, as an absent one (the spec: empty event_types means every type).
-      expect(await allNodes(key, { types: [] })).toEqual(await allPages('/v1/events?limit=100', key));
-      expect(await allNodes(key, { types: ['patient.created', 'patient.updated'] })).toEqual(
-        await allPages('/v1/events?type=patient.created,patient.updated', key),
+      expect(await allNodes(key, { types: [] })).toEqual(await restPages('/v1/events?limit=100', key));
+      expect(await allNodes(key, { types: ['PATIENT_CREATED', 'PATIENT_UPDATED'] })).toEqual(
+        await restPages('/v1/events?type=patient.created,patient.updated', key),
       );
     }
-    expect(await allNodes(full, { since: '2026-11-01T10:00:00Z' })).toEqual(
-      await allPages('/v1/events?created_since=2026-11-01T10:00:00Z', full),
-    );
+    const since = await allNodes(full, { since: '2026-11-01T10:00:00Z' });
+    expect(since).toEqual(await restPages('/v1/events?created_since=2026-11-01T10:00:00Z', full));
+    // data is the REST resource, keys as REST spells them, never renamed.
+    const created = since.find((e) => e.type === 'PATIENT_CREATED');
+    expect(Object.keys(created.data)).toContain('first_name');
+    expect(Object.keys(created.data)).not.toContain('firstName');
+    // The set of types is the EventType enum: an unknown one is refused before anything runs.
     const unknown = await app.gql(connection, { types: ['nope'] }, full);
-    expect(unknown.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'types' });
-    const chat = await app.gql(connection, { types: ['chat.message.received'] }, noChat);
+    expect(unknown.body.data).toBeUndefined();
+    expect(unknown.body.errors[0].extensions.code).toBe('invalid_request');
+    expect(unknown.body.errors[0].message).toContain('EventType');
+    const badSince = await app.gql(connection, { since: 'yesterday' }, full);
+    expect(badSince.body.errors[0].extensions).toMatchObject({
+      code: 'validation_failed',
+      param: 'createdSince',
+    });
+    const chat = await app.gql(connection, { types: ['CHAT_MESSAGE_RECEIVED'] }, noChat);
     expect(chat.body.errors[0].extensions).toMatchObject({
       code: 'forbidden',
       required_scopes: ['chat:read'],
@@ -321,11 +336,11 @@ describe('GraphQL', () => {
     const events = await storedEvents();
     const chat = events.find((e) => e.data.id === messageId) as EventRow;
     const patient = events.find((e) => e.type === 'patient.created') as EventRow;
-    const q = 'query($id: ID!) { node(id: $id) { id ... on Event { type created_at data } } }';
+    const q = 'query($id: ID!) { node(id: $id) { id ... on Event { type createdAt data } } }';
     for (const row of [chat, patient]) {
       const r = await app.gql(q, { id: `evt_${row.id}` }, full);
       expect(r.body.errors).toBeUndefined();
-      expect(r.body.data.node).toEqual(envelopeOf(row));
+      expect(r.body.data.node).toEqual(graphqlOf(envelopeOf(row), EventEnvelope));
     }
     const hidden = await app.gql(q, { id: `evt_${chat.id}` }, noChat);
     expect(hidden.body.data.node).toBeNull();

@@ -620,7 +620,8 @@ export async function deliveryFixtures(orm: MikroORM, clinicId: number, subscrip
   em.create(WebhookDelivery, {
     ...attempt,
     trigger: 'manual',
-    status: 'pending',
+    // Only succeeded and failed exist (WebhookDeliveryStatus); this one's nulls cover the nullable fields.
+    status: 'succeeded',
     attempt: 2,
     attemptedAt: new Date('2026-10-02T09:03:00Z'),
     responseStatus: null,

@@ -3,7 +3,8 @@ import { readScopes } from '../src/auth/scopes.ts';
 import { Appointment } from '../src/services/appointments/appointment.resource.ts';
 import { Patient as PatientResource } from '../src/services/patients/patient.resource.ts';
 import { fixtures } from './fixtures.ts';
-import { selectionOf, startTestApp, type TestApp } from './helpers.ts';
+import { gqlSelectionOf, graphqlOf } from './graphql-form.ts';
+import { startTestApp, type TestApp } from './helpers.ts';
 
 let app: TestApp;
 let key: string;
@@ -35,11 +36,11 @@ beforeAll(async () => {
 
 const gql = (q: string, v: Record<string, unknown> = {}, k: string | null = key) => app.gql(q, v, k);
 
-/** Rex's summary as an appointment's `patient { id first_name last_name phone owner {…} species { name } }`. */
+/** Rex's summary as an appointment's `patient { id firstName lastName phone owner {…} species { name } }`. */
 const rexSummary = (owner: Record<string, unknown>) => ({
   id: ids.rex,
-  first_name: 'Rex',
-  last_name: 'Levi',
+  firstName: 'Rex',
+  lastName: 'Levi',
   phone: '0541230000',
   owner,
   species: { name: 'Dog' },
@@ -48,47 +49,53 @@ const rexSummary = (owner: Record<string, unknown>) => ({
 describe('GraphQL', () => {
   it('patients is a Relay connection with the REST filters', async () => {
     const r = await gql(
-      '{ patients(first: 2, phone: "054-123-0000") { edges { cursor node { id first_name } } pageInfo { hasNextPage endCursor } } }',
+      '{ patients(first: 2, phone: "054-123-0000") { edges { cursor node { id firstName } } pageInfo { hasNextPage endCursor } } }',
     );
     expect(r.body.errors).toBeUndefined();
     const conn = r.body.data.patients;
-    expect(conn.edges.map((e: any) => e.node.first_name)).toEqual(['Rex', 'Tom']);
+    expect(conn.edges.map((e: any) => e.node.firstName)).toEqual(['Rex', 'Tom']);
     expect(conn.pageInfo.hasNextPage).toBe(false);
-    const byName = await gql('{ patients(query: "str") { edges { node { first_name } } } }');
-    expect(byName.body.data.patients.edges).toEqual([{ node: { first_name: 'Stray' } }]);
+    const byName = await gql('{ patients(query: "str") { edges { node { firstName } } } }');
+    expect(byName.body.data.patients.edges).toEqual([{ node: { firstName: 'Stray' } }]);
   });
 
-  it('pages forward with first/after and refuses last/before and bad sizes with validation_failed', async () => {
+  it('pages forward with first/after, refuses bad sizes with validation_failed, and has no last/before', async () => {
     const p1 = await gql(
-      '{ patients(first: 1) { edges { node { first_name } } pageInfo { hasNextPage endCursor } } }',
+      '{ patients(first: 1) { edges { node { firstName } } pageInfo { hasNextPage endCursor } } }',
     );
     expect(p1.body.data.patients.pageInfo.hasNextPage).toBe(true);
     const p2 = await gql(
-      'query($a: String) { patients(first: 5, after: $a) { edges { node { first_name } } } }',
+      'query($a: String) { patients(first: 5, after: $a) { edges { node { firstName } } } }',
       {
         a: p1.body.data.patients.pageInfo.endCursor,
       },
     );
-    expect(p2.body.data.patients.edges.map((e: any) => e.node.first_name)).toEqual(['Tom', 'Stray']);
+    expect(p2.body.data.patients.edges.map((e: any) => e.node.firstName)).toEqual(['Tom', 'Stray']);
     for (const q of [
       '{ patients(first: 0) { edges { cursor } } }',
       '{ patients(first: 101) { edges { cursor } } }',
-      '{ patients(last: 1) { edges { cursor } } }',
       '{ patients(after: "bogus") { edges { cursor } } }',
     ]) {
       const r = await gql(q);
       expect(r.body.errors[0].extensions.code).toBe('validation_failed');
     }
+    // Backward paging is not offered: last and before are not arguments of a connection.
+    for (const arg of ['last: 1', 'before: "x"']) {
+      const r = await gql(`{ patients(${arg}) { edges { cursor } } }`);
+      expect(r.body.data).toBeUndefined();
+      expect(r.body.errors[0].extensions.code).toBe('invalid_request');
+      expect(r.body.errors[0].message).toContain(`Unknown argument "${arg.split(':')[0]}"`);
+    }
   });
 
   it('patient(id:) and node(id:) take the REST id', async () => {
     const r = await gql(
-      'query($id: ID!) { patient(id: $id) { id first_name status { name } } node(id: $id) { id ... on Patient { last_name } } }',
+      'query($id: ID!) { patient(id: $id) { id firstName status { name } } node(id: $id) { id ... on Patient { lastName } } }',
       { id: ids.rex },
     );
     expect(r.body.data).toEqual({
-      patient: { id: ids.rex, first_name: 'Rex', status: { name: 'Active' } },
-      node: { id: ids.rex, last_name: 'Levi' },
+      patient: { id: ids.rex, firstName: 'Rex', status: { name: 'Active' } },
+      node: { id: ids.rex, lastName: 'Levi' },
     });
     const missing = await gql('{ patient(id: "pat_999999") { id } }');
     expect(missing.body.data.patient).toBeNull();
@@ -110,8 +117,8 @@ describe('GraphQL', () => {
   it('owner, species and the record connections on a patient, matching REST', async () => {
     const r = await gql(
       `query($id: ID!) { patient(id: $id) {
-      owner { id first_name phone } species { name }
-      appointments(first: 5) { edges { node { id start status { name } patient { id first_name last_name phone owner { id first_name } species { name } } } } pageInfo { hasNextPage endCursor } }
+      owner { id firstName phone } species { name }
+      appointments(first: 5) { edges { node { id start status { name } patient { id firstName lastName phone owner { id firstName } species { name } } } } pageInfo { hasNextPage endCursor } }
       treatments { edges { node { treatment { name } } } }
       payments { edges { node { amount method { type } } } }
     } }`,
@@ -119,14 +126,14 @@ describe('GraphQL', () => {
     );
     expect(r.body.errors).toBeUndefined();
     const p = r.body.data.patient;
-    expect(p.owner).toMatchObject({ first_name: 'Noa', phone: '0541230000' });
+    expect(p.owner).toMatchObject({ firstName: 'Noa', phone: '0541230000' });
     expect(p.species).toEqual({ name: 'Dog' });
     expect(p.appointments.edges).toHaveLength(5);
     expect(p.appointments.pageInfo.hasNextPage).toBe(true);
     const rest = (await app.get(`/v1/patients/${ids.rex}/appointments?limit=5`, key)).body;
     expect(p.appointments.edges.map((e: any) => e.node.id)).toEqual(rest.data.map((a: any) => a.id));
     for (const e of p.appointments.edges) {
-      expect(e.node.patient).toEqual(rexSummary({ id: p.owner.id, first_name: 'Noa' }));
+      expect(e.node.patient).toEqual(rexSummary({ id: p.owner.id, firstName: 'Noa' }));
     }
     expect(p.appointments.pageInfo.endCursor).toBe(rest.next_cursor);
     const next = await gql(
@@ -138,7 +145,7 @@ describe('GraphQL', () => {
     );
     expect(next.body.data.patient.appointments.edges).toHaveLength(2);
     expect(p.treatments.edges[0].node.treatment.name).toBe('Cleaning');
-    expect(p.payments.edges[0].node).toEqual({ amount: 250, method: { type: 'card' } });
+    expect(p.payments.edges[0].node).toEqual({ amount: 250, method: { type: 'CARD' } });
   });
 
   it("a patient's appointments read what the query selects and equal REST's", async () => {
@@ -146,12 +153,12 @@ describe('GraphQL', () => {
     // Every field of the definition but the patient (REST's patient summary is compared elsewhere).
     const all = await gql(
       `query($id: ID!) { patient(id: $id) { appointments(first: 5) { edges { node { ...All } } } } }
-       fragment All on Appointment ${selectionOf(Appointment, ['patient'])}`,
+       fragment All on Appointment ${gqlSelectionOf(Appointment, ['patient'])}`,
       { id: ids.rex },
     );
     expect(all.body.errors).toBeUndefined();
     const nodes = all.body.data.patient.appointments.edges.map((e: any) => e.node);
-    expect(nodes).toEqual(rest.map(({ patient: _, ...a }: any) => a));
+    expect(nodes).toEqual(rest.map(({ patient: _, ...a }: any) => graphqlOf(a, Appointment)));
     const before = app.queries.length;
     const narrow = await gql(
       'query($id: ID!) { patient(id: $id) { appointments(first: 5) { edges { node { id start status { name } } } } } }',
@@ -168,13 +175,13 @@ describe('GraphQL', () => {
 
   it('owner and species read with the page come out the same through fields, fragments and inline fragments', async () => {
     const direct = await gql(
-      '{ patients(first: 3) { edges { node { id owner { id first_name phone } species { id name } } } } }',
+      '{ patients(first: 3) { edges { node { id owner { id firstName phone } species { id name } } } } }',
     );
     expect(direct.body.errors).toBeUndefined();
     const before = app.queries.length;
     const viaFragments = await gql(
       `query { patients(first: 3) { ...Page } }
-       fragment Page on QueryPatientsConnection { edges { node { id ... on Patient { owner { id first_name phone } } ...Kind } } }
+       fragment Page on PatientConnection { edges { node { id ... on Patient { owner { id firstName phone } } ...Kind } } }
        fragment Kind on Patient { species { id name } }`,
     );
     expect(viaFragments.body.errors).toBeUndefined();
@@ -182,11 +189,11 @@ describe('GraphQL', () => {
     // Read with the page, through the fragments too: no separate owner or species statement.
     expect(app.queries.slice(before).filter((q) => /from "(owner|species)"/.test(q))).toEqual([]);
     const rex = direct.body.data.patients.edges.find((e: any) => e.node.id === ids.rex).node;
-    expect(rex.owner).toMatchObject({ first_name: 'Noa', phone: '0541230000' });
+    expect(rex.owner).toMatchObject({ firstName: 'Noa', phone: '0541230000' });
     expect(rex.species.name).toBeTruthy();
     // The same through patient(id:), which loads owner and species by DataLoader instead.
     const one = await gql(
-      'query($id: ID!) { patient(id: $id) { owner { id first_name phone } species { id name } } }',
+      'query($id: ID!) { patient(id: $id) { owner { id firstName phone } species { id name } } }',
       {
         id: ids.rex,
       },
@@ -201,20 +208,20 @@ describe('GraphQL', () => {
   it("the patients page reads what the query selects, its appointments' patient included", async () => {
     const rest = (await app.get('/v1/patients?limit=3&response_format=detailed', key)).body.data;
     const all = await gql(
-      `{ patients(first: 3) { edges { node ${selectionOf(PatientResource, ['owner', 'species', 'breed'])} } } }`,
+      `{ patients(first: 3) { edges { node ${gqlSelectionOf(PatientResource, ['owner', 'species', 'breed'])} } } }`,
     );
-    expect(all.body.data.patients.edges.map((e: any) => e.node)).toEqual(rest);
+    expect(all.body.data.patients.edges.map((e: any) => e.node)).toEqual(graphqlOf(rest, PatientResource));
 
     const before = app.queries.length;
     const narrow = await gql(
       `{ patients(first: 3) { edges { node { id appointments(first: 2) { edges { node {
-         patient { id first_name last_name phone owner { first_name } species { name } } } } } } } } }`,
+         patient { id firstName lastName phone owner { firstName } species { name } } } } } } } } }`,
     );
     expect(narrow.body.errors).toBeUndefined();
     const rex = narrow.body.data.patients.edges.find((e: any) => e.node.id === ids.rex).node;
     expect(rex.appointments.edges).toHaveLength(2);
     for (const e of rex.appointments.edges) {
-      expect(e.node.patient).toEqual(rexSummary({ first_name: 'Noa' }));
+      expect(e.node.patient).toEqual(rexSummary({ firstName: 'Noa' }));
     }
     const page = app.queries.slice(before).find((q) => /from "patient"/.test(q)) ?? '';
     expect(page).toMatch(/"first_name"/);
@@ -230,7 +237,7 @@ describe('GraphQL', () => {
       ['patients:read'],
     );
     const r = await gql(
-      'query($id: ID!) { patient(id: $id) { first_name payments { edges { node { id } } } } }',
+      'query($id: ID!) { patient(id: $id) { firstName payments { edges { node { id } } } } }',
       { id: ids.rex },
       k,
     );
@@ -238,7 +245,7 @@ describe('GraphQL', () => {
       path: ['patient', 'payments'],
       extensions: { code: 'forbidden', required_scopes: ['payments:read'] },
     });
-    expect(r.body.data).toEqual({ patient: { first_name: 'Rex', payments: null } });
+    expect(r.body.data).toEqual({ patient: { firstName: 'Rex', payments: null } });
   });
 
   it('a patient reached through node(id:) still needs patients:read', async () => {
@@ -247,7 +254,7 @@ describe('GraphQL', () => {
     );
     const k = await app.key(clinicId, ['catalog:read']);
     const r = await gql(
-      'query($id: ID!) { node(id: $id) { id ... on Patient { first_name } } }',
+      'query($id: ID!) { node(id: $id) { id ... on Patient { firstName } } }',
       { id: ids.rex },
       k,
     );

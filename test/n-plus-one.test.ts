@@ -78,10 +78,10 @@ describe('statement counts', () => {
   it('GraphQL: patients with owner, species and their first appointments, treatments and payments', async () => {
     const q = (n: number) =>
       app.gql(
-        `{ patients(first: ${n}) { edges { node { id owner { id first_name } species { name }
+        `{ patients(first: ${n}) { edges { node { id owner { id firstName } species { name }
            appointments(first: 5) { edges { node { id start branch { name } status { name } type { name } provider { name } } } }
-           treatments(first: 5) { edges { cursor node { id performed_at price treatment { name } provider { name } patient { id first_name } } } }
-           payments(first: 5) { pageInfo { hasNextPage endCursor } edges { node { id amount method { type } billing_account { business_name } } } } } } } }`,
+           treatments(first: 5) { edges { cursor node { id performedAt price treatment { name } provider { name } patient { id firstName } } } }
+           payments(first: 5) { pageInfo { hasNextPage endCursor } edges { node { id amount method { type } billingAccount { businessName } } } } } } } }`,
         {},
         key,
       );

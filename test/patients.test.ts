@@ -346,11 +346,13 @@ describe('patient sub-resources', () => {
     // An unknown patient is a 404 whatever the filter (the patient is looked up first).
     expect((await get('/v1/patients/pat_999999/treatments?appointment_id=nope')).status).toBe(404);
     const g = await app.gql(
-      `{ patient(id: "${ids.eva}") { treatments(appointment_id: "nope") { edges { node { id } } } } }`,
+      `{ patient(id: "${ids.eva}") { treatments(appointmentId: "nope") { edges { node { id } } } } }`,
       {},
       key,
     );
-    expect(g.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'appointment_id' });
+    // Named as the query wrote it, message included.
+    expect(g.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'appointmentId' });
+    expect(g.body.errors[0].message).toMatch(/^appointmentId /);
   });
 
   it('payments and refunds, never card details', async () => {

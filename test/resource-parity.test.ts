@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readScopes } from '../src/auth/scopes.ts';
 import { entityNamed } from '../src/entities/index.ts';
 import { toId } from '../src/lib/ids.ts';
+import { camelOf } from '../src/lib/names.ts';
 import { matchRoute, restRoutes } from '../src/rest/routes.ts';
 import { schemas } from '../src/schema/index.ts';
 import { Appointment } from '../src/services/appointments/appointment.resource.ts';
@@ -33,7 +34,8 @@ import { Treatment } from '../src/services/treatments/treatment.resource.ts';
 import { WebhookDelivery } from '../src/services/webhooks/delivery.resource.ts';
 import { WebhookSubscription } from '../src/services/webhooks/webhook.resource.ts';
 import { dentalFixtures, eventFixtures, fullFixtures, webhookFixtures } from './full-fixtures.ts';
-import { selectionOf, startTestApp, type TestApp } from './helpers.ts';
+import { graphqlOf, restOf, gqlSelectionOf as selectionOf } from './graphql-form.ts';
+import { startTestApp, type TestApp } from './helpers.ts';
 
 /**
  * Every resource answers the same JSON in GraphQL (every field selected) as in REST
@@ -245,7 +247,7 @@ for (const clinic of clinics) {
       const listed = await rest(key, withQuery('/v1/patients', 'limit=100', everyGroup(Patient).query));
       expect(listed.next_cursor).toBeNull();
       record('Patient', Patient, listed.data);
-      expect(patients.map(withoutRecords)).toEqual(listed.data);
+      expect(patients.map(withoutRecords)).toEqual(graphqlOf(listed.data, Patient));
 
       for (const r of records) {
         let count = 0;
@@ -258,7 +260,7 @@ for (const clinic of clinics) {
           const page = await rest(key, path);
           expect(page.next_cursor).toBeNull();
           record(r.resource.name, r.resource, page.data);
-          expect(nodes(p[r.field]), path).toEqual(page.data);
+          expect(nodes(p[r.field]), path).toEqual(graphqlOf(page.data, r.resource));
           count += page.data.length;
         }
         expect(count, r.field).toBeGreaterThan(0);
@@ -273,18 +275,21 @@ for (const clinic of clinics) {
           key,
           `{ patient(id: "${id}") ${patientSelection} node(id: "${id}") { ... on Patient ${patientSelection} } }`,
         );
-        expect(withoutRecords(data.patient)).toEqual(one.data);
+        expect(withoutRecords(data.patient)).toEqual(graphqlOf(one.data, Patient));
         expect(data.node).toEqual(data.patient);
         for (const r of records) {
           const path = withQuery(`/v1/patients/${id}/${r.field}`, 'limit=100', everyGroup(r.resource).query);
-          expect(nodes(data.patient[r.field]), path).toEqual((await rest(key, path)).data);
+          expect(nodes(data.patient[r.field]), path).toEqual(
+            graphqlOf((await rest(key, path)).data, r.resource),
+          );
         }
       }
     });
 
     it('REST with fewer groups (concise, some includes) = the GraphQL answer less those fields', async () => {
       const patients = await listPatients();
-      const full = patients.map(withoutRecords);
+      // In REST's names (restOf: the mapping inverted, as strictly), to project REST's groups.
+      const full = restOf(patients.map(withoutRecords), Patient);
       for (const v of variantsOf(Patient)) {
         const listed = await rest(key, withQuery('/v1/patients', 'limit=100', v.query));
         expect(listed.data, v.query).toEqual(project(full, Patient, v.active));
@@ -298,7 +303,7 @@ for (const clinic of clinics) {
           for (const p of patients) {
             const path = withQuery(`/v1/patients/${p.id}/${r.field}`, 'limit=100', v.query);
             expect((await rest(key, path)).data, path).toEqual(
-              project(nodes(p[r.field]), r.resource, v.active),
+              project(restOf(nodes(p[r.field]), r.resource), r.resource, v.active),
             );
           }
     });
@@ -310,10 +315,10 @@ for (const clinic of clinics) {
       const data = await gql(key, `{ conversations${connection(conv)} messages${connection(msg)} }`);
       const conversations = await rest(key, '/v1/chat/conversations?limit=100');
       record('Conversation', Conversation, conversations.data);
-      expect(nodes(data.conversations)).toEqual(conversations.data);
+      expect(nodes(data.conversations)).toEqual(graphqlOf(conversations.data, Conversation));
       const messages = await rest(key, '/v1/chat/messages?limit=100');
       record('Message', Message, messages.data);
-      expect(nodes(data.messages)).toEqual(messages.data);
+      expect(nodes(data.messages)).toEqual(graphqlOf(messages.data, Message));
       if (clinic.kind === 'veterinary') expect(messages.data.length).toBeGreaterThan(0);
 
       // The sync order holds the same records.
@@ -329,8 +334,8 @@ for (const clinic of clinics) {
           key,
           `{ conversation(id: "${c.id}") { id messages${connection(msg)} } node(id: "${c.id}") { ... on Conversation ${conv} } }`,
         );
-        expect(nodes(g.conversation.messages)).toEqual(own.data);
-        expect(g.node).toEqual(c);
+        expect(nodes(g.conversation.messages)).toEqual(graphqlOf(own.data, Message));
+        expect(g.node).toEqual(graphqlOf(c, Conversation));
       }
       for (const m of messages.data) {
         const one = await rest(key, `/v1/chat/messages/${m.id}`);
@@ -338,32 +343,37 @@ for (const clinic of clinics) {
         if (m.media.available) {
           const link = await rest(key, `/v1/chat/messages/${m.id}/media`);
           record('MediaLink', MediaLink, link.data);
-          const g = await gql(key, `{ message(id: "${m.id}") { media_link ${selectionOf(MediaLink)} } }`);
-          expect(g.message.media_link).toEqual(link.data);
+          const g = await gql(key, `{ message(id: "${m.id}") { mediaLink ${selectionOf(MediaLink)} } }`);
+          expect(g.message.mediaLink).toEqual(graphqlOf(link.data, MediaLink));
         }
         const g = await gql(
           key,
           `{ message(id: "${m.id}") ${msg} node(id: "${m.id}") { ... on Message ${msg} } }`,
         );
-        expect(g.message).toEqual(m);
-        expect(g.node).toEqual(m);
+        expect(g.message).toEqual(graphqlOf(m, Message));
+        expect(g.node).toEqual(graphqlOf(m, Message));
       }
       for (const id of ids) {
         const own = await rest(key, `/v1/patients/${id}/chat/messages?limit=100`);
         const g = await gql(
           key,
-          `{ patient(id: "${id}") { chat_messages${connection(msg)} chat_conversations${connection(conv)} } }`,
+          `{ patient(id: "${id}") { chatMessages${connection(msg)} chatConversations${connection(conv)} } }`,
         );
-        expect(nodes(g.patient.chat_messages)).toEqual(own.data);
+        expect(nodes(g.patient.chatMessages)).toEqual(graphqlOf(own.data, Message));
         const phone = (await rest(key, `/v1/patients/${id}`)).data.phone;
-        expect(nodes(g.patient.chat_conversations)).toEqual(
-          phone ? conversations.data.filter((c: Row) => c.patient_phone === phone) : [],
+        expect(nodes(g.patient.chatConversations)).toEqual(
+          graphqlOf(
+            phone ? conversations.data.filter((c: Row) => c.patient_phone === phone) : [],
+            Conversation,
+          ),
         );
       }
 
       const templates = await rest(key, '/v1/chat/templates');
       record('Template', Template, templates.data);
-      expect((await gql(key, `{ templates ${selectionOf(Template)} }`)).templates).toEqual(templates.data);
+      expect((await gql(key, `{ templates ${selectionOf(Template)} }`)).templates).toEqual(
+        graphqlOf(templates.data, Template),
+      );
     });
 
     it('the top-level record lists and their objects = their GraphQL connections and node(id:)', async () => {
@@ -391,9 +401,11 @@ for (const clinic of clinics) {
           key,
           `{ ${plural}(first: 100) { ${pageInfo} edges { node ${selectionOf(resource)} } } }`,
         );
-        // GraphQL answers every field (REST leaves the patient's include groups out here).
-        record(resource.name, resource, nodes(data[plural]));
-        expect(project(nodes(data[plural]), resource, active), plural).toEqual(body.data);
+        // GraphQL answers every field (REST leaves the patient's include groups out here): recorded
+        // in REST's names through the inverted mapping, which refuses any name it does not map.
+        const answered = restOf(nodes(data[plural]), resource);
+        record(resource.name, resource, answered);
+        expect(project(answered, resource, active), plural).toEqual(body.data);
         for (const item of body.data) {
           const one = await rest(key, `/v1${route.path}/${item.id}?response_format=detailed`);
           expect(one.data).toEqual(item);
@@ -401,20 +413,20 @@ for (const clinic of clinics) {
             key,
             `{ node(id: "${item.id}") { ... on ${typeName} ${selectionOf(resource)} } }`,
           );
-          expect(project(n.node, resource, active)).toEqual(item);
+          expect(project(restOf(n.node, resource), resource, active)).toEqual(item);
         }
       }
     });
 
-    it("a call's recording: GET /v1/calls/{id}/recording = recording_link on the Call", async () => {
+    it("a call's recording: GET /v1/calls/{id}/recording = recordingLink on the Call", async () => {
       const calls = (await rest(key, '/v1/calls?limit=100')).data.filter((c: Row) => c.recording.available);
       expect(calls.length).toBeGreaterThan(0);
       const selection = selectionOf(CallRecordingLink);
       for (const c of calls) {
         const link = await rest(key, `/v1/calls/${c.id}/recording`);
         record(CallRecordingLink.name, CallRecordingLink, link.data);
-        const g = await gql(key, `{ node(id: "${c.id}") { ... on Call { recording_link ${selection} } } }`);
-        expect(g.node.recording_link).toEqual(link.data);
+        const g = await gql(key, `{ node(id: "${c.id}") { ... on Call { recordingLink ${selection} } } }`);
+        expect(g.node.recordingLink).toEqual(graphqlOf(link.data, CallRecordingLink));
       }
     });
 
@@ -426,11 +438,11 @@ for (const clinic of clinics) {
       expect(body.data).toHaveLength(2);
       record(EventEnvelope.name, EventEnvelope, body.data);
       const data = await gql(events, `{ events(first: 100) { ${pageInfo} edges { node ${selection} } } }`);
-      expect(nodes(data.events)).toEqual(body.data);
+      expect(nodes(data.events)).toEqual(graphqlOf(body.data, EventEnvelope));
       for (const item of body.data) {
         expect((await rest(events, `/v1/events/${item.id}`)).data).toEqual(item);
         const n = await gql(events, `{ node(id: "${item.id}") { ... on Event ${selection} } }`);
-        expect(n.node).toEqual(item);
+        expect(n.node).toEqual(graphqlOf(item, EventEnvelope));
       }
     });
 
@@ -443,11 +455,11 @@ for (const clinic of clinics) {
       expect(body.data).toHaveLength(2);
       record(WebhookSubscription.name, WebhookSubscription, body.data);
       const data = await gql(hooks, `{ webhooks(first: 100) { ${pageInfo} edges { node ${selection} } } }`);
-      expect(nodes(data.webhooks)).toEqual(body.data);
+      expect(nodes(data.webhooks)).toEqual(graphqlOf(body.data, WebhookSubscription));
       for (const item of body.data) {
         expect((await rest(hooks, `/v1/webhooks/${item.id}`)).data).toEqual(item);
         const n = await gql(hooks, `{ node(id: "${item.id}") { ... on WebhookSubscription ${selection} } }`);
-        expect(n.node).toEqual(item);
+        expect(n.node).toEqual(graphqlOf(item, WebhookSubscription));
         // Its delivery log = the deliveries connection.
         const log = await rest(hooks, `/v1/webhooks/${item.id}/deliveries?limit=100`);
         record(WebhookDelivery.name, WebhookDelivery, log.data);
@@ -455,7 +467,7 @@ for (const clinic of clinics) {
           hooks,
           `{ node(id: "${item.id}") { ... on WebhookSubscription { deliveries(first: 100) { ${pageInfo} edges { node ${selectionOf(WebhookDelivery)} } } } } }`,
         );
-        expect(nodes(g.node.deliveries)).toEqual(log.data);
+        expect(nodes(g.node.deliveries)).toEqual(graphqlOf(log.data, WebhookDelivery));
       }
     });
 
@@ -464,8 +476,8 @@ for (const clinic of clinics) {
       for (const p of (await rest(key, '/v1/catalog/providers')).data) {
         const hours = await rest(key, `/v1/catalog/providers/${p.id}/working_hours`);
         record('WorkingInterval', WorkingInterval, hours.data);
-        const g = await gql(key, `{ workingHours(provider_id: "${p.id}") ${selectionOf(WorkingInterval)} }`);
-        expect(g.workingHours).toEqual(hours.data);
+        const g = await gql(key, `{ workingHours(providerId: "${p.id}") ${selectionOf(WorkingInterval)} }`);
+        expect(g.workingHours).toEqual(graphqlOf(hours.data, WorkingInterval));
         intervals += hours.data.length;
       }
       expect(intervals).toBeGreaterThan(0);
@@ -479,9 +491,9 @@ for (const clinic of clinics) {
       expect(slots.data.length).toBeGreaterThan(0);
       const g = await gql(
         key,
-        `{ availability(appointment_type_id: "${type.id}", from: "2026-11-02", to: "2026-11-09") ${selectionOf(AvailableSlot)} }`,
+        `{ availability(appointmentTypeId: "${type.id}", from: "2026-11-02", to: "2026-11-09") ${selectionOf(AvailableSlot)} }`,
       );
-      expect(g.availability).toEqual(slots.data);
+      expect(g.availability).toEqual(graphqlOf(slots.data, AvailableSlot));
     });
 
     for (const list of catalogLists) {
@@ -491,7 +503,9 @@ for (const clinic of clinics) {
         const selection = selectionOf(list.resource);
         const body = await rest(key, withQuery(`/v1${route.path}`, everyGroup(list.resource).query));
         record(list.resource.name, list.resource, body.data);
-        expect((await gql(key, `{ ${list.publicName} ${selection} }`))[list.publicName]).toEqual(body.data);
+        expect((await gql(key, `{ ${list.publicName} ${selection} }`))[list.publicName]).toEqual(
+          graphqlOf(body.data, list.resource),
+        );
         if (list.veterinaryOnly && clinic.kind !== 'veterinary') expect(body.data).toEqual([]);
         else expect(body.data.length).toBeGreaterThan(0);
 
@@ -513,7 +527,7 @@ for (const clinic of clinics) {
           const one = (await rest(key, `/v1${route.path}/${id}`)).data;
           record(list.resource.name, list.resource, one);
           const n = await gql(key, `{ node(id: "${id}") { ... on ${list.resource.name} ${selection} } }`);
-          expect(n.node).toEqual(one);
+          expect(n.node).toEqual(graphqlOf(one, list.resource));
         }
 
         // Filters name a field of the resource; filtering by each value it takes answers the same.
@@ -525,8 +539,8 @@ for (const clinic of clinics) {
               withQuery(`/v1${route.path}`, `${name}=${value}`, everyGroup(list.resource).query),
             );
             expect(filtered.data).toEqual(body.data.filter((i: Row) => i[name] === value));
-            const data = await gql(key, `{ ${list.publicName}(${name}: "${value}") ${selection} }`);
-            expect(data[list.publicName]).toEqual(filtered.data);
+            const data = await gql(key, `{ ${list.publicName}(${camelOf(name)}: "${value}") ${selection} }`);
+            expect(data[list.publicName]).toEqual(graphqlOf(filtered.data, list.resource));
           }
         }
       });
@@ -583,10 +597,10 @@ describe('the comparisons covered every definition', () => {
     expect(rootFields.filter((f) => !rootFieldsAsked.has(f))).toEqual([]);
     const patientFields: string[] = r.body.data.__type.fields.map((f: { name: string }) => f.name);
     const compared = [
-      ...Object.keys(Patient.fields),
+      ...Object.keys(Patient.fields).map(camelOf),
       ...records.map((c) => c.field),
-      'chat_messages',
-      'chat_conversations',
+      'chatMessages',
+      'chatConversations',
     ];
     expect(patientFields.filter((f) => !compared.includes(f))).toEqual([]);
   });

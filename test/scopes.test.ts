@@ -64,10 +64,14 @@ function scopesOf(field: FieldOf, record?: string): string[] {
 
 function fieldsReaching(schema: GraphQLSchema): { path: string; record: string; field: FieldOf }[] {
   const out: { path: string; record: string; field: FieldOf }[] = [];
+  // A write answers the record it wrote (in its payload, `createPatient { patient }`), under the
+  // write's own scope (chat:write is never granted beside chat:read): mutations are held to their
+  // scopes by the test below.
+  const mutation = schema.getMutationType();
+  const payloads = new Set(Object.values(mutation?.getFields() ?? {}).map((f) => getNamedType(f.type).name));
   for (const type of Object.values(schema.getTypeMap())) {
-    // A write answers the record it wrote, under the write's own scope (chat:write is never
-    // granted beside chat:read): mutations are held to their scopes by the test below.
-    if (!isObjectType(type) || type.name.startsWith('__') || type.name === 'Mutation') continue;
+    if (!isObjectType(type) || type.name.startsWith('__') || type === mutation) continue;
+    if (payloads.has(type.name) && !recordScopes[type.name]) continue;
     // Connection and body wrappers are reached through a field that is itself checked.
     if (type.name !== 'Query' && recordsOf(schema, type).length && !recordScopes[type.name]) continue;
     for (const field of Object.values(type.getFields())) {

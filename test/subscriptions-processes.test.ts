@@ -54,7 +54,7 @@ afterAll(async () => {
 it('every event committed through either process reaches every subscriber of both, exactly once', {
   timeout: 60_000,
 }, async () => {
-  const query = 'subscription { events(types: ["patient.created"]) { id data } }';
+  const query = 'subscription { events(types: [PATIENT_CREATED]) { id data } }';
   const subs = [app.url, app.url, childUrl, childUrl].map((url) => {
     const s = connect(url, { Authorization: `Bearer ${reader}` });
     sockets.push(s);

@@ -38,7 +38,7 @@ afterAll(async () => {
 
 describe('events across instances', () => {
   it('reach every subscriber of every instance exactly once, whichever instance committed them', async () => {
-    const query = 'subscription { events(types: ["patient.created"]) { id data } }';
+    const query = 'subscription { events(types: [PATIENT_CREATED]) { id data } }';
     const subs = [app.url, app.url, second.url, second.url].map((url) => {
       const s = connect(url, { Authorization: `Bearer ${reader}` });
       sockets.push(s);
@@ -83,7 +83,7 @@ describe('a relay that lost its connection', () => {
     await until(() => app.server.app.eventHub.size === 0 && second.app.eventHub.size === 0);
     const s = connect(app.url, { Authorization: `Bearer ${reader}` });
     sockets.push(s);
-    const sub = s.subscribe('subscription { events(types: ["patient.created"]) { id data } }');
+    const sub = s.subscribe('subscription { events(types: [PATIENT_CREATED]) { id data } }');
     await until(() => app.server.app.eventHub.size === 1);
     // Both instances' relays and key listeners share the name; cut the first instance's relay only.
     const admin = (await app.orm.em.getConnection().getNativeClient()) as pg.Pool;

@@ -2,8 +2,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { announceKeyChange, revokeApiKey } from '../src/auth/keys.ts';
 import { ApiKey, Clinic, Event } from '../src/entities/index.ts';
 import type { AppServices } from '../src/lib/request-context.ts';
+import { EventEnvelope } from '../src/services/events/event.resource.ts';
 import { EventHub } from '../src/services/events/hub.ts';
 import { liveEvents } from '../src/services/events/live.ts';
+import { graphqlOf } from './graphql-form.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { systemContext } from './system-context.ts';
 import { connect, type TestSocket, until } from './ws-client.ts';
@@ -72,7 +74,7 @@ async function createPatient(key = writer): Promise<string> {
 }
 
 const EVENTS =
-  'subscription($types: [String!], $after: ID) { events(types: $types, after: $after) { id type created_at data } }';
+  'subscription($types: [EventType!], $after: ID) { events(types: $types, after: $after) { id type createdAt data } }';
 
 /** The newest event of the clinic through GET /v1/events (what a webhook would get). */
 async function latestEvents(limit: number, key = full) {
@@ -80,6 +82,9 @@ async function latestEvents(limit: number, key = full) {
   expect(r.status).toBe(200);
   return (r.body.data as any[]).reverse();
 }
+
+/** The same envelopes as the subscription names them: createdAt, PATIENT_CREATED; data exactly REST's. */
+const asGraphql = (envelopes: any[]) => graphqlOf(envelopes, EventEnvelope);
 
 describe('connection_init', () => {
   it('accepts the key as {Authorization: "Bearer …"} and as {apiKey}', async () => {
@@ -113,15 +118,18 @@ describe('events', () => {
     const got = await sub.waitFor(2);
     await new Promise((r) => setTimeout(r, 200));
     const expected = await latestEvents(2);
-    expect(got.map((r) => r.events)).toEqual(expected);
+    expect(got.map((r) => r.events)).toEqual(asGraphql(expected));
     expect(expected.map((e) => e.type)).toEqual(['patient.created', 'patient.created']);
+    // data is the REST resource, byte for byte: snake_case keys, never renamed.
+    expect(JSON.stringify(got[0].events.data)).toBe(JSON.stringify(expected[0].data));
+    expect(got[0].events.data).toHaveProperty('first_name');
     sub.stop();
   });
 
   it('filters by types and by the key’s scopes as GET /v1/events does', async () => {
     const s = open(bearer(noChat));
     const all = s.subscribe(EVENTS);
-    const updates = s.subscribe(EVENTS, { types: ['patient.updated'] });
+    const updates = s.subscribe(EVENTS, { types: ['PATIENT_UPDATED'] });
     await until(() => app.server.app.eventHub.size >= 2);
     await app.server.network.inbound({ clinicPhone, from: `+97250${3000000 + ++n}`, text: 'hi' });
     const id = await createPatient();
@@ -130,18 +138,18 @@ describe('events', () => {
     );
     const got = await updates.waitFor(1);
     await all.waitFor(2);
-    expect(got[0].events.type).toBe('patient.updated');
+    expect(got[0].events.type).toBe('PATIENT_UPDATED');
     // The inbound message's chat.message.received never reaches a key without chat:read.
-    expect(all.results.map((r) => r.events.type)).toEqual(['patient.created', 'patient.updated']);
+    expect(all.results.map((r) => r.events.type)).toEqual(['PATIENT_CREATED', 'PATIENT_UPDATED']);
   });
 
-  it('refuses an unknown type (validation_failed) and a chat type without chat:read (forbidden)', async () => {
+  it('refuses an unknown type (not an EventType) and a chat type without chat:read (forbidden)', async () => {
     const s = open(bearer(noChat));
-    const unknown = s.subscribe(EVENTS, { types: ['patient.exploded'] });
-    const chat = s.subscribe(EVENTS, { types: ['chat.message.received'] });
+    const unknown = s.subscribe(EVENTS, { types: ['PATIENT_EXPLODED'] });
+    const chat = s.subscribe(EVENTS, { types: ['CHAT_MESSAGE_RECEIVED'] });
     await until(() => unknown.errors.length > 0 && chat.errors.length > 0);
-    expect(unknown.errors[0].extensions.code).toBe('validation_failed');
-    expect(unknown.errors[0].message).toMatch(/Unknown event type 'patient.exploded'/);
+    expect(unknown.errors[0].extensions.code).toBe('invalid_request');
+    expect(unknown.errors[0].message).toMatch(/"PATIENT_EXPLODED" does not exist in "EventType" enum/);
     expect(chat.errors[0].extensions.code).toBe('forbidden');
   });
 
@@ -190,7 +198,7 @@ describe('events', () => {
 
   it('replays after an event id, then goes live with no gap and no duplicate', async () => {
     const s = open(bearer(full));
-    const first = s.subscribe(EVENTS, { types: ['patient.created'] });
+    const first = s.subscribe(EVENTS, { types: ['PATIENT_CREATED'] });
     await until(() => app.server.app.eventHub.size === 1);
     await createPatient();
     const [seen] = await first.waitFor(1);
@@ -198,7 +206,7 @@ describe('events', () => {
     // Missed while disconnected.
     await createPatient();
     await createPatient();
-    const again = s.subscribe(EVENTS, { types: ['patient.created'], after: seen.events.id });
+    const again = s.subscribe(EVENTS, { types: ['PATIENT_CREATED'], after: seen.events.id });
     // Committed while the replay is read: live, buffered, deduplicated.
     const during = createPatient();
     await during;

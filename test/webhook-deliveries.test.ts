@@ -6,7 +6,8 @@ import {
   WebhookDelivery as Resource,
   responseExcerpt,
 } from '../src/services/webhooks/delivery.resource.ts';
-import { selectionOf, startTestApp, type TestApp } from './helpers.ts';
+import { gqlSelectionOf, graphqlOf } from './graphql-form.ts';
+import { startTestApp, type TestApp } from './helpers.ts';
 
 /**
  * The webhook delivery log's read (issue 17): GET /v1/webhooks/{id}/deliveries and the GraphQL
@@ -262,7 +263,7 @@ describe('GET /v1/webhooks/{id}/deliveries', () => {
 });
 
 describe('GraphQL: WebhookSubscription.deliveries', () => {
-  const selection = selectionOf(Resource);
+  const selection = gqlSelectionOf(Resource);
 
   it('equals the REST page, batched for a page of subscriptions, and pages with after', async () => {
     const before = app.queries.length;
@@ -280,8 +281,10 @@ describe('GraphQL: WebhookSubscription.deliveries', () => {
         e.node.deliveries.edges.map((d: any) => d.node),
       ]),
     );
-    expect(byHook.get(hook)).toEqual(expected());
-    expect(byHook.get(quiet)).toEqual((await app.get(`/v1/webhooks/${quiet}/deliveries`, manage)).body.data);
+    expect(byHook.get(hook)).toEqual(graphqlOf(expected(), Resource));
+    expect(byHook.get(quiet)).toEqual(
+      graphqlOf((await app.get(`/v1/webhooks/${quiet}/deliveries`, manage)).body.data, Resource),
+    );
 
     const seen: string[] = [];
     let after: string | null = null;

@@ -156,12 +156,12 @@ describe('delivery', () => {
     );
     receiver.mode.status = undefined;
     const g = await app.gql(
-      `mutation($id: ID!, $d: ID!) { retryWebhookDelivery(id: $id, delivery_id: $d) { id enabled } }`,
+      `mutation($id: ID!, $d: ID!) { retryWebhookDelivery(input: { id: $id, deliveryId: $d }) { webhookSubscription { id enabled } } }`,
       { id, d: failed.id },
       key,
     );
     expect(g.body.errors, JSON.stringify(g.body)).toBeUndefined();
-    expect(g.body.data.retryWebhookDelivery).toEqual({ id, enabled: true });
+    expect(g.body.data.retryWebhookDelivery.webhookSubscription).toEqual({ id, enabled: true });
     await receiver.waitFor(1);
   });
 

@@ -173,13 +173,13 @@ describe('POST /v1/webhooks', () => {
 
   it('GraphQL: createWebhook answers the whole secret', async () => {
     const g = await app.gql(
-      `mutation { createWebhook(input: { url: "${PUBLIC}" }) { id secret event_types } }`,
+      `mutation { createWebhook(input: { url: "${PUBLIC}" }) { webhookSubscription { id secret eventTypes } } }`,
       {},
       withChat,
     );
     expect(g.body.errors).toBeUndefined();
-    expect(g.body.data.createWebhook.secret).toMatch(SECRET);
-    expect(g.body.data.createWebhook.event_types).toEqual([]);
+    expect(g.body.data.createWebhook.webhookSubscription.secret).toMatch(SECRET);
+    expect(g.body.data.createWebhook.webhookSubscription.eventTypes).toEqual([]);
   });
 });
 
@@ -243,9 +243,13 @@ describe('DELETE /v1/webhooks/{id}', () => {
 
   it('GraphQL: deleteWebhook', async () => {
     const id = (await create({ url: PUBLIC })).body.data.id;
-    const g = await app.gql(`mutation { deleteWebhook(id: "${id}") { id enabled } }`, {}, manage);
+    const g = await app.gql(
+      `mutation { deleteWebhook(input: { id: "${id}" }) { webhookSubscription { id enabled } } }`,
+      {},
+      manage,
+    );
     expect(g.body.errors).toBeUndefined();
-    expect(g.body.data.deleteWebhook).toEqual({ id, enabled: false });
+    expect(g.body.data.deleteWebhook.webhookSubscription).toEqual({ id, enabled: false });
     expect((await app.get(`/v1/webhooks/${id}`, manage)).status).toBe(404);
   });
 });

@@ -1,4 +1,5 @@
 import type { Scope } from '../auth/scopes.ts';
+import { defineEnum } from '../lib/enums.ts';
 
 /**
  * The event catalog: every event type of the spec ("Events", "Event types"), with what fires it.
@@ -31,6 +32,16 @@ export const eventCatalog = {
 } as const;
 
 export type EventType = keyof typeof eventCatalog;
+
+/**
+ * The catalog as a closed set (src/lib/enums.ts): GraphQL's `EventType` enum (`CHAT_MESSAGE_SENT`
+ * stands for `chat.message.sent`) and the OpenAPI `enum` of an event's `type`.
+ */
+export const EventTypeSet = defineEnum(
+  'EventType',
+  'The type of an event (the event catalog, docs/events.md): what happened, to which kind of object.',
+  eventCatalog,
+);
 
 export const EVENT_TYPES = Object.keys(eventCatalog) as EventType[];
 

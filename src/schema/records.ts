@@ -1,5 +1,7 @@
 import { allOf } from '../auth/scopes.ts';
 import { relayPageArgs } from '../db/list.ts';
+import { prefixes } from '../lib/ids.ts';
+import { camelOf } from '../lib/names.ts';
 import type { RequestContext } from '../lib/request-context.ts';
 import { appointmentRecords } from '../services/appointments/appointments.ts';
 import { callRecords } from '../services/calls/calls.ts';
@@ -12,6 +14,7 @@ import { ownIncludesOf, restGroups } from '../services/resource.ts';
 import { treatmentRecords } from '../services/treatments/treatments.ts';
 import { builder } from './builder.ts';
 import { CallType } from './calls/types.ts';
+import { argsOn, type Face, withServiceArgs } from './face-args.ts';
 import { AppointmentType, PatientType, PaymentType, TreatmentType } from './patients/types.ts';
 import { nodeType } from './resource-types.ts';
 import { connectionField, restOne, restPage, toConnection, toRestPage } from './shared.ts';
@@ -40,21 +43,21 @@ const records: Records[] = [
     plural: 'appointments',
     singular: 'appointment',
     type: AppointmentType,
-    description: 'Newest first by start; with updated_since, oldest change first.',
+    description: 'Appointments, newest first by start; with updatedSince, oldest change first.',
   },
   {
     list: treatmentRecords,
     plural: 'treatments',
     singular: 'treatment',
     type: TreatmentType,
-    description: 'Newest first by performed_at; with updated_since, oldest change first.',
+    description: 'Treatments, newest first by performedAt; with updatedSince, oldest change first.',
   },
   {
     list: paymentRecords,
     plural: 'payments',
     singular: 'payment',
     type: PaymentType,
-    description: 'Payments and refunds, newest first by paid_at; with updated_since, oldest change first.',
+    description: 'Payments and refunds, newest first by paidAt; with updatedSince, oldest change first.',
   },
   {
     list: callRecords,
@@ -62,7 +65,7 @@ const records: Records[] = [
     singular: 'call',
     type: CallType,
     description:
-      "Calls the clinic's phone system reported, newest first by started_at; with updated_since, oldest change first.",
+      "Calls the clinic's phone system reported, newest first by startedAt; with updatedSince, oldest change first.",
   },
   {
     list: animalRecords,
@@ -70,7 +73,7 @@ const records: Records[] = [
     singular: 'animal',
     type: PatientType,
     description:
-      "Veterinary clinics: the animals (the clinic's patients), oldest first; with updated_since, oldest change first.",
+      "Veterinary clinics: the animals (the clinic's patients), oldest first; with updatedSince, oldest change first.",
   },
   {
     list: clientRecords,
@@ -78,11 +81,23 @@ const records: Records[] = [
     singular: 'client',
     type: ClientType,
     description:
-      "Veterinary clinics: the animals' owners, oldest first; with updated_since, oldest change first.",
+      "Veterinary clinics: the animals' owners, oldest first; with updatedSince, oldest change first.",
   },
 ];
 
 const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
+
+/** An id filter's text: `patient_id` → only the records of that patient. */
+const refDescription = (param: string, kind: keyof typeof prefixes) =>
+  `Only those of this ${param.replace(/_id$/, '').replace(/_/g, ' ')} (an id such as ${prefixes[kind]}_1).`;
+
+/** The field `from` and `to` bound (the list's time), as `face` names it. */
+function timeOf(r: Records, face: Face): string {
+  const [name] = Object.entries(r.list.resource.fields).find(
+    ([, f]) => f.source.kind === 'column' && f.source.prop === r.list.timeProp,
+  ) ?? [r.list.timeProp];
+  return face === 'Public' ? camelOf(name) : name;
+}
 
 builder.queryFields((t) => {
   const fields: Record<string, any> = {};
@@ -101,31 +116,45 @@ builder.queryFields((t) => {
           }),
         }
       : {};
-    const filterArgs = () => ({
-      ...Object.fromEntries(Object.keys(r.list.refs).map((p) => [p, t.arg.string({ required: false })])),
-      from: t.arg.string({ required: false, description: 'From this time (inclusive), ISO 8601.' }),
-      to: t.arg.string({ required: false, description: 'Before this time, ISO 8601.' }),
-      updated_since: t.arg.string({
-        required: false,
-        description: 'Changed at or after this time; oldest change first (incremental sync).',
-      }),
-    });
+    const filterArgs = (face: Face) =>
+      argsOn(face, {
+        ...Object.fromEntries(
+          Object.entries(r.list.refs).map(([p, [, kind]]) => [
+            p,
+            t.arg.string({ required: false, description: refDescription(p, kind) }),
+          ]),
+        ),
+        from: t.arg.string({
+          required: false,
+          description: `Only those whose ${timeOf(r, face)} is at or after this time (inclusive): ISO 8601 with a zone, or a date.`,
+        }),
+        to: t.arg.string({
+          required: false,
+          description: `Only those whose ${timeOf(r, face)} is before this time: ISO 8601 with a zone, or a date.`,
+        }),
+        updated_since: t.arg.string({
+          required: false,
+          description:
+            'Changed at or after this time (ISO 8601 with a zone, or a date); oldest change first (incremental sync).',
+        }),
+      });
     fields[r.plural] = connectionField(t, r.type, {
       subGraphs: ['Public'],
       nullable: true,
       authScopes,
       description: r.description,
-      args: filterArgs(),
-      resolve: async (_root: unknown, args: any, ctx: RequestContext) => {
-        return toConnection(await listRecords(ctx, r.list, { ...args, ...relayPageArgs(args) }, everything));
-      },
+      args: filterArgs('Public'),
+      resolve: (_root: unknown, args: any, ctx: RequestContext) =>
+        withServiceArgs(args, async (a) =>
+          toConnection(await listRecords(ctx, r.list, { ...a, ...relayPageArgs(a) }, everything)),
+        ),
     });
     fields[`list${cap(r.plural)}`] = t.field({
       type: restPage(`${cap(r.singular)}ListPage`, r.type),
       subGraphs: ['Rest'],
       authScopes,
       args: {
-        ...filterArgs(),
+        ...filterArgs('Rest'),
         limit: t.arg({ type: 'Limit', required: false, description: 'Page size, 1 to 100 (default 25).' }),
         cursor: t.arg.string({ required: false, description: 'next_cursor of the previous page, verbatim.' }),
         response_format: t.arg.string({ required: false }),

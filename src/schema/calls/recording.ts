@@ -10,14 +10,14 @@ import { restOne } from '../shared.ts';
 import { CallType } from './types.ts';
 
 /**
- * A call's recording link: GET /v1/calls/{id}/recording (Rest), and `recording_link` on a Call
+ * A call's recording link: GET /v1/calls/{id}/recording (Rest), and `recordingLink` on a Call
  * in GraphQL, as a message's media link is.
  */
 const callsRead = allOf(Call.scopes);
 const LinkType = objectType(CallRecordingLink);
 
 builder.objectFields(CallType, (t) => ({
-  recording_link: t.field({
+  recordingLink: t.field({
     type: LinkType,
     subGraphs: ['Public'],
     nullable: true,

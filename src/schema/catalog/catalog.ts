@@ -3,6 +3,7 @@ import type { RequestContext } from '../../lib/request-context.ts';
 import { catalogLists, getCatalogEntry, listCatalog } from '../../services/catalog/catalog.ts';
 import { RESPONSE_FORMATS } from '../../services/groups-params.ts';
 import { builder } from '../builder.ts';
+import { argsOn, type Face, withServiceArgs } from '../face-args.ts';
 import { nodeType } from '../resource-types.ts';
 import { restList, restOne } from '../shared.ts';
 
@@ -15,12 +16,15 @@ for (const list of catalogLists) {
   const type = nodeType(list.resource, (id, ctx) => getCatalogEntry(ctx, list, id));
   const authScopes = allOf(list.resource.scopes);
   const Body = restList(`${list.resource.name}List`, type);
-  const args = (t: any) =>
-    Object.fromEntries(
-      Object.entries(list.filters ?? {}).map(([name, f]) => [
-        name,
-        t.arg.string({ required: false, ...(f.description ? { description: f.description } : {}) }),
-      ]),
+  const args = (t: any, face: Face) =>
+    argsOn(
+      face,
+      Object.fromEntries(
+        Object.entries(list.filters ?? {}).map(([name, f]) => [
+          name,
+          t.arg.string({ required: false, ...(f.description ? { description: f.description } : {}) }),
+        ]),
+      ),
     );
   builder.queryFields((t) => ({
     [list.publicName]: t.field({
@@ -30,8 +34,9 @@ for (const list of catalogLists) {
       nullable: true,
       authScopes,
       description: `${list.description} Disabled entries are left out.`,
-      args: args(t),
-      resolve: (_root: unknown, a: any, ctx: RequestContext) => listCatalog(ctx, list, a),
+      args: args(t, 'Public'),
+      resolve: (_root: unknown, a: any, ctx: RequestContext) =>
+        withServiceArgs(a, (filters) => listCatalog(ctx, list, filters)),
     }),
     [list.restName]: t.field({
       type: Body,
@@ -39,7 +44,7 @@ for (const list of catalogLists) {
       authScopes,
       description: `${list.description} Disabled entries are left out.`,
       args: {
-        ...args(t),
+        ...args(t, 'Rest'),
         response_format: t.arg.string({
           required: false,
           description: `${RESPONSE_FORMATS.join(' or ')}; detailed adds created_at, updated_at and disabled_at.`,

@@ -1,9 +1,12 @@
 import { allOf } from '../../auth/scopes.ts';
 import { relayPageArgs } from '../../db/list.ts';
+import { EventTypeSet } from '../../events/types.ts';
 import type { RequestContext } from '../../lib/request-context.ts';
 import { EventEnvelope } from '../../services/events/event.resource.ts';
 import { getEvent, listEvents } from '../../services/events/events.ts';
 import { builder } from '../builder.ts';
+import { enumTypeOf } from '../enums.ts';
+import { type Face, nameOn, withServiceArgs } from '../face-args.ts';
 import { nodeType } from '../resource-types.ts';
 import { connectionField, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
 
@@ -15,40 +18,44 @@ export const EventType = nodeType(EventEnvelope, (id, ctx) => getEvent(ctx, id))
 
 const authScopes = allOf(EventEnvelope.scopes);
 
-const ORDER =
-  'Newest first; with created_since, oldest first (incremental sync). chat.* events only with chat:read on the key.';
+/** The order, naming the argument as `face` does. */
+const order = (face: Face) =>
+  `Newest first; with ${nameOn(face, 'created_since')}, oldest first (incremental sync). chat.* events only with chat:read on the key.`;
 
 builder.queryFields((t) => ({
   events: connectionField(t, EventType, {
     subGraphs: ['Public'],
     nullable: true,
     authScopes,
-    description: `The clinic's events (the last 30 days by default: docs/limits.md). ${ORDER}`,
+    description: `The clinic's events (the last 30 days by default: docs/limits.md). ${order('Public')}`,
     args: {
-      types: t.arg.stringList({
+      types: t.arg({
+        type: [enumTypeOf(EventTypeSet)],
         required: false,
         description: 'Only these event types; a chat.* type needs chat:read (else forbidden).',
       }),
-      created_since: t.arg.string({
+      createdSince: t.arg.string({
         required: false,
-        description: 'Created at or after this time (ISO 8601); oldest first.',
+        description: 'Created at or after this time (ISO 8601 with a zone, or a date); oldest first.',
       }),
     },
-    resolve: async (_root, args, ctx: RequestContext) => {
-      const page = await listEvents(ctx, {
-        type: args.types ?? undefined,
-        typeParam: 'types',
-        created_since: args.created_since,
-        ...relayPageArgs(args),
-      });
-      return toConnection(page);
-    },
+    resolve: (_root, args, ctx: RequestContext) =>
+      withServiceArgs(args, async (a) =>
+        toConnection(
+          await listEvents(ctx, {
+            type: a.types ?? undefined,
+            typeParam: 'types',
+            created_since: a.created_since,
+            ...relayPageArgs(a),
+          }),
+        ),
+      ),
   }),
   listEvents: t.field({
     type: restPage('EventPage', EventType),
     subGraphs: ['Rest'],
     authScopes,
-    description: ORDER,
+    description: order('Rest'),
     args: {
       type: t.arg({
         type: 'CommaList',

@@ -1,24 +1,30 @@
 import { allOf } from '../../auth/scopes.ts';
+import { EventTypeSet } from '../../events/types.ts';
 import type { RequestContext } from '../../lib/request-context.ts';
 import { EventEnvelope } from '../../services/events/event.resource.ts';
 import { liveEvents } from '../../services/events/live.ts';
 import { builder } from '../builder.ts';
+import { enumTypeOf } from '../enums.ts';
 import { EventType } from './events.ts';
 
 /**
  * GraphQL subscriptions, served over graphql-ws at /graphql only (src/server/websocket.ts):
  * Public, never Rest (SOFA would make webhook routes of them).
  */
-builder.subscriptionType({ subGraphs: ['Public'] });
+builder.subscriptionType({
+  subGraphs: ['Public'],
+  description: "Live streams over graphql-ws: the clinic's events, and the chat inbox's changes.",
+});
 
 builder.subscriptionFields((t) => ({
   events: t.field({
     type: EventType,
     authScopes: allOf(EventEnvelope.scopes),
     description:
-      "The clinic's events as they are committed, in ascending id order (an event waits for writes in flight that took a lower id), each exactly the envelope a webhook delivery carries. chat.* events only with chat:read. With `after`, the events after that id are replayed from the outbox first (oldest first, within retention), then live ones follow with no gap and no duplicate: the last id seen is a complete cursor.",
+      "The clinic's events as they are committed, in ascending id order (an event waits for writes in flight that took a lower id), each the envelope a webhook delivery carries (id, type, createdAt; data is the delivery's JSON exactly, snake_case keys as REST's). chat.* events only with chat:read. With `after`, the events after that id are replayed from the outbox first (oldest first, within retention), then live ones follow with no gap and no duplicate: the last id seen is a complete cursor.",
     args: {
-      types: t.arg.stringList({
+      types: t.arg({
+        type: [enumTypeOf(EventTypeSet)],
         required: false,
         description: 'Only these event types; an unknown one is refused, a chat.* type needs chat:read.',
       }),

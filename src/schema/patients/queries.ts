@@ -13,6 +13,7 @@ import { patientPayments } from '../../services/payments/payments.ts';
 import { includesOf, type Row, viewFor, viewOfSelection } from '../../services/resource.ts';
 import { patientTreatments } from '../../services/treatments/treatments.ts';
 import { builder } from '../builder.ts';
+import { argsOn, type Face, withServiceArgs } from '../face-args.ts';
 import { selectedFields } from '../selection.ts';
 import { connectionField, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
 import { AppointmentType, everyPatientField, PatientType, PaymentType, TreatmentType } from './types.ts';
@@ -30,7 +31,8 @@ interface Records {
   list: ChildList;
   type: any;
   description: string;
-  filterArgs?: (t: any) => Record<string, any>;
+  /** Its own filters, named as `face` names them (face-args.ts). */
+  filterArgs?: (t: any, face: Face) => Record<string, any>;
 }
 
 const records: Records[] = [
@@ -39,22 +41,28 @@ const records: Records[] = [
     restName: 'listPatientAppointments',
     list: patientAppointments,
     type: AppointmentType,
-    description: 'Newest first.',
+    description: "The patient's appointments, newest first by start.",
   },
   {
     field: 'treatments',
     restName: 'listPatientTreatments',
     list: patientTreatments,
     type: TreatmentType,
-    description: 'Newest first.',
-    filterArgs: (t) => ({ appointment_id: t.arg.string({ required: false }) }),
+    description: "The patient's treatments, newest first by performedAt.",
+    filterArgs: (t, face) =>
+      argsOn(face, {
+        appointment_id: t.arg.string({
+          required: false,
+          description: 'Only the treatments of this appointment (an id such as appt_1).',
+        }),
+      }),
   },
   {
     field: 'payments',
     restName: 'listPatientPayments',
     list: patientPayments,
     type: PaymentType,
-    description: 'Payments and refunds, newest first.',
+    description: "The patient's payments and refunds, newest first by paidAt.",
   },
 ];
 
@@ -107,7 +115,9 @@ builder.queryFields((t) => ({
     subGraphs: ['Public'],
     nullable: true,
     authScopes: patientScopes,
-    args: { id: t.arg.id({ required: true }) },
+    description:
+      'One patient (an animal at a veterinary clinic) with every field; null when the clinic has none with this id.',
+    args: { id: t.arg.id({ required: true, description: 'The patient id (pat_…).' }) },
     resolve: async (_root, args, ctx) => {
       try {
         return await getPatient(ctx, String(args.id), viewFor(Patient, everyPatientField));
@@ -129,10 +139,12 @@ builder.objectFields(PatientType, (t) =>
         nullable: true,
         authScopes: allOf(r.list.resource.scopes),
         description: r.description,
-        ...(r.filterArgs ? { args: r.filterArgs(t) } : {}),
-        resolve: async (p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
+        ...(r.filterArgs ? { args: r.filterArgs(t, 'Public') } : {}),
+        resolve: (p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
           const view = viewOfSelection(r.list.resource, selectedFields(info, ['edges', 'node']));
-          return toConnection(await recordsOfPatient(ctx, r.list, p, view, args));
+          return withServiceArgs(args, async (a) =>
+            toConnection(await recordsOfPatient(ctx, r.list, p, view, a)),
+          );
         },
       }),
     ]),
@@ -189,7 +201,7 @@ builder.queryFields((t) => {
       type: restPage(`${r.list.resource.name}Page`, r.type),
       subGraphs: ['Rest'],
       authScopes: allOf([...Patient.scopes, ...r.list.resource.scopes]),
-      args: { id, ...(r.filterArgs?.(t) ?? {}), ...limitArgs, include },
+      args: { id, ...(r.filterArgs?.(t, 'Rest') ?? {}), ...limitArgs, include },
       resolve: async (_root: unknown, args: any, ctx: RequestContext) =>
         toRestPage(await listPatientRecords(ctx, r.list, args.id, args)),
     });

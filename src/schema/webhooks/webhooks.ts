@@ -7,6 +7,7 @@ import { WebhookDelivery } from '../../services/webhooks/delivery.resource.ts';
 import { WebhookSubscription } from '../../services/webhooks/webhook.resource.ts';
 import { getWebhook, listWebhooks } from '../../services/webhooks/webhooks.ts';
 import { builder } from '../builder.ts';
+import { type Face, nameOn } from '../face-args.ts';
 import { nodeType, objectType } from '../resource-types.ts';
 import { selectedFields } from '../selection.ts';
 import { connectionField, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
@@ -23,8 +24,9 @@ const authScopes = allOf(WebhookSubscription.scopes);
 /** An attempt of the delivery log; read only through its subscription (no node(id:)). */
 const WebhookDeliveryType = objectType(WebhookDelivery);
 
-const LOG =
-  'Delivery attempts, newest first by attempted_at; a retry is another attempt. Attempts of chat.* events only with chat:read (as the events list).';
+/** The delivery log's order, naming the field as `face` does. */
+const log = (face: Face) =>
+  `Delivery attempts, newest first by ${nameOn(face, 'attempted_at')}; a retry is another attempt. Attempts of chat.* events only with chat:read (as the events list).`;
 
 const ORDER = 'Oldest first; deleted subscriptions are not listed; secrets masked.';
 
@@ -60,7 +62,7 @@ builder.queryFields((t) => ({
     type: restPage('WebhookDeliveryPage', WebhookDeliveryType),
     subGraphs: ['Rest'],
     authScopes,
-    description: LOG,
+    description: log('Rest'),
     args: {
       id: t.arg.string({ required: true, description: 'Webhook subscription id.' }),
       limit: t.arg({ type: 'Limit', required: false, description: 'Page size, 1 to 100 (default 25).' }),
@@ -75,7 +77,7 @@ builder.objectFields(WebhookSubscriptionType, (t) => ({
     subGraphs: ['Public'],
     nullable: true,
     authScopes: allOf(WebhookDelivery.scopes),
-    description: LOG,
+    description: log('Public'),
     resolve: async (s, args, ctx: RequestContext, info) => {
       const view = viewOfSelection(WebhookDelivery, selectedFields(info, ['edges', 'node']));
       return toConnection(await deliveriesOf(ctx, s, view, args));

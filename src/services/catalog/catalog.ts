@@ -127,6 +127,7 @@ export const catalogLists: CatalogList[] = [
     veterinaryOnly: true,
     filters: {
       species_id: {
+        description: 'Only the breeds of this species (an id such as spc_1).',
         where: (value) => {
           const n = tryParseId('Species', value);
           if (n == null) {

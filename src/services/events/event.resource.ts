@@ -1,3 +1,4 @@
+import { EventTypeSet } from '../../events/types.ts';
 import { defineResource, f } from '../resource.ts';
 
 /**
@@ -13,10 +14,14 @@ export const EventEnvelope = defineResource({
     'An event as webhooks deliver it. chat.* events are visible only to keys that also hold chat:read.',
   fields: {
     id: f.id(),
-    type: f.column('type', 'String', { description: 'The event type, e.g. patient.created.' }),
+    type: f.column('type', 'String', {
+      enum: EventTypeSet,
+      description: 'The event type, e.g. patient.created.',
+    }),
     created_at: f.time('createdAt'),
     data: f.column('data', 'JSON', {
-      description: 'The object the event is about, as a GET of it answered when the event was recorded.',
+      description:
+        'The object the event is about, as a GET of it answered when the event was recorded: the REST resource, keys in snake_case (first_name), exactly the JSON a webhook delivery carries, in GraphQL too (its keys are not renamed).',
     }),
   },
 });

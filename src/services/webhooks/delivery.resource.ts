@@ -1,3 +1,5 @@
+import { EventTypeSet } from '../../events/types.ts';
+import { defineEnum } from '../../lib/enums.ts';
 import { defineResource, defineShape, f } from '../resource.ts';
 
 /** How much of a receiver's response body an attempt keeps (characters), truncated before it is stored. */
@@ -7,17 +9,35 @@ export const RESPONSE_EXCERPT_MAX = 1024;
 export const responseExcerpt = (body: string): string =>
   body.length <= RESPONSE_EXCERPT_MAX ? body : body.slice(0, RESPONSE_EXCERPT_MAX);
 
-/** The subscription an attempt belongs to (the list's parent, attached, never read again). */
-const DeliverySubscription = defineShape('WebhookDeliverySubscription', {
-  id: f.id(),
-  url: f.column('url', 'String'),
+export const DeliveryTrigger = defineEnum('WebhookDeliveryTrigger', 'What started a delivery attempt.', {
+  scheduled: 'The first attempt of an event, or an automatic retry after a failed one.',
+  manual: 'A retry asked for through the API: retrying one attempt, or recovering a subscription.',
 });
 
-/** The event an attempt delivered. */
-const DeliveredEvent = defineShape('WebhookDeliveryEvent', {
-  id: f.id(),
-  type: f.column('type', 'String'),
+export const DeliveryStatus = defineEnum('WebhookDeliveryStatus', 'How a delivery attempt ended.', {
+  succeeded: 'The receiver answered with a 2xx status.',
+  failed: 'Any other status, or no answer (timeout, connection error, not sent).',
 });
+
+/** The subscription an attempt belongs to (the list's parent, attached, never read again). */
+const DeliverySubscription = defineShape(
+  'WebhookDeliverySubscription',
+  {
+    id: f.id({ description: 'The subscription id (wh_…).' }),
+    url: f.column('url', 'String', { description: 'The endpoint the event was posted to.' }),
+  },
+  'The webhook subscription an attempt delivered to.',
+);
+
+/** The event an attempt delivered. */
+const DeliveredEvent = defineShape(
+  'WebhookDeliveryEvent',
+  {
+    id: f.id({ description: 'The event id (evt_…): GET /v1/events/{id} reads it whole.' }),
+    type: f.column('type', 'String', { enum: EventTypeSet, description: 'The event type.' }),
+  },
+  'The event an attempt delivered.',
+);
 
 /**
  * One attempt to deliver one event to one subscription (docs/decisions.md, Webhook delivery log):
@@ -35,9 +55,11 @@ export const WebhookDelivery = defineResource({
     subscription: f.join('subscription', 'WebhookSubscription', DeliverySubscription, { fromParent: true }),
     event: f.join('event', 'Event', DeliveredEvent),
     trigger: f.column('trigger', 'String', {
+      enum: DeliveryTrigger,
       description: 'scheduled (the first attempt and the automatic retries) or manual (a retry asked for).',
     }),
     status: f.column('status', 'String', {
+      enum: DeliveryStatus,
       description: 'succeeded (a 2xx answer) or failed (anything else, or no answer).',
     }),
     attempt: f.column('attempt', 'Int', {

@@ -1,3 +1,4 @@
+import { EventTypeSet } from '../../events/types.ts';
 import { defineResource, f } from '../resource.ts';
 
 /** What a secret starts with: `whsec_` and 32 random bytes in base64url (43 characters). */
@@ -20,6 +21,7 @@ export const WebhookSubscription = defineResource({
     id: f.id(),
     url: f.column('url', 'String', { description: 'The https endpoint events are posted to.' }),
     event_types: f.column('eventTypes', ['String'], {
+      enum: EventTypeSet,
       description:
         'The event types delivered; empty means every type (a key without chat:read stores every type but chat.*).',
     }),

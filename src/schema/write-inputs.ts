@@ -36,8 +36,26 @@ function unwrap(t: z.ZodType): { inner: z.ZodType; optional: boolean } {
   }
 }
 
-const descriptionOf = (t: z.ZodType): string | undefined =>
-  ((t as any).meta?.() as { description?: string } | undefined)?.description;
+/**
+ * A field's text: the outermost `.meta({description})` through its wrappers, as the OpenAPI body
+ * takes it (`idOf(...).optional().meta(...)` over idOf's own "A … id"), so both faces say the same.
+ */
+function descriptionOf(t: z.ZodType): string | undefined {
+  let cur: z.ZodType | undefined = t;
+  while (cur) {
+    const text = ((cur as any).meta?.() as { description?: string } | undefined)?.description;
+    if (text) return text;
+    const d = defOf(cur);
+    cur = (
+      ['optional', 'nullable', 'default'].includes(d.type)
+        ? d.innerType
+        : d.type === 'pipe'
+          ? d.in
+          : undefined
+    ) as z.ZodType | undefined;
+  }
+  return undefined;
+}
 
 function enumOf(d: Def, name: string): any {
   const values = Object.values(d.entries ?? {});
@@ -93,7 +111,7 @@ export function inputOf(
         Object.entries(schema.shape).map(([field, def]) => {
           const { inner, optional } = unwrap(def as z.ZodType);
           const camel = camelOf(field);
-          const description = descriptionOf(def as z.ZodType) ?? descriptionOf(inner);
+          const description = descriptionOf(def as z.ZodType);
           return [
             camel,
             t.field({

@@ -34,14 +34,22 @@ const lowered = (s: string) => s[0].toLowerCase() + s.slice(1);
 export const payloadFieldOf = (op: WriteOperation) =>
   op.list ? `${lowered(op.list.item.name)}s` : lowered(op.resource.name);
 
+/**
+ * What a path id names: the object written, or the kind the path says for a write that adds to
+ * a parent (a patient's new payment: `ifMatch: false`) and for an id below `:id` (a delivery).
+ */
+function idText(op: WriteOperation, key: string) {
+  const kind = key === 'id' && op.ifMatch !== false ? op.resource.name : (op.ids?.[key] ?? op.resource.name);
+  const about =
+    key === 'id' && kind !== op.resource.name ? ` (the new ${op.resource.name} belongs to it)` : '';
+  return `The ${kind}'s id${about}.`;
+}
+
 function inputFields(op: WriteOperation) {
   return (t: any) => ({
-    ...(hasId(op) ? { id: t.id({ required: true, description: `The ${op.resource.name}'s id.` }) } : {}),
+    ...(hasId(op) ? { id: t.id({ required: true, description: idText(op, 'id') }) } : {}),
     ...Object.fromEntries(
-      otherIds(op).map((k) => [
-        camelOf(k),
-        t.id({ required: true, description: `The ${k.replace(/_id$/, '')}'s id.` }),
-      ]),
+      otherIds(op).map((k) => [camelOf(k), t.id({ required: true, description: idText(op, k) })]),
     ),
     ...(op.method === 'POST'
       ? {

@@ -9,13 +9,15 @@ import type { WriteContext } from './writes.ts';
  * clients, branches, calls): an address stored with every key, a phone in E.164 read with the
  * clinic's country.
  */
-export const addressInput = z.strictObject({
-  line1: clearable(text(200)),
-  line2: clearable(text(200)),
-  city: clearable(text(100)),
-  postal_code: clearable(text(20)),
-  country: clearable(text(2)).meta({ description: 'ISO 3166-1 alpha-2, e.g. IL.' }),
-});
+export const addressInput = z
+  .strictObject({
+    line1: clearable(text(200)).meta({ description: 'Street and number.' }),
+    line2: clearable(text(200)).meta({ description: 'More of the address (apartment, floor, building).' }),
+    city: clearable(text(100)).meta({ description: 'City or town.' }),
+    postal_code: clearable(text(20)).meta({ description: 'Postal code.' }),
+    country: clearable(text(2)).meta({ description: 'ISO 3166-1 alpha-2, e.g. IL.' }),
+  })
+  .meta({ description: 'A postal address; every part may be left out.' });
 
 /** Stored with every key (null when not given), as the Address shape reads them. */
 export const addressOf = (a: z.output<typeof addressInput> | null | undefined): Address | null =>

@@ -110,7 +110,7 @@ export const name = (max: number) => text(max).refine((v) => v.trim() !== '', 'm
 export const idOf = (kind: IdKind) =>
   z
     .string()
-    .meta({ description: `A ${kind} id (${prefixes[kind]}_…).` })
+    .meta({ description: `${/^[AEIOU]/.test(kind) ? 'An' : 'A'} ${kind} id (${prefixes[kind]}_…).` })
     .transform((v, ctx) => {
       const n = tryParseId(kind, v);
       if (n == null) {

@@ -27,7 +27,7 @@ const MAX_LENGTH_MS = 24 * 3600_000;
 const times = {
   start: instant.meta({ description: 'When it starts (ISO 8601 with an offset).' }),
   end: instant.meta({
-    description: "When it ends; defaults to start plus the appointment type's duration_minutes.",
+    description: "When it ends; defaults to start plus the appointment type's duration.",
   }),
 };
 
@@ -35,6 +35,10 @@ const times = {
 const overrideHours = z.boolean().optional().meta({
   description:
     "true books it outside the provider's working hours (an emergency on a closed day); without it such a time is a 422 on start.",
+});
+
+const appointmentNote = clearable(text(NOTE_MAX)).meta({
+  description: "Staff's note on the booking, up to 4000 characters.",
 });
 
 export const createAppointmentInput = z.strictObject({
@@ -45,7 +49,7 @@ export const createAppointmentInput = z.strictObject({
   status_id: idOf('AppointmentStatus').optional(),
   start: times.start,
   end: times.end.optional(),
-  note: clearable(text(NOTE_MAX)),
+  note: appointmentNote,
   outside_hours: overrideHours,
 });
 
@@ -56,12 +60,12 @@ export const updateAppointmentInput = z.strictObject({
   status_id: clearable(idOf('AppointmentStatus')),
   start: times.start.optional(),
   end: times.end.optional(),
-  note: clearable(text(NOTE_MAX)),
+  note: appointmentNote,
   outside_hours: overrideHours,
 });
 
 export const cancelAppointmentInput = z.strictObject({
-  reason: clearable(text(NOTE_MAX)).meta({ description: 'Why; kept as cancellation_reason.' }),
+  reason: clearable(text(NOTE_MAX)).meta({ description: 'Why; kept as the cancellation reason.' }),
 });
 
 const overlapError = (other: number) =>

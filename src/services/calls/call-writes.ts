@@ -31,7 +31,9 @@ const phone = text(40).meta({
 });
 
 export const createCallInput = z.strictObject({
-  direction: z.enum(Direction.values),
+  direction: z
+    .enum(Direction.values)
+    .meta({ description: 'Which way the call went: to the clinic (inbound) or from it (outbound).' }),
   from: phone.nullable().meta({ description: 'The calling number; null for a withheld one (inbound only).' }),
   to: phone.meta({ description: 'The called number.' }),
   started_at: instant.meta({ description: 'When the call started (rang).' }),
@@ -40,10 +42,13 @@ export const createCallInput = z.strictObject({
     .int()
     .min(0)
     .max(MAX_DURATION)
-    .meta({ description: 'Seconds from started_at to the end of the call.' }),
-  answered: z.boolean(),
+    .meta({ description: 'Seconds from its start to the end of the call.' }),
+  answered: z.boolean().meta({ description: 'Someone picked up.' }),
   recorded: z.boolean().meta({ description: 'The phone system recorded it (a recording may follow).' }),
-  note: text(NOTE_MAX).nullable().optional(),
+  note: text(NOTE_MAX)
+    .nullable()
+    .optional()
+    .meta({ description: "The staff's note, up to 4000 characters." }),
 });
 
 export const updateCallInput = z.strictObject({
@@ -63,8 +68,8 @@ const segment = z
   .strictObject({
     start: seconds.meta({ description: 'Seconds from the start of the call.' }),
     end: seconds.meta({ description: 'Seconds from the start of the call; not before start.' }),
-    speaker: z.enum(Speaker.values),
-    text: text(SEGMENT_TEXT_MAX),
+    speaker: z.enum(Speaker.values).meta({ description: 'Who spoke: the clinic or the patient.' }),
+    text: text(SEGMENT_TEXT_MAX).meta({ description: 'What was said.' }),
   })
   .superRefine((s, ctx) => {
     if (s.end < s.start) ctx.addIssue({ code: 'custom', path: ['end'], message: 'must not be before start' });
@@ -72,7 +77,10 @@ const segment = z
 
 export const addCallTranscriptInput = z
   .strictObject({
-    status: z.enum(TranscriptStatus.values),
+    status: z.enum(TranscriptStatus.values).meta({
+      description:
+        'Whether the transcription completed (segments required) or failed (no summary, no segments).',
+    }),
     summary: text(SUMMARY_MAX).nullable().optional().meta({ description: 'completed only.' }),
     segments: z
       .array(segment)

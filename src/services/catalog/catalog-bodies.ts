@@ -18,7 +18,7 @@ export interface CatalogBody {
   example: Record<string, unknown>;
 }
 
-const label = name(255);
+const label = name(255).meta({ description: "The entry's name as staff see it (up to 255 characters)." });
 const code = text(32).meta({ description: 'A short code, e.g. a procedure code.' });
 const price = amount2(0).meta({ description: 'A price, at most two decimals.' });
 const phone = text(40).meta({ description: 'Local (035550100) or international (+972…) form.' });

@@ -20,26 +20,35 @@ import { foldedNames } from './search-columns.ts';
 const NAME_MAX = 100;
 
 export const personFields = {
-  first_name: clearable(name(NAME_MAX)),
-  last_name: clearable(name(NAME_MAX)),
+  first_name: clearable(name(NAME_MAX)).meta({
+    description: 'First name, up to 100 characters; a first or a last name is required.',
+  }),
+  last_name: clearable(name(NAME_MAX)).meta({ description: 'Last (family) name, up to 100 characters.' }),
   phone: clearable(text(40)).meta({ description: 'Local (0501234567) or international (+972…) form.' }),
-  email: clearable(z.email().max(320)),
+  email: clearable(z.email().max(320)).meta({ description: 'Email address.' }),
   address: clearable(addressInput),
 };
 
+const gender = clearable(z.enum(Gender.values)).meta({
+  description: 'The recorded gender; null when not recorded.',
+});
+const birthDate = clearable(date).meta({ description: 'Date of birth, YYYY-MM-DD; not in the future.' });
+
 const contactInput = z.strictObject({
-  type: z.enum(ContactType.values),
-  value: name(320),
-  label: clearable(text(100)),
+  type: z.enum(ContactType.values).meta({ description: 'Whether the value is a phone or an email address.' }),
+  value: name(320).meta({ description: 'The phone (any form; stored in E.164) or the email address.' }),
+  label: clearable(text(100)).meta({ description: 'Whose or which it is, e.g. work.' }),
 });
 
 const patientFields = {
   ...personFields,
-  gender: clearable(z.enum(Gender.values)),
-  birth_date: clearable(date),
+  gender,
+  birth_date: birthDate,
   status_id: clearable(idOf('PatientStatus')),
-  contacts: clearable(z.array(contactInput).max(20)),
-  id_number: clearable(identifier(50)),
+  contacts: clearable(z.array(contactInput).max(20)).meta({
+    description: 'Further phones and emails, at most 20; a new list replaces the whole list.',
+  }),
+  id_number: clearable(identifier(50)).meta({ description: 'National id number, up to 50 characters.' }),
 };
 
 export const createPatientInput = z.strictObject(patientFields);
@@ -173,8 +182,8 @@ const animalFields = {
   first_name: name(NAME_MAX).meta({ description: "The animal's name." }),
   species_id: clearable(idOf('Species')),
   breed_id: clearable(idOf('Breed')).meta({ description: "One of the species' breeds." }),
-  gender: clearable(z.enum(Gender.values)),
-  birth_date: clearable(date),
+  gender,
+  birth_date: birthDate,
   status_id: clearable(idOf('PatientStatus')),
 };
 

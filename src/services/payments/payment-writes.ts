@@ -63,23 +63,33 @@ const last4 = z.string().regex(/^\d{4}$/, 'must be exactly 4 digits');
 /** Strict like every body: `number`, `pan`, `cvv`, `cvc`, `cvv2`, `security_code` are unknown fields (422). */
 const card = z
   .strictObject({
-    brand: text(40).optional(),
-    last4: last4.optional(),
-    exp_month: z.number().int().min(1).max(12).optional(),
-    exp_year: z.number().int().min(2000).max(2100).optional(),
-    holder: text(200).optional(),
+    brand: text(40).optional().meta({ description: 'The card brand as the terminal shows it, e.g. visa.' }),
+    last4: last4.optional().meta({ description: "The card number's last 4 digits (never more)." }),
+    exp_month: z.number().int().min(1).max(12).optional().meta({ description: 'Expiry month, 1 to 12.' }),
+    exp_year: z
+      .number()
+      .int()
+      .min(2000)
+      .max(2100)
+      .optional()
+      .meta({ description: 'Expiry year, e.g. 2029.' }),
+    holder: text(200).optional().meta({ description: "The cardholder's name." }),
   })
   .meta({ description: 'Card details (type card). Never a full card number or security code.' });
 
 const check = z
-  .strictObject({ number: text(40).optional(), bank: text(100).optional(), date: date.optional() })
+  .strictObject({
+    number: text(40).optional().meta({ description: "The check's number." }),
+    bank: text(100).optional().meta({ description: 'The bank it is drawn on.' }),
+    date: date.optional().meta({ description: 'The date written on it (YYYY-MM-DD).' }),
+  })
   .meta({ description: 'Check details (type check).' });
 
 const bank = z
   .strictObject({
-    bank: text(100).optional(),
-    branch: text(40).optional(),
-    account_last4: last4.optional(),
+    bank: text(100).optional().meta({ description: "The payer's bank." }),
+    branch: text(40).optional().meta({ description: "The bank's branch." }),
+    account_last4: last4.optional().meta({ description: "The payer's account number's last 4 digits." }),
   })
   .meta({ description: 'Bank transfer details (type bank_transfer).' });
 
@@ -88,7 +98,9 @@ const DETAIL_TYPES = { card: 'card', check: 'check', bank: 'bank_transfer' } as 
 
 const method = z
   .strictObject({
-    type: z.enum(PaymentMethodType.values),
+    type: z.enum(PaymentMethodType.values).meta({
+      description: 'The kind of payment; a card, a check or a bank transfer may give its details beside it.',
+    }),
     card: card.optional(),
     check: check.optional(),
     bank: bank.optional(),
@@ -113,7 +125,7 @@ export const recordPaymentInput = z
       .optional()
       .meta({ description: 'Required unless the clinic has exactly one billing account.' }),
     paid_at: instant.optional().meta({ description: 'Defaults to now.' }),
-    note: text(NOTE_MAX).nullable().optional(),
+    note: text(NOTE_MAX).nullable().optional().meta({ description: "Staff's note, up to 4000 characters." }),
   })
   .superRefine((body, ctx) => {
     refuseCardNumbers(body, ctx);
@@ -122,7 +134,10 @@ export const recordPaymentInput = z
 export const refundPaymentInput = z
   .strictObject({
     amount: money('Defaults to what is left to refund.').optional(),
-    note: text(NOTE_MAX).nullable().optional(),
+    note: text(NOTE_MAX)
+      .nullable()
+      .optional()
+      .meta({ description: 'Why, or anything else staff want to keep with the refund.' }),
   })
   .superRefine((body, ctx) => {
     refuseCardNumbers(body, ctx);

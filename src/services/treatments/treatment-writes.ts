@@ -30,14 +30,14 @@ const fields = {
     description: 'The menu item (`treatment` in the read shape).',
   }),
   provider_id: idOf('Provider'),
-  description: text(255),
+  description: text(255).meta({ description: 'What was done, in words (up to 255 characters).' }),
   teeth: z
     .array(text(2).refine((v) => FDI.test(v), 'must be an FDI tooth number, e.g. "11" or "55"'))
     .max(52)
     .meta({ description: 'Tooth numbers (FDI), e.g. ["11", "12"].' }),
-  status: z.enum(TreatmentStatus.values),
+  status: z.enum(TreatmentStatus.values).meta({ description: 'Whether it is planned or completed.' }),
   performed_at: instant.meta({ description: 'When it was (or is planned to be) performed.' }),
-  note: text(NOTE_MAX),
+  note: text(NOTE_MAX).meta({ description: "Staff's note, up to 4000 characters." }),
 };
 
 export const createTreatmentInput = z.strictObject({
@@ -65,7 +65,7 @@ export const updateTreatmentInput = z.strictObject({
 });
 
 export const cancelTreatmentInput = z.strictObject({
-  reason: clearable(text(NOTE_MAX)).meta({ description: 'Why; kept as cancellation_reason.' }),
+  reason: clearable(text(NOTE_MAX)).meta({ description: 'Why; kept as the cancellation reason.' }),
 });
 
 /** The appointment must be the treatment's patient's: another patient's is the same 422 as an unknown one. */

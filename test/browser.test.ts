@@ -8,7 +8,8 @@ import { startTestApp, type TestApp } from './helpers.ts';
  * The pages, in a real headless Chromium (Debian's `chromium`): GraphiQL at /graphql and Swagger
  * UI at /v1/docs render from the installed packages, with no request to another host. GraphiQL
  * shows the schema before any key is given, runs its default query with a key typed into its
- * headers editor, and still has the key after a reload.
+ * headers editor, and still has the key after a reload. Its subscriptions run over graphql-ws with
+ * that key in connection_init, and without a key say so at once.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
@@ -20,6 +21,9 @@ if (!available) {
 
 let app: TestApp;
 let key: string;
+/** webhooks:manage, which the `events` subscription needs. */
+let eventsKey: string;
+let writer: string;
 let browser: Browser;
 
 beforeAll(async () => {
@@ -28,6 +32,8 @@ beforeAll(async () => {
   let clinicId: number;
   ({ clinicId, key } = await app.clinicWithKey('dental', ['patients:read']));
   await fixtures(app.orm, clinicId).patient({ first: 'Rivka', last: 'Mizrahi', phone: '054-765-4321' });
+  eventsKey = await app.key(clinicId, ['webhooks:manage']);
+  writer = await app.key(clinicId, ['patients:write']);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     // The flags that keep Chromium off the network it would reach for on its own (Playwright
@@ -62,6 +68,37 @@ async function watchedPage(): Promise<{ page: Page; offHost: string[]; errors: s
   return { page, offHost, errors };
 }
 
+/** The console open and ready, `text` typed into its query editor. */
+async function consoleWithQuery(page: Page, text: string): Promise<void> {
+  await page.goto(`${app.url}/graphql`, { waitUntil: 'load' });
+  await page.locator('.graphiql-execute-button').waitFor({ timeout: 15_000 });
+  await page.locator('.graphiql-query-editor').click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(text);
+}
+
+/** Replaces the headers editor's content, as a user pasting a key does. */
+async function pasteHeaders(page: Page, headers: Record<string, string>): Promise<void> {
+  await page.getByRole('button', { name: 'Headers', exact: true }).click();
+  await page.locator('.graphiql-editor-tool .graphiql-editor').last().click();
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(JSON.stringify(headers));
+}
+
+/** The frames the page sends over its websockets, parsed. */
+function sentFrames(page: Page): { type: string; payload?: any }[] {
+  const frames: { type: string; payload?: any }[] = [];
+  page.on('websocket', (ws) => ws.on('framesent', (f) => frames.push(JSON.parse(String(f.payload)))));
+  return frames;
+}
+
+const responseText = async (page: Page) =>
+  (await page.locator('.graphiql-response').innerText()).replace(/\s+/g, ' ');
+
+const SUBSCRIPTION = 'subscription { events { id type data } }';
+
 describe.skipIf(!available)('pages in Chromium', () => {
   it('GraphiQL: Docs without a key, its assets cached for good, a pasted key kept across a reload', async () => {
     const { page, offHost, errors } = await watchedPage();
@@ -78,14 +115,21 @@ describe.skipIf(!available)('pages in Chromium', () => {
     await docs.getByText('Query', { exact: true }).click({ timeout: 15_000 });
     await docs.getByText('Patient', { exact: true }).first().waitFor({ timeout: 15_000 });
     expect(await docs.innerText()).not.toMatch(/Error fetching schema|Authorization/);
-    // The script, the stylesheet and the Monaco workers: files cached for a year.
-    expect(assets.map((a) => new URL(a.url).pathname.replace(/\.[0-9a-f]{16}\./, '.*.')).sort()).toEqual(
-      expect.arrayContaining([
-        '/graphql/assets/graphiql.*.css',
-        '/graphql/assets/graphiql.*.js',
-        '/graphql/assets/graphql.worker.*.js',
-      ]),
-    );
+    // The script, the stylesheet and the Monaco workers: files cached for a year (the GraphQL
+    // worker may be fetched after the Docs pane shows).
+    await expect
+      .poll(() => assets.map((a) => new URL(a.url).pathname.replace(/\.[0-9a-f]{16}\./, '.*.')).sort(), {
+        timeout: 10_000,
+      })
+      .toEqual(
+        expect.arrayContaining([
+          '/graphql/assets/graphiql.*.css',
+          '/graphql/assets/graphiql.*.js',
+          '/graphql/assets/graphql.worker.*.js',
+          '/graphql/assets/graphql-ws.*.js',
+          '/graphql/assets/graphiql-fetcher.*.js',
+        ]),
+      );
     for (const a of assets) expect(a.cacheControl, a.url).toBe('public, max-age=31536000, immutable');
     // The headers editor holds a commented example (no placeholder is sent); a key replaces it.
     await page.getByRole('button', { name: 'Headers', exact: true }).click();
@@ -119,6 +163,58 @@ describe.skipIf(!available)('pages in Chromium', () => {
       .poll(async () => (await result.innerText()).replace(/\s+/g, ' '), { timeout: 15_000 })
       .toMatch(/pat_\d+.*Rivka/);
     expect(offHost).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+
+  it('GraphiQL: a subscription runs over graphql-ws with the pasted key, and shows a REST write as it happens', async () => {
+    const { page, offHost, errors } = await watchedPage();
+    const frames = sentFrames(page);
+    await consoleWithQuery(page, SUBSCRIPTION);
+    await pasteHeaders(page, { Authorization: `Bearer ${eventsKey}` });
+    await page.locator('.graphiql-execute-button').click();
+    // Subscribed (the hub has its listener) before the write, so its event is a live one.
+    await expect.poll(() => app.server.app.eventHub.size, { timeout: 15_000 }).toBe(1);
+    expect(frames[0]).toEqual({ type: 'connection_init', payload: { Authorization: `Bearer ${eventsKey}` } });
+    expect(frames[1]).toMatchObject({ type: 'subscribe', payload: { query: SUBSCRIPTION } });
+    const created = await app.post('/v1/patients', { first_name: 'Noa', last_name: 'Live' }, writer);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const id = created.body.data.id;
+    await expect
+      .poll(() => responseText(page), { timeout: 15_000 })
+      .toMatch(new RegExp(`"events": \\{ "id": "evt_\\d+".*"data": \\{ "id": "${id}".*"first_name": "Noa"`));
+    await page.locator('.graphiql-response').screenshot({ path: '/tmp/console-subscription-event.png' });
+    // The run button stops it: the subscription ends on the server too.
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(() => app.server.app.eventHub.size, { timeout: 10_000 }).toBe(0);
+    expect(offHost).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+
+  it('GraphiQL: a subscription without a key, or with a refused one, says so at once', async () => {
+    const { page, errors } = await watchedPage();
+    const frames = sentFrames(page);
+    // The headers editor as it starts: its example commented out, so no key.
+    await consoleWithQuery(page, SUBSCRIPTION);
+    await page.locator('.graphiql-execute-button').click();
+    await expect
+      .poll(() => responseText(page), { timeout: 5_000 })
+      .toContain('Subscriptions need your API key. Put it in Headers');
+    await page.locator('.graphiql-response').screenshot({ path: '/tmp/console-subscription-no-key.png' });
+    expect(frames).toEqual([]);
+    // A key the server refuses (4403): shown on the first refusal, not after graphql-ws's retries
+    // (about half a minute).
+    await pasteHeaders(page, { Authorization: 'Bearer cg_test_not_a_key' });
+    await page.locator('.graphiql-execute-button').click();
+    await expect
+      .poll(() => responseText(page), { timeout: 5_000 })
+      .toContain('The server refused the API key in Headers (close 4403 Forbidden)');
+    await page.locator('.graphiql-response').screenshot({ path: '/tmp/console-subscription-refused.png' });
+    expect(frames.filter((f) => f.type === 'connection_init')).toHaveLength(1);
+    // Finished, not left running: the button runs again.
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(() => frames.filter((f) => f.type === 'connection_init').length).toBe(2);
     expect(errors).toEqual([]);
     await page.close();
   }, 90_000);

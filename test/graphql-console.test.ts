@@ -42,8 +42,9 @@ describe('the console page and its assets', () => {
     expect(r.headers.get('cache-control')).toBe('no-cache');
     expect(Buffer.byteLength(text)).toBeLessThan(8_000);
     expect(text).toContain('GraphiQL');
-    // The stylesheet, the script, three Monaco workers and the icon.
-    expect(assets).toHaveLength(6);
+    // The stylesheet, the script, three Monaco workers, the icon, graphql-ws's browser build and
+    // the console's fetcher (src/server/graphiql-fetcher.js).
+    expect(assets).toHaveLength(8);
     for (const path of assets) {
       expect(path).toMatch(/\.[0-9a-f]{16}\.(js|css|ico)$/);
       const plain = await fetch(`${app.url}${path}`, { headers: { 'accept-encoding': 'identity' } });
@@ -65,7 +66,7 @@ describe('the console page and its assets', () => {
   it('is the page for a browser whose address holds a ?query= (GraphiQL keeps it there)', async () => {
     const { r, assets } = await consolePage(`/graphql?query=${encodeURIComponent('{ __typename }')}`);
     expect(r.status).toBe(200);
-    expect(assets).toHaveLength(6);
+    expect(assets).toHaveLength(8);
   });
 
   it('answers an unknown asset with 404, and HEAD without a body', async () => {

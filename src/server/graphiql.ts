@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 
@@ -10,6 +13,10 @@ import { gzip } from 'node:zlib';
  * (`immutable`): a new package version brings new names. The page itself is about 2 KB and
  * revalidated (`no-cache`), so a deploy is seen at once. Everything comes from the installed
  * package: no CDN, the console works offline.
+ *
+ * GraphiQL runs with our fetcher (graphiql-fetcher.js, on graphql-ws's browser build from the
+ * installed graphql-ws): subscriptions go over graphql-ws with the Headers editor's key in
+ * `connection_init`, which Yoga's fetcher cannot do (that file says why).
  */
 export const CONSOLE_ASSETS = '/graphql/assets/';
 
@@ -101,22 +108,27 @@ async function build(): Promise<Console> {
     return `${CONSOLE_ASSETS}${name}`;
   };
   const js = 'text/javascript; charset=utf-8';
-  const [css, script, editorWorker, jsonWorker, graphqlWorker, favicon] = await Promise.all([
-    add('graphiql', 'css', 'text/css; charset=utf-8', m.css),
-    add('graphiql', 'js', js, m.js),
-    add('editor.worker', 'js', js, m.editorWorkerService),
-    add('json.worker', 'js', js, m.jsonWorker),
-    add('graphql.worker', 'js', js, m.graphqlWorker),
-    add(
-      'favicon',
-      'ico',
-      'image/x-icon',
-      Buffer.from(m.favicon.replace(/^data:[^,]*;base64,/, ''), 'base64'),
-    ),
-  ]);
+  // The package exports no path to its browser build: it is found beside the entry point.
+  const graphqlWsEntry = pathToFileURL(createRequire(import.meta.url).resolve('graphql-ws'));
+  const graphqlWsBrowser = new URL('../umd/graphql-ws.min.js', graphqlWsEntry);
+  const [css, script, graphqlWs, fetcher, editorWorker, jsonWorker, graphqlWorker, favicon] =
+    await Promise.all([
+      add('graphiql', 'css', 'text/css; charset=utf-8', m.css),
+      add('graphiql', 'js', js, m.js),
+      add('graphql-ws', 'js', js, await readFile(graphqlWsBrowser)),
+      add('graphiql-fetcher', 'js', js, await readFile(new URL('./graphiql-fetcher.js', import.meta.url))),
+      add('editor.worker', 'js', js, m.editorWorkerService),
+      add('json.worker', 'js', js, m.jsonWorker),
+      add('graphql.worker', 'js', js, m.graphqlWorker),
+      add(
+        'favicon',
+        'ico',
+        'image/x-icon',
+        Buffer.from(m.favicon.replace(/^data:[^,]*;base64,/, ''), 'base64'),
+      ),
+    ]);
   const options = {
     title: 'clinic-gateway GraphQL',
-    endpoint: '/graphql',
     defaultQuery: '{ patients(first: 5) { edges { node { id firstName lastName phone } } } }',
     // A default only: what the user typed, kept in the browser's storage, wins on the next visit.
     headers: HEADERS_TEMPLATE,
@@ -148,6 +160,8 @@ const workers = ${json(workers)};
 self.MonacoEnvironment = { globalAPI: false, getWorkerUrl: (moduleId, label) => workers[label] };
 </script>
 <script src="${script}"></script>
+<script src="${graphqlWs}"></script>
+<script src="${fetcher}"></script>
 <script>
 const options = ${json(options)};
 // With headers kept, GraphiQL 5 opens a new tab on every visit unless the query, variables and
@@ -167,7 +181,7 @@ try {
     if (tab.headers) options.initialHeaders = tab.headers;
   }
 } catch {}
-YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), options);
+YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), { ...options, fetcher: graphiqlFetcher('/graphql') });
 </script>
 </body>
 </html>

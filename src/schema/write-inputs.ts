@@ -84,7 +84,14 @@ function typeOf(t: z.ZodType, name: string, about: string): any {
     case 'number':
       return (t as any).isInt ? 'Int' : 'Float';
     case 'array':
-      return [typeOf(unwrap(d.element as z.ZodType).inner, name, `One item of ${about}`)];
+      // An item's type is named for one item: `contacts` holds CreatePatientContactInput.
+      return [
+        typeOf(
+          unwrap(d.element as z.ZodType).inner,
+          name.replace(/([^s])s(Input)$/, '$1$2'),
+          `One item of ${about}`,
+        ),
+      ];
     case 'object':
       return inputOf(t as z.ZodObject, name, undefined, about);
     default:

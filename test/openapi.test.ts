@@ -394,7 +394,11 @@ describe('GET /v1/openapi.json', () => {
       { type: 'null' },
     ]);
     expect(s.PatientPage.properties.next_cursor.type).toEqual(['string', 'null']);
-    expect(s.Appointment.properties.branch).toEqual({ $ref: '#/components/schemas/NamedRef' });
+    // A required object is its $ref (with the field's description beside it, as 3.1 allows).
+    expect(s.Appointment.properties.branch).toEqual({
+      $ref: '#/components/schemas/NamedRef',
+      description: expect.any(String),
+    });
     expect(s.Appointment.properties.provider.anyOf).toEqual([
       { $ref: '#/components/schemas/NamedRef' },
       { type: 'null' },

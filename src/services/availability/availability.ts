@@ -45,8 +45,8 @@ export const AvailableSlot = defineShape(
   {
     start: f.key('start', 'String', { description: 'When the slot starts (ISO 8601, UTC).' }),
     end: f.key('end', 'String', { description: "start plus the appointment type's duration_minutes." }),
-    provider_id: f.key('provider_id', 'String'),
-    branch_id: f.key('branch_id', 'String'),
+    provider_id: f.key('provider_id', 'String', { description: 'The provider (prv_…) free then.' }),
+    branch_id: f.key('branch_id', 'String', { description: 'The branch (br_…) the slot is at.' }),
   },
   'A free slot: a provider can be booked at a branch for the appointment type from start to end.',
 );

@@ -31,7 +31,7 @@ const times = "a local wall-clock time of the clinic's time zone, HH:MM";
 export const WorkingInterval = defineShape(
   'WorkingInterval',
   {
-    branch_id: f.ref('branch', 'Branch'),
+    branch_id: f.ref('branch', 'Branch', { description: 'The branch (br_…) the provider works at then.' }),
     weekday: f.column('weekday', 'Int', { description: 'ISO weekday: 1 = Monday … 7 = Sunday.' }),
     start: f.column('startMinute', 'String', { convert: hhmm, description: `Start, ${times}.` }),
     end: f.column('endMinute', 'String', {

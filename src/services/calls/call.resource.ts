@@ -3,6 +3,7 @@ import { toLocal } from '../../lib/phone.ts';
 import { isoOf } from '../../lib/timestamps.ts';
 import { Direction } from '../closed-sets.ts';
 import { PatientSummary } from '../patients/patient.resource.ts';
+import { createdAt, updatedAt } from '../record-times.ts';
 import { defineResource, defineShape, f, type PresentContext, type Row } from '../resource.ts';
 
 /**
@@ -37,7 +38,7 @@ export const TranscriptSegment = defineShape(
     start: f.key('start', 'Float', { description: 'Seconds from the start of the call.' }),
     end: f.key('end', 'Float', { description: 'Seconds from the start of the call.' }),
     speaker: f.key('speaker', 'String', { enum: Speaker }),
-    text: f.key('text', 'String'),
+    text: f.key('text', 'String', { description: 'What was said.' }),
   },
   'One stretch of speech.',
 );
@@ -77,7 +78,7 @@ export const Call = defineResource({
   scopes: ['calls:read'],
   description: "A completed phone call, as the clinic's phone system reported it.",
   fields: {
-    id: f.id(),
+    id: f.id({ description: 'The call id (call_…).' }),
     // As a treatment's: read on its own (top-level list, by id, event data), the patient is
     // joined with the include groups asked for (owner, species: one join level further).
     patient: f.join('patient', 'Patient', PatientSummary, {
@@ -89,7 +90,7 @@ export const Call = defineResource({
     direction: f.column('direction', 'String', { enum: Direction }),
     from: phone('fromPhone', 'The calling number; null when the caller withheld it.'),
     to: phone('toPhone', 'The called number.'),
-    started_at: f.time('startedAt'),
+    started_at: f.time('startedAt', { description: 'When the call started (ISO 8601, UTC).' }),
     ended_at: f.derived(
       ['startedAt', 'durationSeconds'],
       'String',
@@ -97,14 +98,17 @@ export const Call = defineResource({
       { description: 'started_at plus duration.' },
     ),
     duration: f.column('durationSeconds', 'Int', { description: 'Seconds, from started_at to ended_at.' }),
-    answered: f.column('answered', 'Boolean'),
+    answered: f.column('answered', 'Boolean', { description: 'Someone picked up.' }),
     recorded: f.column('recorded', 'Boolean', {
       description: 'The phone system recorded it; only then can a recording arrive.',
     }),
     note: f.column('note', 'String', { nullable: true, description: "Staff's note (PATCH)." }),
-    recording: f.derived(['recordingAvailable'], CallRecording, (row) => ({
-      available: row.recordingAvailable,
-    })),
+    recording: f.derived(
+      ['recordingAvailable'],
+      CallRecording,
+      (row) => ({ available: row.recordingAvailable }),
+      { description: 'Whether the recording can be fetched.' },
+    ),
     transcript: f.derived(
       ['transcriptStatus', 'transcriptSummary', 'transcriptSegments'],
       CallTranscript,
@@ -113,8 +117,9 @@ export const Call = defineResource({
         summary: row.transcriptSummary ?? null,
         segments: row.transcriptSegments ?? null,
       }),
+      { description: 'The transcript: its status, summary and segments, all null while there is none.' },
     ),
-    created_at: f.time('createdAt'),
-    updated_at: f.time('updatedAt'),
+    created_at: createdAt(),
+    updated_at: updatedAt(),
   },
 });

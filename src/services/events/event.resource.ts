@@ -18,7 +18,7 @@ export const EventEnvelope = defineResource({
       enum: EventTypeSet,
       description: 'The event type, e.g. patient.created.',
     }),
-    created_at: f.time('createdAt'),
+    created_at: f.time('createdAt', { description: 'When the event was recorded (ISO 8601, UTC).' }),
     data: f.column('data', 'JSON', {
       description:
         'The object the event is about, as a GET of it answered when the event was recorded: the REST resource, keys in snake_case (first_name), exactly the JSON a webhook delivery carries, in GraphQL too (its keys are not renamed).',

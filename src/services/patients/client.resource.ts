@@ -1,4 +1,5 @@
 import { toLocal } from '../../lib/phone.ts';
+import { createdAt, updatedAt } from '../record-times.ts';
 import { defineResource, f } from '../resource.ts';
 import { Address } from '../shapes.ts';
 
@@ -13,17 +14,30 @@ export const Client = defineResource({
   scopes: ['patients:read'],
   description: "A client of a veterinary clinic: its animals' owner.",
   fields: {
-    id: f.id(),
-    first_name: f.column('firstName', 'String', { nullable: true }),
-    last_name: f.column('lastName', 'String', { nullable: true }),
+    id: f.id({ description: 'The client id (own_…).' }),
+    first_name: f.column('firstName', 'String', {
+      nullable: true,
+      description: 'First name; null when not recorded.',
+    }),
+    last_name: f.column('lastName', 'String', {
+      nullable: true,
+      description: 'Last (family) name; null when not recorded.',
+    }),
     phone: f.column('phone', 'String', {
       nullable: true,
       convert: (v, pc) => toLocal(v, pc.country),
       description: 'Local form (e.g. 0501234567); copied to each of its animals.',
     }),
-    email: f.column('email', 'String', { nullable: true }),
-    address: f.json('address', Address, { nullable: true, group: 'detailed' }),
-    created_at: f.time('createdAt'),
-    updated_at: f.time('updatedAt'),
+    email: f.column('email', 'String', {
+      nullable: true,
+      description: 'Email address; null when not recorded.',
+    }),
+    address: f.json('address', Address, {
+      nullable: true,
+      group: 'detailed',
+      description: 'Postal address; null when not recorded.',
+    }),
+    created_at: createdAt(),
+    updated_at: updatedAt(),
   },
 });

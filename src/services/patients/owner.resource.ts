@@ -9,10 +9,23 @@ export const Owner = defineResource({
   scopes: [],
   description: "An animal's owner at a veterinary clinic.",
   fields: {
-    id: f.id(),
-    first_name: f.column('firstName', 'String', { nullable: true }),
-    last_name: f.column('lastName', 'String', { nullable: true }),
-    phone: f.column('phone', 'String', { nullable: true, convert: (v, pc) => toLocal(v, pc.country) }),
-    email: f.column('email', 'String', { nullable: true }),
+    id: f.id({ description: 'The client id (own_…), as GET /v1/clients shows it.' }),
+    first_name: f.column('firstName', 'String', {
+      nullable: true,
+      description: 'First name; null when not recorded.',
+    }),
+    last_name: f.column('lastName', 'String', {
+      nullable: true,
+      description: 'Last (family) name; null when not recorded.',
+    }),
+    phone: f.column('phone', 'String', {
+      nullable: true,
+      convert: (v, pc) => toLocal(v, pc.country),
+      description: 'Phone, local form (e.g. 0501234567); null when not recorded.',
+    }),
+    email: f.column('email', 'String', {
+      nullable: true,
+      description: 'Email address; null when not recorded.',
+    }),
   },
 });

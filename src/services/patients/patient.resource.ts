@@ -1,5 +1,6 @@
 import { defineEnum } from '../../lib/enums.ts';
 import { toLocal } from '../../lib/phone.ts';
+import { createdAt, updatedAt } from '../record-times.ts';
 import { defineResource, f } from '../resource.ts';
 import { Address, Contact, NamedRef, StatusRef } from '../shapes.ts';
 import { Owner } from './owner.resource.ts';
@@ -32,9 +33,15 @@ const vet = {
 };
 
 const identity = {
-  id: f.id(),
-  first_name: f.column('firstName', 'String', { nullable: true }),
-  last_name: f.column('lastName', 'String', { nullable: true }),
+  id: f.id({ description: 'The patient id (pat_…).' }),
+  first_name: f.column('firstName', 'String', {
+    nullable: true,
+    description: 'First name; null when not recorded.',
+  }),
+  last_name: f.column('lastName', 'String', {
+    nullable: true,
+    description: 'Last (family) name; null when not recorded.',
+  }),
 };
 
 const phone = (description?: string) =>
@@ -51,7 +58,7 @@ export const PatientSummary = defineResource({
   // Embedded in records, whose scopes guard them.
   scopes: [],
   description: 'The patient (or animal) a record belongs to.',
-  fields: { ...identity, phone: phone(), ...vet },
+  fields: { ...identity, phone: phone('Primary phone, local form (e.g. 0501234567).'), ...vet },
 });
 
 const detailed = { group: 'detailed' } as const;
@@ -64,20 +71,42 @@ export const Patient = defineResource({
   fields: {
     ...identity,
     phone: phone('Primary phone, local form (e.g. 0501234567).'),
-    email: f.column('email', 'String', { nullable: true }),
+    email: f.column('email', 'String', {
+      nullable: true,
+      description: 'Email address; null when not recorded.',
+    }),
     gender: f.column('gender', 'String', {
       nullable: true,
       enum: Gender,
       description: 'male, female, or null (not recorded).',
     }),
     birth_date: f.column('birthDate', 'String', { nullable: true, description: 'YYYY-MM-DD' }),
-    status: f.join('status', 'PatientStatus', StatusRef, { nullable: true }),
-    created_at: f.time('createdAt', { nullable: true }),
-    updated_at: f.time('updatedAt', { nullable: true }),
-    address: f.json('address', Address, { nullable: true, ...detailed }),
-    contacts: f.json('contacts', [Contact], { nullable: true, ...detailed }),
-    balance: f.column('balance', 'Float', { nullable: true, ...detailed }),
-    id_number: f.column('idNumber', 'String', { nullable: true, ...detailed }),
+    status: f.join('status', 'PatientStatus', StatusRef, {
+      nullable: true,
+      description: "The patient's status, one the clinic configured (e.g. Active); null when none is set.",
+    }),
+    created_at: createdAt({ nullable: true }),
+    updated_at: updatedAt({ nullable: true }),
+    address: f.json('address', Address, {
+      nullable: true,
+      ...detailed,
+      description: 'Postal address; null when not recorded.',
+    }),
+    contacts: f.json('contacts', [Contact], {
+      nullable: true,
+      ...detailed,
+      description: 'Further phones and email addresses; null when none are recorded.',
+    }),
+    balance: f.column('balance', 'Float', {
+      nullable: true,
+      ...detailed,
+      description: "The patient's account balance, in the clinic's currency; null when not kept.",
+    }),
+    id_number: f.column('idNumber', 'String', {
+      nullable: true,
+      ...detailed,
+      description: 'National id number; null when not recorded.',
+    }),
     ...vet,
   },
 });

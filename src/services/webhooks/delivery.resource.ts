@@ -51,9 +51,12 @@ export const WebhookDelivery = defineResource({
   description:
     'One attempt to deliver an event to a webhook subscription, recorded when it ended (an attempt queued or under way has no record yet).',
   fields: {
-    id: f.id(),
-    subscription: f.join('subscription', 'WebhookSubscription', DeliverySubscription, { fromParent: true }),
-    event: f.join('event', 'Event', DeliveredEvent),
+    id: f.id({ description: 'The attempt id (whd_…); a manual retry names it.' }),
+    subscription: f.join('subscription', 'WebhookSubscription', DeliverySubscription, {
+      fromParent: true,
+      description: 'The subscription it delivered to.',
+    }),
+    event: f.join('event', 'Event', DeliveredEvent, { description: 'The event it delivered.' }),
     trigger: f.column('trigger', 'String', {
       enum: DeliveryTrigger,
       description: 'scheduled (the first attempt and the automatic retries) or manual (a retry asked for).',

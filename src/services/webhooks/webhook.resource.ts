@@ -1,4 +1,5 @@
 import { EventTypeSet } from '../../events/types.ts';
+import { createdAt, updatedAt } from '../record-times.ts';
 import { defineResource, f } from '../resource.ts';
 
 /** What a secret starts with: `whsec_` and 32 random bytes in base64url (43 characters). */
@@ -18,7 +19,7 @@ export const WebhookSubscription = defineResource({
   scopes: ['webhooks:manage'],
   description: 'Where events are delivered, and which ones. Deleted subscriptions are not shown.',
   fields: {
-    id: f.id(),
+    id: f.id({ description: 'The subscription id (wh_…).' }),
     url: f.column('url', 'String', { description: 'The https endpoint events are posted to.' }),
     event_types: f.column('eventTypes', ['String'], {
       enum: EventTypeSet,
@@ -41,7 +42,7 @@ export const WebhookSubscription = defineResource({
       nullable: true,
       description: 'Why deliveries were disabled; null while enabled.',
     }),
-    created_at: f.time('createdAt'),
-    updated_at: f.time('updatedAt'),
+    created_at: createdAt(),
+    updated_at: updatedAt(),
   },
 });

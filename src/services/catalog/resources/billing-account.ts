@@ -5,9 +5,11 @@ export const BillingAccount = defineResource({
   name: 'BillingAccount',
   kind: 'BillingAccount',
   scopes: ['catalog:read'],
+  description:
+    'A business of the clinic payments are recorded under; its receipts carry its name and number.',
   fields: {
     id: f.id({ description: 'Pass as billing_account_id when recording a payment.' }),
-    business_name: f.column('businessName', 'String'),
+    business_name: f.column('businessName', 'String', { description: 'The name its receipts carry.' }),
     business_id: f.column('businessId', 'String', {
       nullable: true,
       description: 'Registered number printed on receipts.',

@@ -5,10 +5,14 @@ export const Breed = defineResource({
   name: 'Breed',
   kind: 'Breed',
   scopes: ['catalog:read'],
+  description: 'A breed of a species (veterinary clinics).',
   fields: {
-    id: f.id(),
-    name: f.column('name', 'String'),
-    species_id: f.ref('species', 'Species', { nullable: true }),
+    id: f.id({ description: 'The breed id (brd_…).' }),
+    name: f.column('name', 'String', { description: 'Its name.' }),
+    species_id: f.ref('species', 'Species', {
+      nullable: true,
+      description: 'Its species (spc_…); null when not tied to one.',
+    }),
     ...entryFields(),
   },
 });

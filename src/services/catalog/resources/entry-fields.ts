@@ -1,3 +1,4 @@
+import { createdAt, updatedAt } from '../../record-times.ts';
 import { type Field, f } from '../../resource.ts';
 
 /**
@@ -11,6 +12,6 @@ export const entryFields = (): Record<string, Field> => ({
     group: 'detailed',
     description: 'When the entry was disabled: out of its list, still readable by id. null while offered.',
   }),
-  created_at: f.time('createdAt', { group: 'detailed' }),
-  updated_at: f.time('updatedAt', { group: 'detailed' }),
+  created_at: createdAt({ group: 'detailed' }),
+  updated_at: updatedAt({ group: 'detailed' }),
 });

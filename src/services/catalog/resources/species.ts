@@ -5,5 +5,10 @@ export const Species = defineResource({
   name: 'Species',
   kind: 'Species',
   scopes: ['catalog:read'],
-  fields: { id: f.id(), name: f.column('name', 'String'), ...entryFields() },
+  description: 'An animal species (veterinary clinics).',
+  fields: {
+    id: f.id({ description: 'The species id (spc_…).' }),
+    name: f.column('name', 'String', { description: 'Its name, e.g. Dog.' }),
+    ...entryFields(),
+  },
 });

@@ -93,17 +93,20 @@ describe('handled', () => {
     expect((await app.get(`/v1/chat/conversations/${id}`, read)).body.data.is_handled).toBe(true);
   });
 
-  it('GraphQL keeps its arguments and gains idempotency_key', async () => {
+  it('GraphQL takes the one input style, idempotencyKey in it', async () => {
     const { conversation_id: id } = await inbound(newPhone());
     const q = (handled: boolean) =>
       app.gql(
-        `mutation { markConversationHandled(id: "${id}", handled: ${handled}, idempotency_key: "gql-${id}") { is_handled } }`,
+        `mutation { markConversationHandled(input: { id: "${id}", handled: ${handled}, idempotencyKey: "gql-${id}" }) { conversation { isHandled } } }`,
         {},
         write,
       );
-    expect((await q(true)).body.data.markConversationHandled.is_handled).toBe(true);
+    expect((await q(true)).body.data.markConversationHandled.conversation.isHandled).toBe(true);
     const other = await q(false);
-    expect(other.body.errors[0].extensions.code).toBe('conflict');
+    expect(other.body.errors[0].extensions).toMatchObject({
+      code: 'conflict',
+      param: 'input.idempotencyKey',
+    });
   });
 });
 

@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { parse, validate } from 'graphql';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Clinic } from '../src/entities/index.ts';
 import { clinicReaders } from '../src/lib/request-context.ts';
 import { signBody } from '../src/lib/signing.ts';
 import { NetworkRefusal } from '../src/network/adapter.ts';
 import { REJECTION_REASON } from '../src/network/sandbox.ts';
+import { schemas } from '../src/schema/index.ts';
 import { previewOf } from '../src/services/chat/changes.ts';
 import { syncTemplates } from '../src/services/chat/template-sync.ts';
 import { fixtures } from './fixtures.ts';
@@ -600,34 +603,47 @@ describe('reading', () => {
     });
     await send({ to: phone, text: 'reply' });
     const g = await app.gql(
-      `{ patient(id: "pat_${withPhone.id}") { all: chat_messages { edges { node { id } } } inbound: chat_messages(direction: "inbound") { edges { node { direction } } } } }`,
+      `{ patient(id: "pat_${withPhone.id}") { all: chatMessages { edges { node { id } } } inbound: chatMessages(direction: INBOUND) { edges { node { direction } } } } }`,
       {},
       read,
     );
     expect(g.body.data.patient.all.edges).toHaveLength(2);
-    expect(g.body.data.patient.inbound.edges.map((e: any) => e.node.direction)).toEqual(['inbound']);
+    expect(g.body.data.patient.inbound.edges.map((e: any) => e.node.direction)).toEqual(['INBOUND']);
+    // A type outside the set is refused by GraphQL itself (an enum); a bad time by the service,
+    // naming the argument as the query wrote it.
     const bad = await app.gql(
-      `{ patient(id: "pat_${without.id}") { chat_messages(type: "gif") { edges { node { id } } } } }`,
+      `{ patient(id: "pat_${without.id}") { chatMessages(type: GIF) { edges { node { id } } } } }`,
       {},
       read,
     );
-    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'type' });
+    expect(bad.body.errors[0].extensions.code).toBe('invalid_request');
+    expect(bad.body.errors[0].message).toMatch(/MessageType/);
+    const badTime = await app.gql(
+      `{ patient(id: "pat_${without.id}") { chatMessages(updatedSince: "nope") { edges { node { id } } } } }`,
+      {},
+      read,
+    );
+    expect(badTime.body.errors[0].extensions).toMatchObject({
+      code: 'validation_failed',
+      param: 'updatedSince',
+    });
+    expect(badTime.body.errors[0].message).toMatch(/^updatedSince /);
     // The patient's phone is read for them, whether or not the query selects it.
     // (patients() reads only what the query selects of a patient: here not its phone.)
     const noPhoneSelected = await app.gql(
-      '{ patients(first: 1, query: "Has") { edges { node { id chat_conversations { edges { node { patient_phone } } } } } } }',
+      '{ patients(first: 1, query: "Has") { edges { node { id chatConversations { edges { node { patientPhone } } } } } } }',
       {},
       read,
     );
-    expect(noPhoneSelected.body.data.patients.edges[0].node.chat_conversations.edges).toEqual([
-      { node: { patient_phone: local(phone) } },
+    expect(noPhoneSelected.body.data.patients.edges[0].node.chatConversations.edges).toEqual([
+      { node: { patientPhone: local(phone) } },
     ]);
     const none = await app.gql(
-      `{ patient(id: "pat_${without.id}") { chat_conversations { edges { node { id } } } } }`,
+      `{ patient(id: "pat_${without.id}") { chatConversations { edges { node { id } } } } }`,
       {},
       read,
     );
-    expect(none.body.data.patient.chat_conversations.edges).toEqual([]);
+    expect(none.body.data.patient.chatConversations.edges).toEqual([]);
     const patientsOnly = await app.key(clinicId, ['patients:read']);
     const r = await app.get(`/v1/patients/pat_${withPhone.id}/chat/messages`, patientsOnly);
     expect(r.status).toBe(403);
@@ -686,7 +702,7 @@ describe('GraphQL', () => {
     const patientStatements = async (n: number) => {
       const before = app.queries.length;
       const r = await app.gql(
-        `{ patients(first: ${n}, query: "Batch") { edges { node { id chat_messages(first: 2) { edges { node { id text } } } } } } }`,
+        `{ patients(first: ${n}, query: "Batch") { edges { node { id chatMessages(first: 2) { edges { node { id text } } } } } } }`,
         {},
         read,
       );
@@ -694,7 +710,7 @@ describe('GraphQL', () => {
       const edges = r.body.data.patients.edges;
       expect(edges.length).toBe(n);
       for (const e of edges)
-        expect(e.node.chat_messages.edges.map((m: any) => m.node.text)).toEqual([
+        expect(e.node.chatMessages.edges.map((m: any) => m.node.text)).toEqual([
           expect.stringMatching(/^from P\d$/),
         ]);
       return app.queries.slice(before).filter((x) => /\bselect\b/i.test(x)).length;
@@ -717,12 +733,13 @@ describe('GraphQL', () => {
   it('sandbox mutations play the patient: a message (opening the window) and a reaction', async () => {
     const phone = newPhone();
     const r = await app.gql(
-      'mutation($from: String!) { sandboxInbound(from: $from, text: "From the sandbox", name: "Sam") { id conversation_id } }',
+      'mutation($from: String!) { sandboxInbound(input: { from: $from, text: "From the sandbox", name: "Sam" }) { message { id conversationId direction text } } }',
       { from: local(phone) },
       write,
     );
-    const { id, conversation_id } = r.body.data.sandboxInbound;
+    const { id, conversationId: conversation_id, ...recorded } = r.body.data.sandboxInbound.message;
     expect(id).toMatch(/^in_/);
+    expect(recorded).toEqual({ direction: 'INBOUND', text: 'From the sandbox' });
     const conv = (await app.get(`/v1/chat/conversations/${conversation_id}`, read)).body.data;
     expect(conv).toMatchObject({
       display_name: 'Sam',
@@ -731,53 +748,90 @@ describe('GraphQL', () => {
     const out = await send({ to: phone, text: 'hello Sam' });
     await app.settle();
     const reply = await app.gql(
-      `mutation { sandboxInbound(from: "${phone}", text: "thanks", reply_to: "${out.body.data.id}") { id } }`,
+      `mutation { sandboxInbound(input: { from: "${phone}", text: "thanks", replyTo: "${out.body.data.id}" }) { message { id repliedToId } } }`,
       {},
       write,
     );
-    expect((await getMessage(reply.body.data.sandboxInbound.id)).replied_to_id).toBe(out.body.data.id);
-    await app.gql(
-      `mutation { sandboxReact(message_id: "${out.body.data.id}", emoji: "🙏") { id } }`,
+    const replied = reply.body.data.sandboxInbound.message;
+    expect(replied.repliedToId).toBe(out.body.data.id);
+    expect((await getMessage(replied.id)).replied_to_id).toBe(out.body.data.id);
+    const reacted = await app.gql(
+      `mutation { sandboxReact(input: { messageId: "${out.body.data.id}", emoji: "🙏" }) { message { id reactions { patient } } } }`,
       {},
       write,
     );
+    expect(reacted.body.data.sandboxReact.message).toEqual({
+      id: out.body.data.id,
+      reactions: { patient: '🙏' },
+    });
     expect((await getMessage(out.body.data.id)).reactions.patient).toBe('🙏');
-    const bad = await app.gql('mutation { sandboxInbound(from: "abc", text: "x") { id } }', {}, write);
-    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'from' });
+    const bad = await app.gql(
+      'mutation { sandboxInbound(input: { from: "abc", text: "x" }) { message { id } } }',
+      {},
+      write,
+    );
+    expect(bad.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'input.from' });
+    expect(bad.body.errors[0].message).toBe("input.from 'abc' is not a phone number.");
+    // The patient side's own names (the CLI's --media-type) are the input's here.
+    const media = await app.gql(
+      `mutation { sandboxInbound(input: { from: "${phone}", mediaType: IMAGE }) { message { id } } }`,
+      {},
+      write,
+    );
+    expect(media.body.errors[0].extensions).toMatchObject({
+      code: 'validation_failed',
+      param: 'input.mediaUrl',
+    });
+    expect(media.body.errors[0].message).toBe('input.mediaUrl and input.mediaType go together.');
   });
 
   it('sends, reacts and marks handled with the same rules and error codes', async () => {
     const phone = newPhone();
     const m = await inbound(phone);
     const sent = await app.gql(
-      'mutation($to: String!) { sendMessage(to: $to, text: "via graphql") { data { id status } meta { delivery_mode } } }',
+      'mutation($to: String!) { sendMessage(input: { to: $to, text: "via graphql" }) { message { id status } meta { deliveryMode caption { id } } } }',
       { to: phone },
       write,
     );
     expect(sent.body.data.sendMessage).toMatchObject({
-      data: { status: 'queued' },
-      meta: { delivery_mode: 'free_text' },
+      message: { status: 'QUEUED' },
+      meta: { deliveryMode: 'FREE_TEXT', caption: null },
     });
     const both = await app.gql(
-      'mutation($to: String!) { sendMessage(to: $to, text: "a", template: "b") { data { id } } }',
+      'mutation($to: String!) { sendMessage(input: { to: $to, text: "a", template: "b" }) { message { id } } }',
       { to: phone },
       write,
     );
-    expect(both.body.errors[0].extensions).toMatchObject({ code: 'validation_failed', param: 'template' });
+    expect(both.body.errors[0].extensions).toMatchObject({
+      code: 'validation_failed',
+      param: 'input.template',
+    });
+    // The typed input: a media type outside the set, or no `to`, is GraphQL's own refusal.
+    for (const input of [
+      `{ to: "${phone}", media: { type: AUDIO, url: "https://x.test/a.ogg" } }`,
+      '{ text: "a" }',
+    ]) {
+      const refused = await app.gql(
+        `mutation { sendMessage(input: ${input}) { message { id } } }`,
+        {},
+        write,
+      );
+      expect(refused.body.errors[0].extensions.code, input).toBe('invalid_request');
+    }
     const reacted = await app.gql(
-      `mutation { reactToMessage(id: "${m.id}", emoji: "👍") { reactions { clinic } } }`,
+      `mutation { reactToMessage(input: { id: "${m.id}", emoji: "👍" }) { message { reactions { clinic } } } }`,
       {},
       write,
     );
-    expect(reacted.body.data.reactToMessage.reactions.clinic).toBe('👍');
+    expect(reacted.body.data.reactToMessage.message.reactions.clinic).toBe('👍');
     const handled = await app.gql(
-      `mutation { markConversationHandled(id: "${m.conversation_id}", handled: true) { is_handled } }`,
+      `mutation { markConversationHandled(input: { id: "${m.conversation_id}", handled: true }) { conversation { isHandled } } }`,
       {},
       write,
     );
-    expect(handled.body.data.markConversationHandled.is_handled).toBe(true);
+    expect(handled.body.data.markConversationHandled.conversation.isHandled).toBe(true);
     const forbidden = await app.gql(
-      `mutation { markConversationHandled(id: "${m.conversation_id}", handled: true) { id } }`,
+      `mutation { markConversationHandled(input: { id: "${m.conversation_id}", handled: true }) { conversation { id } } }`,
       {},
       read,
     );
@@ -788,6 +842,75 @@ describe('GraphQL', () => {
       read,
     );
     expect(q.body.data.conversations.edges[0].node.messages.edges).toHaveLength(2);
+    // The filters in GraphQL's names: camelCase, the closed sets as enums, REST's values behind them.
+    const filtered = await app.gql(
+      `{ handled: conversations(phone: "${local(phone)}", isHandled: true, updatedSince: "2000-01-01T00:00:00Z") { edges { node { id isHandled } } }
+         unhandled: conversations(phone: "${local(phone)}", isHandled: false) { edges { node { id } } }
+         messages(phone: "${local(phone)}", direction: OUTBOUND, type: TEXT) { edges { node { id direction type status } } }
+         images: messages(phone: "${local(phone)}", type: IMAGE) { edges { node { id } } } }`,
+      {},
+      read,
+    );
+    expect(filtered.body.errors).toBeUndefined();
+    expect(filtered.body.data.handled.edges).toEqual([{ node: { id: m.conversation_id, isHandled: true } }]);
+    expect(filtered.body.data.unhandled.edges).toEqual([]);
+    expect(filtered.body.data.messages.edges).toEqual([
+      {
+        node: {
+          id: sent.body.data.sendMessage.message.id,
+          direction: 'OUTBOUND',
+          type: 'TEXT',
+          status: expect.stringMatching(/^(QUEUED|SENT|DELIVERED|READ)$/),
+        },
+      },
+    ]);
+    expect(filtered.body.data.images.edges).toEqual([]);
+    const badSince = await app.gql('{ conversations(updatedSince: "nope") { edges { cursor } } }', {}, read);
+    expect(badSince.body.errors[0].extensions).toMatchObject({
+      code: 'validation_failed',
+      param: 'updatedSince',
+    });
+  });
+
+  it('the sandbox mutations and their types are in the schema served with the sandbox network only', async () => {
+    const names = (list: { name: string }[] | undefined) => (list ?? []).map((x) => x.name);
+    const SANDBOX_TYPES = [
+      'SandboxInboundInput',
+      'SandboxInboundPayload',
+      'SandboxReactInput',
+      'SandboxReactPayload',
+      'InboundMediaType',
+    ];
+    // This app's network is the sandbox: its /graphql has them.
+    const served = await app.gql(
+      '{ __schema { mutationType { fields { name } } types { name } } }',
+      {},
+      read,
+    );
+    expect(names(served.body.data.__schema.mutationType.fields)).toEqual(
+      expect.arrayContaining(['sandboxInbound', 'sandboxReact', 'sendMessage']),
+    );
+    expect(names(served.body.data.__schema.types)).toEqual(expect.arrayContaining(SANDBOX_TYPES));
+    // A service with another network gets the schema without them, which schema.graphql holds.
+    for (const schema of [schemas().publicSchema, schemas({ sandbox: false }).publicSchema]) {
+      expect(Object.keys(schema.getMutationType()?.getFields() ?? {})).not.toEqual(
+        expect.arrayContaining(['sandboxInbound']),
+      );
+      expect(Object.keys(schema.getMutationType()?.getFields() ?? {})).toContain('sendMessage');
+      const present = Object.keys(schema.getTypeMap()).filter(
+        (t) => /sandbox/i.test(t) || SANDBOX_TYPES.includes(t),
+      );
+      expect(present).toEqual([]);
+      const errors = validate(
+        schema,
+        parse('mutation { sandboxInbound(input: { from: "050" }) { message { id } } }'),
+      );
+      expect(errors.map((e) => e.message)).toEqual([expect.stringMatching(/sandboxInbound/)]);
+    }
+    const committed = readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8');
+    for (const name of ['sandboxInbound', 'sandboxReact', ...SANDBOX_TYPES])
+      expect(committed, name).not.toMatch(new RegExp(`\\b${name}\\b`));
+    expect(committed).toMatch(/\bsendMessage\([^)]*\binput: SendMessageInput!\s*\): SendMessagePayload!/);
   });
 });
 

@@ -311,10 +311,10 @@ describe('typed chat subscriptions', () => {
     };
     const s = open(bearer(chatRead));
     const messages = s.subscribe(
-      'subscription($c: ID!) { conversationMessages(conversation_id: $c) { id direction status text conversation_id } }',
+      'subscription($c: ID!) { conversationMessages(conversationId: $c) { id direction status text conversationId } }',
       { c: first.conversation_id },
     );
-    const list = s.subscribe('subscription { conversationsChanged { id last_message_preview } }');
+    const list = s.subscribe('subscription { conversationsChanged { id lastMessagePreview } }');
     await until(() => app.server.app.eventHub.size >= 2);
     const sent = await app.post('/v1/chat/messages', { to: phone, text: 'See you at 10' }, chatWrite);
     expect(sent.status, JSON.stringify(sent.body)).toBe(202);
@@ -324,14 +324,14 @@ describe('typed chat subscriptions', () => {
     // under load two may commit in either order, so only the final state is certain.
     const statuses = got.map((r) => r.conversationMessages.status);
     expect(statuses).toHaveLength(3);
-    expect(statuses.every((x) => ['sent', 'delivered', 'read'].includes(x))).toBe(true);
-    expect(statuses).toContain('read');
+    expect(statuses.every((x) => ['SENT', 'DELIVERED', 'READ'].includes(x))).toBe(true);
+    expect(statuses).toContain('READ');
     for (const r of got) {
       expect(r.conversationMessages).toMatchObject({
         id: sent.body.data.id,
-        direction: 'outbound',
+        direction: 'OUTBOUND',
         text: 'See you at 10',
-        conversation_id: first.conversation_id,
+        conversationId: first.conversation_id,
       });
     }
     // The message as REST presents it (the event's data), status as of each change.
@@ -339,10 +339,10 @@ describe('typed chat subscriptions', () => {
     expect(rest.body.data.status).toBe('read');
     await app.server.network.inbound({ clinicPhone, from: phone, text: 'Thanks' });
     const more = await messages.waitFor(4);
-    expect(more[3].conversationMessages).toMatchObject({ direction: 'inbound', text: 'Thanks' });
+    expect(more[3].conversationMessages).toMatchObject({ direction: 'INBOUND', text: 'Thanks' });
     const changes = await list.waitFor(4);
     expect(changes.every((r) => r.conversationsChanged.id === first.conversation_id)).toBe(true);
-    expect(changes[3].conversationsChanged.last_message_preview).toBe('Thanks');
+    expect(changes[3].conversationsChanged.lastMessagePreview).toBe('Thanks');
   });
 
   it('refuse another clinic’s conversation (not_found) and a key without chat:read (forbidden)', async () => {
@@ -350,7 +350,7 @@ describe('typed chat subscriptions', () => {
     const denied = s.subscribe('subscription { conversationsChanged { id } }');
     const t = open(bearer(chatRead));
     const unknown = t.subscribe(
-      'subscription { conversationMessages(conversation_id: "conv_999999") { id } }',
+      'subscription { conversationMessages(conversationId: "conv_999999") { id } }',
     );
     await until(() => denied.errors.length > 0 && unknown.errors.length > 0);
     expect(denied.errors[0].extensions.code).toBe('forbidden');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { allWrites } from '../services/all-writes.ts';
-import { CAPTION_MAX, PARAM_MAX, TEXT_MAX } from '../services/chat/send-input.ts';
+import { CAPTION_MAX, PARAM_MAX, SEND_FIELDS, TEXT_MAX } from '../services/chat/send-input.ts';
 import { restFieldOf, type WriteOperation } from '../services/writes.ts';
 
 /**
@@ -85,7 +85,9 @@ let all: Record<string, BodyDoc> | undefined;
 
 /**
  * Every write route's body, by Rest field: each write definition's, and the chat send's (below),
- * written beside its own check (`WriteOperation.parse`), which its definition's `input` does not describe.
+ * written beside its own check (`WriteOperation.parse`): its definition's `input` (which GraphQL's
+ * input is made from) shares its texts (SEND_FIELDS) but cannot say its rules (exactly one of
+ * text, template or media), its bounds or its refusals.
  */
 export function requestBodies(): Record<string, BodyDoc> {
   all ??= {
@@ -99,29 +101,28 @@ const chatBodies: Record<string, BodyDoc> = {
   restSendMessage: {
     schema: {
       type: 'object',
-      description: 'Exactly one of `text`, `template` or `media`.',
+      description: SEND_FIELDS.body,
       required: ['to'],
       additionalProperties: false,
       properties: {
         to: {
           type: 'string',
-          description: 'The patient phone; separators ignored, local (0…) or international.',
+          description: SEND_FIELDS.to,
         },
         text: {
           type: 'string',
           minLength: 1,
           maxLength: TEXT_MAX,
-          description:
-            'Free text. Inside the 24-hour window it goes out as it is (`free_text`); outside it, wrapped in the clinic’s marketing template (`template_fallback`, billed as marketing).',
+          description: SEND_FIELDS.text,
         },
         template: {
           type: 'string',
-          description: 'Name of a sendable template (GET /v1/chat/templates?sendable=true).',
+          description: SEND_FIELDS.template,
         },
         params: {
           type: 'array',
           items: { type: 'string', maxLength: PARAM_MAX },
-          description: "Positional: params[0] fills {{1}}. Exactly the template's parameter_count.",
+          description: SEND_FIELDS.params,
         },
         media: {
           type: 'object',
@@ -131,24 +132,21 @@ const chatBodies: Record<string, BodyDoc> = {
             type: {
               type: 'string',
               enum: ['image', 'document'],
-              description: 'image (JPEG or PNG) or document (PDF).',
+              description: SEND_FIELDS.mediaType,
             },
             url: {
               type: 'string',
               format: 'uri',
-              description:
-                'An https URL the service downloads during the request (up to 16 MB); a presigned link valid a few minutes suffices.',
+              description: SEND_FIELDS.mediaUrl,
             },
             filename: {
               type: 'string',
-              description:
-                "Documents only: the name the patient sees; defaults to the URL's file name; .pdf appended when missing.",
+              description: SEND_FIELDS.mediaFilename,
             },
             caption: {
               type: 'string',
               maxLength: CAPTION_MAX,
-              description:
-                'Sent as a text message right after the media, subject to the 24-hour window; reported under meta.caption.',
+              description: SEND_FIELDS.mediaCaption,
             },
           },
         },

@@ -3,10 +3,18 @@ import { AppError } from '../../lib/errors.ts';
 import type { RequestContext } from '../../lib/request-context.ts';
 import { SandboxNetwork } from '../../network/sandbox.ts';
 import { markConversationHandled } from '../../services/chat/handled.ts';
+import {
+  DeliveryMode,
+  InboundMediaType,
+  Message as MessageResource,
+} from '../../services/chat/message.resource.ts';
+import { getMessage } from '../../services/chat/messages.ts';
 import { patientMessage, patientReaction } from '../../services/chat/patient-side.ts';
 import { reactToMessage } from '../../services/chat/react.ts';
 import { type Sent, sendMessage } from '../../services/chat/send.ts';
+import { CORE, viewFor } from '../../services/resource.ts';
 import { builder } from '../builder.ts';
+import { enumTypeOf } from '../enums.ts';
 import { namedPerFace } from '../resource-types.ts';
 import { restOne } from '../shared.ts';
 import { definePayloadMembers, restWrite, restWriteAnswer } from '../write-faces.ts';
@@ -15,11 +23,14 @@ import { ConversationType, MessageType } from './types.ts';
 /**
  * The chat inbox's writes (spec, Chat: write; scope chat:write, which a key never has beside
  * chat:read): send, react, handled. All three are write definitions (`faces: 'own'`:
- * src/services/chat/{send,react,handled}.ts) whose faces here keep their flat GraphQL arguments and
- * Rest answer types, and run through `performWrite` like every write. REST reads the body as
- * JSON (src/server/app.ts), so a value of the wrong JSON type is a 422 instead of being coerced.
+ * src/services/chat/{send,react,handled}.ts): their GraphQL mutations are made with every other
+ * write's (src/schema/writes.ts: `sendMessage(input: SendMessageInput!)`, the send's payload with
+ * `meta` beside `message`, below); their Rest fields and answer types are here. All run through
+ * `performWrite`. REST reads the body as JSON (src/server/app.ts), so a value of the wrong JSON
+ * type is a 422 instead of being coerced.
  */
 const chatWrite = allOf(['chat:write']);
+const DeliveryModeType = enumTypeOf(DeliveryMode);
 
 const CaptionMeta = builder.objectRef<{ id: string; delivery_mode: string }>('CaptionMeta').implement({
   description: 'The caption of a media message: a text message sent right after it.',
@@ -27,7 +38,11 @@ const CaptionMeta = builder.objectRef<{ id: string; delivery_mode: string }>('Ca
     namedPerFace({
       id: () => t.exposeString('id', { description: 'The caption message (out_<n>).' }),
       delivery_mode: (sg) =>
-        t.exposeString('delivery_mode', { ...sg, description: 'free_text or template_fallback.' }),
+        t.expose('delivery_mode', {
+          ...sg,
+          type: DeliveryModeType,
+          description: 'free_text or template_fallback.',
+        }),
     }),
 });
 
@@ -36,8 +51,9 @@ const SendMeta = builder.objectRef<Sent['meta']>('SendMeta').implement({
   fields: (t) =>
     namedPerFace({
       delivery_mode: (sg) =>
-        t.exposeString('delivery_mode', {
+        t.expose('delivery_mode', {
           ...sg,
+          type: DeliveryModeType,
           description:
             'free_text (inside the 24-hour window), template_fallback (window closed: wrapped in the marketing template) or template (a template by name, or media).',
         }),
@@ -66,35 +82,9 @@ const SendResult = builder.objectRef<Sent>('SendResult').implement({
 const MessageBody = restOne('ReactionResult', MessageType);
 const ConversationBody = restOne('HandledResult', ConversationType);
 
-/** GraphQL arguments as a JSON body: arguments left out are absent, explicit nulls kept. */
-const bodyOf = (args: Record<string, unknown>, omit: string[] = []) =>
-  Object.fromEntries(Object.entries(args).filter(([k, v]) => v !== undefined && !omit.includes(k)));
-
-/** What every write's GraphQL face takes beside its fields (src/schema/writes.ts). */
-const WRITE_ARGS = ['id', 'idempotency_key', 'expected_updated_at'];
-
 builder.mutationType({});
 
-const idempotencyArg = (t: any) =>
-  t.arg.string({
-    required: false,
-    description: 'The same key and input within 24 hours answer the first result and write nothing.',
-  });
-const expectedArg = (t: any) =>
-  t.arg.string({
-    required: false,
-    description:
-      "The object's updated_at as last read: when it has changed since, the write is refused (precondition_failed) and changes nothing.",
-  });
-
-const SandboxResult = builder.objectRef<{ id: string; conversation_id: string }>('SandboxResult').implement({
-  subGraphs: ['Sandbox'],
-  description: 'What the sandbox network reported, as the service recorded it.',
-  fields: (t) => ({
-    id: t.exposeString('id', { description: 'The message: in_<n> (or the message reacted to).' }),
-    conversation_id: t.exposeString('conversation_id'),
-  }),
-});
+// ---------- Sandbox (served only with the sandbox network: src/schema/index.ts) ----------
 
 /** The sandbox network of this app, or a 404 for a real network (these mutations do not exist there). */
 function sandboxOf(ctx: RequestContext): SandboxNetwork {
@@ -104,65 +94,138 @@ function sandboxOf(ctx: RequestContext): SandboxNetwork {
   return network;
 }
 
-const recordedIds = (r: unknown) => {
-  const { id, conversation_id } = r as { id: string; conversation_id: string };
-  return { id, conversation_id };
+/**
+ * The patient side (src/services/chat/patient-side.ts) names what the CLI's options are called
+ * (`media-type`, `reply-to`, the `message` reacted to); a mutation's caller wrote the input's
+ * fields (`input.mediaType`), as every other mutation's refusal names them (src/schema/input-errors.ts).
+ */
+const inputNames: Record<string, string> = {
+  from: 'from',
+  text: 'text',
+  name: 'name',
+  'media-url': 'mediaUrl',
+  'media-type': 'mediaType',
+  'reply-to': 'replyTo',
+  message: 'messageId',
+  emoji: 'emoji',
 };
 
-const SendMediaInput = builder.inputType('SendMediaInput', {
+async function asSandboxInput<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (!(err instanceof AppError) || !err.param || !(err.param in inputNames)) throw err;
+    const rename = (m: string) =>
+      m.replace(/\b(media-url|media-type|reply-to)\b/g, (cli) => `input.${inputNames[cli]}`);
+    const param = `input.${inputNames[err.param]}`;
+    const message = rename(err.message).replace(new RegExp(`^${err.param}\\b`), param);
+    throw new AppError(err.code, message, { param, ...(err.details ? { details: err.details } : {}) });
+  }
+}
+
+/** The message the callback recorded (or reacted to), as a read of it answers now. */
+async function recordedMessage(ctx: RequestContext, reply: unknown) {
+  const id = (reply as { id?: unknown } | null)?.id;
+  if (typeof id !== 'string')
+    throw new Error(`The sandbox's callback recorded no message: ${JSON.stringify(reply)}`);
+  return { message: await getMessage(ctx, id, viewFor(MessageResource, CORE)) };
+}
+
+const sandboxPayload = (name: string, what: string) =>
+  builder.objectRef<{ message: any }>(name).implement({
+    subGraphs: ['Sandbox'],
+    description: `What ${name.replace(/Payload$/, '').replace(/^./, (c) => c.toLowerCase())} answers.`,
+    fields: (t) => ({
+      message: t.field({ type: MessageType, description: what, resolve: (p) => p.message }),
+    }),
+  });
+
+const SandboxInboundInput = builder.inputType('SandboxInboundInput', {
+  subGraphs: ['Sandbox'],
+  description: 'What the patient sends: text, media, or both.',
   fields: (t) => ({
-    type: t.string({ required: true, description: 'image (JPEG or PNG) or document (PDF).' }),
-    url: t.string({ required: true, description: 'https URL the service downloads now; up to 16 MB.' }),
-    filename: t.string({ required: false, description: 'Documents only; .pdf appended when missing.' }),
-    caption: t.string({
+    from: t.string({ required: true, description: "The patient's phone; separators ignored." }),
+    text: t.string({ required: false, description: 'The text (or the caption of the media).' }),
+    name: t.string({ required: false, description: "The patient's profile name on the messaging network." }),
+    mediaUrl: t.string({
       required: false,
-      description: 'Up to 1024 characters; sent as a text message right after.',
+      description: 'A link to the media the patient sends; goes with mediaType.',
+    }),
+    mediaType: t.field({
+      type: enumTypeOf(InboundMediaType),
+      required: false,
+      description: 'The kind of the media; goes with mediaUrl.',
+    }),
+    replyTo: t.id({ required: false, description: 'The outbound message replied to (out_<n>).' }),
+  }),
+});
+
+const SandboxReactInput = builder.inputType('SandboxReactInput', {
+  subGraphs: ['Sandbox'],
+  description: "The patient's reaction.",
+  fields: (t) => ({
+    messageId: t.id({ required: true, description: 'The message reacted to (in_<n> or out_<n>).' }),
+    emoji: t.string({
+      required: false,
+      description: "One emoji: sets or replaces the patient's reaction; null withdraws it.",
     }),
   }),
 });
 
+const SandboxInboundPayload = sandboxPayload(
+  'SandboxInboundPayload',
+  "The patient's message, as the service recorded it.",
+);
+const SandboxReactPayload = sandboxPayload(
+  'SandboxReactPayload',
+  "The message reacted to, with the patient's reaction as the service recorded it.",
+);
+
 builder.mutationFields((t) => ({
   sandboxInbound: t.field({
-    type: SandboxResult,
+    type: SandboxInboundPayload,
     subGraphs: ['Sandbox'],
     authScopes: chatWrite,
     description:
       "Sandbox only: the patient writes to the clinic (the network's signed callback, as a real one makes it). Opens the 24-hour window.",
     args: {
-      from: t.arg.string({ required: true, description: "The patient's phone." }),
-      text: t.arg.string({ required: false }),
-      name: t.arg.string({ required: false, description: "The patient's profile name." }),
-      media_url: t.arg.string({ required: false }),
-      media_type: t.arg.string({ required: false, description: 'image, document, audio, video or sticker.' }),
-      reply_to: t.arg.id({ required: false, description: 'The outbound message replied to (out_<n>).' }),
+      input: t.arg({
+        type: SandboxInboundInput,
+        required: true,
+        description: 'The input of sandboxInbound.',
+      }),
     },
-    resolve: async (_root, args, ctx) => {
-      const network = sandboxOf(ctx);
-      const message = await patientMessage(ctx.em, ctx.principal.clinicId, {
-        from: args.from,
-        text: args.text,
-        name: args.name,
-        mediaUrl: args.media_url,
-        mediaType: args.media_type,
-        replyTo: args.reply_to == null ? null : String(args.reply_to),
-      });
-      return recordedIds(await network.inbound(message));
-    },
+    resolve: (_root, { input }, ctx) =>
+      asSandboxInput(async () => {
+        const network = sandboxOf(ctx);
+        const message = await patientMessage(ctx.em, ctx.principal.clinicId, {
+          from: input.from,
+          text: input.text,
+          name: input.name,
+          mediaUrl: input.mediaUrl,
+          mediaType: input.mediaType,
+          replyTo: input.replyTo == null ? null : String(input.replyTo),
+        });
+        return recordedMessage(ctx, await network.inbound(message));
+      }),
   }),
   sandboxReact: t.field({
-    type: SandboxResult,
+    type: SandboxReactPayload,
     subGraphs: ['Sandbox'],
     authScopes: chatWrite,
     description: "Sandbox only: the patient reacts to a message; null withdraws the patient's reaction.",
-    args: { message_id: t.arg.id({ required: true }), emoji: t.arg.string({ required: false }) },
-    resolve: async (_root, args, ctx) => {
-      const network = sandboxOf(ctx);
-      const r = await patientReaction(ctx.em, ctx.principal.clinicId, {
-        message: String(args.message_id),
-        emoji: args.emoji ?? null,
-      });
-      return recordedIds(await network.patientReaction(r));
+    args: {
+      input: t.arg({ type: SandboxReactInput, required: true, description: 'The input of sandboxReact.' }),
     },
+    resolve: (_root, { input }, ctx) =>
+      asSandboxInput(async () => {
+        const network = sandboxOf(ctx);
+        const r = await patientReaction(ctx.em, ctx.principal.clinicId, {
+          message: String(input.messageId),
+          emoji: input.emoji ?? null,
+        });
+        return recordedMessage(ctx, await network.patientReaction(r));
+      }),
   }),
 
   // ---------- Rest (served under /v1: src/rest/direct.ts) ----------

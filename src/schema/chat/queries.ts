@@ -10,7 +10,7 @@ import {
   listConversations,
 } from '../../services/chat/conversations.ts';
 import { getMessageMedia, MediaLink } from '../../services/chat/media.ts';
-import { Message } from '../../services/chat/message.resource.ts';
+import { Message, MessageType as MessageTypes } from '../../services/chat/message.resource.ts';
 import {
   getMessage,
   listConversationMessages,
@@ -21,9 +21,12 @@ import {
 } from '../../services/chat/messages.ts';
 import { Template } from '../../services/chat/template.resource.ts';
 import { listTemplates } from '../../services/chat/templates.ts';
+import { Direction } from '../../services/closed-sets.ts';
 import { Patient } from '../../services/patients/patient.resource.ts';
 import { CORE, type Resource, type Row, viewFor, viewOfSelection } from '../../services/resource.ts';
 import { builder } from '../builder.ts';
+import { enumTypeOf } from '../enums.ts';
+import { argsOn, type Face, withServiceArgs } from '../face-args.ts';
 import { PatientType } from '../patients/types.ts';
 import { objectType } from '../resource-types.ts';
 import { selectedFields } from '../selection.ts';
@@ -50,29 +53,59 @@ const notFoundIsNull = async <T>(p: Promise<T>): Promise<T | null> => {
   }
 };
 
-const conversationArgs = (t: any) => ({
-  phone: t.arg.string({ required: false, description: 'Separators ignored.' }),
-  is_handled: t.arg.boolean({ required: false }),
-  updated_since: t.arg.string({
-    required: false,
-    description: 'ISO 8601. Ascending mutation order: any change moves a conversation to the end.',
-  }),
-});
+/**
+ * The filters, defined once for both faces, each naming them its own way (src/schema/face-args.ts):
+ * GraphQL in camelCase with its enums and booleans, REST (the Rest fields under /v1) in
+ * snake_case with strings, which the services check and answer 422 for, naming the parameter.
+ * A Public field hands the services REST's names (an enum arrives as its REST value), and its
+ * refusals name the argument as the query did.
+ */
+const handledDescription = 'true: only conversations marked handled; false: only the others.';
+const conversationArgs = (t: any, face: Face) =>
+  argsOn(face, {
+    phone: t.arg.string({ required: false, description: 'Separators ignored.' }),
+    is_handled:
+      face === 'Rest'
+        ? t.arg.string({ required: false, description: 'true or false.' })
+        : t.arg.boolean({ required: false, description: handledDescription }),
+    updated_since: t.arg.string({
+      required: false,
+      description: 'ISO 8601. Ascending mutation order: any change moves a conversation to the end.',
+    }),
+  });
 
-const messageArgs = (t: any) => ({
-  direction: t.arg.string({ required: false, description: 'inbound or outbound.' }),
-  type: t.arg.string({
-    required: false,
-    description: 'text, image, document, audio, video, sticker or contacts.',
-  }),
-  phone: t.arg.string({ required: false, description: 'The patient side (to or from); separators ignored.' }),
-  from: t.arg.string({ required: false, description: 'ISO 8601; messages created at or after it.' }),
-  to: t.arg.string({ required: false, description: 'ISO 8601; messages created before it.' }),
-  updated_since: t.arg.string({
-    required: false,
-    description: 'ISO 8601. Ascending mutation order; catches receipts on older messages.',
-  }),
-});
+const messageArgs = (t: any, face: Face) =>
+  argsOn(face, {
+    direction:
+      face === 'Rest'
+        ? t.arg.string({ required: false, description: 'inbound or outbound.' })
+        : t.arg({
+            type: enumTypeOf(Direction),
+            required: false,
+            description: 'Only messages that went this way.',
+          }),
+    type:
+      face === 'Rest'
+        ? t.arg.string({
+            required: false,
+            description: 'text, image, document, audio, video, sticker or contacts.',
+          })
+        : t.arg({
+            type: enumTypeOf(MessageTypes),
+            required: false,
+            description: 'Only messages of this type.',
+          }),
+    phone: t.arg.string({
+      required: false,
+      description: 'The patient side (to or from); separators ignored.',
+    }),
+    from: t.arg.string({ required: false, description: 'ISO 8601; messages created at or after it.' }),
+    to: t.arg.string({ required: false, description: 'ISO 8601; messages created before it.' }),
+    updated_since: t.arg.string({
+      required: false,
+      description: 'ISO 8601. Ascending mutation order; catches receipts on older messages.',
+    }),
+  });
 
 // ---------- Public (GraphQL) ----------
 
@@ -81,11 +114,14 @@ builder.queryFields((t) => ({
     subGraphs: ['Public'],
     nullable: true,
     authScopes: chatRead,
-    description: 'Most recent activity first; with updated_since, ascending mutation order.',
-    args: conversationArgs(t),
+    description:
+      "The clinic's conversations, most recent activity first; with updatedSince, ascending mutation order.",
+    args: conversationArgs(t, 'Public'),
     resolve: async (_root, args, ctx, info) => {
       const view = selection(Conversation, info);
-      return toConnection(await listConversations(ctx, { ...args, ...relayPageArgs(args), view }));
+      return toConnection(
+        await withServiceArgs(args, (a) => listConversations(ctx, { ...a, ...relayPageArgs(a), view })),
+      );
     },
   }),
   conversation: t.field({
@@ -93,7 +129,8 @@ builder.queryFields((t) => ({
     subGraphs: ['Public'],
     nullable: true,
     authScopes: chatRead,
-    args: { id: t.arg.id({ required: true }) },
+    description: 'One conversation; null when the clinic has none with this id.',
+    args: { id: t.arg.id({ required: true, description: 'The conversation (conv_<n>).' }) },
     resolve: (_root, args, ctx) =>
       notFoundIsNull(getConversation(ctx, String(args.id), viewFor(Conversation, CORE))),
   }),
@@ -102,11 +139,12 @@ builder.queryFields((t) => ({
     nullable: true,
     authScopes: chatRead,
     description:
-      'Inbound and outbound across conversations, newest first; with updated_since, ascending mutation order.',
-    args: messageArgs(t),
+      'Inbound and outbound across conversations, newest first; with updatedSince, ascending mutation order.',
+    args: messageArgs(t, 'Public'),
     resolve: async (_root, args, ctx, info) => {
+      const view = selection(Message, info);
       return toConnection(
-        await listMessages(ctx, { ...args, ...relayPageArgs(args), view: selection(Message, info) }),
+        await withServiceArgs(args, (a) => listMessages(ctx, { ...a, ...relayPageArgs(a), view })),
       );
     },
   }),
@@ -115,6 +153,7 @@ builder.queryFields((t) => ({
     subGraphs: ['Public'],
     nullable: true,
     authScopes: chatRead,
+    description: 'One message; null when the clinic has none with this id.',
     args: { id: t.arg.id({ required: true, description: 'in_<n> or out_<n>.' }) },
     resolve: (_root, args, ctx) => notFoundIsNull(getMessage(ctx, String(args.id), viewFor(Message, CORE))),
   }),
@@ -123,13 +162,14 @@ builder.queryFields((t) => ({
     subGraphs: ['Public'],
     nullable: true,
     authScopes: allOf(Template.scopes),
+    description: "The message templates of the clinic's messaging number.",
     args: { sendable: t.arg.boolean({ required: false, description: 'true: only sendable ones.' }) },
     resolve: (_root, args, ctx) => listTemplates(ctx, { ...args, view: viewFor(Template, CORE) }),
   }),
 }));
 
 builder.objectFields(MessageType, (t) => ({
-  media_link: t.field({
+  mediaLink: t.field({
     type: MediaLinkType,
     subGraphs: ['Public'],
     nullable: true,
@@ -149,39 +189,46 @@ builder.objectFields(ConversationType, (t) => ({
     nullable: true,
     authScopes: chatRead,
     description: 'Inbound and outbound merged, newest first.',
-    args: messageArgs(t),
+    args: messageArgs(t, 'Public'),
     resolve: async (c: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
       const view = selection(Message, info);
-      return toConnection(await messagesOfConversation(ctx, c.id, { ...args, ...relayPageArgs(args), view }));
+      return toConnection(
+        await withServiceArgs(args, (a) =>
+          messagesOfConversation(ctx, c.id, { ...a, ...relayPageArgs(a), view }),
+        ),
+      );
     },
   }),
 }));
 
 builder.objectFields(PatientType, (t) => ({
-  chat_conversations: connectionField(t, ConversationType, {
+  chatConversations: connectionField(t, ConversationType, {
     subGraphs: ['Public'],
     nullable: true,
     authScopes: patientChat,
     description: "The conversation of the patient's phone (none when the patient has no phone).",
-    args: {
-      is_handled: t.arg.boolean({ required: false }),
-      updated_since: t.arg.string({ required: false }),
-    },
+    args: (({ phone: _, ...args }) => args)(conversationArgs(t, 'Public')),
     resolve: async (p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
       const view = selection(Conversation, info);
-      return toConnection(await conversationsOfPatient(ctx, p.id, { ...args, ...relayPageArgs(args), view }));
+      return toConnection(
+        await withServiceArgs(args, (a) =>
+          conversationsOfPatient(ctx, p.id, { ...a, ...relayPageArgs(a), view }),
+        ),
+      );
     },
   }),
-  chat_messages: connectionField(t, MessageType, {
+  chatMessages: connectionField(t, MessageType, {
     subGraphs: ['Public'],
     nullable: true,
     authScopes: patientChat,
     description:
       "Messages of the patient's phone, newest first (the same filters as messages); empty when the patient has no phone.",
-    args: messageArgs(t),
+    args: messageArgs(t, 'Public'),
     resolve: async (p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
       const view = selection(Message, info);
-      return toConnection(await messagesOfPatient(ctx, p.id, { ...args, ...relayPageArgs(args), view }));
+      return toConnection(
+        await withServiceArgs(args, (a) => messagesOfPatient(ctx, p.id, { ...a, ...relayPageArgs(a), view })),
+      );
     },
   }),
 }));
@@ -201,7 +248,7 @@ builder.queryFields((t) => {
     limit: t.arg({ type: 'Limit', required: false, description: 'Page size, 1 to 100 (default 25).' }),
     cursor: t.arg.string({ required: false, description: 'next_cursor of the previous page, verbatim.' }),
   };
-  const restMessageArgs = { ...messageArgs(t), ...page };
+  const restMessageArgs = { ...messageArgs(t, 'Rest'), ...page };
   const conversationView = viewFor(Conversation, CORE);
   const messageView = viewFor(Message, CORE);
   return {
@@ -209,12 +256,7 @@ builder.queryFields((t) => {
       type: ConversationPage,
       subGraphs: ['Rest'],
       authScopes: chatRead,
-      args: {
-        phone: t.arg.string({ required: false }),
-        is_handled: t.arg.string({ required: false, description: 'true or false.' }),
-        updated_since: t.arg.string({ required: false }),
-        ...page,
-      },
+      args: { ...conversationArgs(t, 'Rest'), ...page },
       resolve: async (_root, args, ctx) =>
         toRestPage(await listConversations(ctx, { ...args, view: conversationView })),
     }),

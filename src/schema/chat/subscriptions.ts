@@ -25,10 +25,16 @@ builder.subscriptionFields((t) => ({
     type: MessageType,
     authScopes: chatRead,
     description:
-      "A conversation's new messages (inbound and outbound) and each status change of its messages (sent, delivered, read, failed): the message as GET /v1/chat/messages/{id} presents it, taken from the event (failure_reason is null on a failure, as in chat.message.failed).",
-    args: { conversation_id: t.arg.id({ required: true }) },
+      "A conversation's new messages (inbound and outbound) and each status change of its messages (sent, delivered, read, failed): the message as GET /v1/chat/messages/{id} presents it, taken from the event (failureReason is null on a failure, as failure_reason is in chat.message.failed).",
+    args: {
+      conversationId: t.arg.id({
+        required: true,
+        description:
+          'The conversation (conv_<n>); an unknown one is a not_found error before anything is subscribed.',
+      }),
+    },
     subscribe: async (_root, args, ctx: RequestContext) => {
-      const id = String(args.conversation_id);
+      const id = String(args.conversationId);
       // An unknown id, or another clinic's, is a 404 before anything is subscribed.
       await getConversation(ctx, id, conversationView);
       return liveMapped(

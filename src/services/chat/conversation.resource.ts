@@ -52,7 +52,10 @@ export const Conversation = defineResource({
       },
     ),
     patients: MatchedPatients.field('patientPhone'),
-    created_at: f.time('createdAt', { nullable: true }),
+    created_at: f.time('createdAt', {
+      nullable: true,
+      description: 'When the first message either way was recorded.',
+    }),
     updated_at: f.time('updatedAt', {
       nullable: true,
       description: 'Bumps on any change to the conversation or one of its messages.',

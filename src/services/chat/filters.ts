@@ -1,15 +1,17 @@
-import { messageTypes } from '../../entities/index.ts';
 import { invalid } from '../../lib/errors.ts';
+import { Direction } from '../closed-sets.ts';
 import { booleanParam, enumParam, instantParam, phoneParam } from '../params.ts';
+import { MessageType } from './message.resource.ts';
 
 export { booleanParam, enumParam, instantParam, phoneParam } from '../params.ts';
 
 /**
  * The chat lists' query parameters, checked once for REST and GraphQL alike: a bad value of any
- * is a 422 naming it. REST hands over strings, GraphQL typed values; both are accepted.
+ * is a 422 naming it. REST hands over strings, GraphQL typed values (an enum's REST value); both
+ * are accepted. The closed sets are the resource's (message.resource.ts).
  */
-export const DIRECTIONS = ['inbound', 'outbound'] as const;
-export const MESSAGE_TYPES = messageTypes;
+export const DIRECTIONS = Direction.values;
+export const MESSAGE_TYPES = MessageType.values;
 
 export interface MessageFilterArgs {
   direction?: unknown;
@@ -21,8 +23,8 @@ export interface MessageFilterArgs {
 }
 
 export interface MessageFilters {
-  direction?: 'inbound' | 'outbound';
-  type?: (typeof messageTypes)[number];
+  direction?: (typeof DIRECTIONS)[number];
+  type?: (typeof MESSAGE_TYPES)[number];
   phone?: string;
   from?: Date;
   to?: Date;

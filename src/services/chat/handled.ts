@@ -14,8 +14,9 @@ const view = viewFor(ConversationResource, CORE);
  * POST /v1/chat/conversations/{id}/handled `{handled: boolean}` (spec, States: conversation
  * handled flag), on the one write mechanism: the body first (422 unless `handled` is a JSON
  * boolean), `Idempotency-Key`, then 404 for an unknown conversation, 412 for a stale If-Match,
- * 422 unless the clinic has handled-marking on. Its faces keep their flat GraphQL arguments
- * (src/schema/chat/mutations.ts). No event: the spec has none for it (docs/chat.md).
+ * 422 unless the clinic has handled-marking on. Its GraphQL mutation is every write's
+ * (`markConversationHandled(input: {id, handled})`, src/schema/writes.ts), its Rest field in
+ * src/schema/chat/mutations.ts. No event: the spec has none for it (docs/chat.md).
  */
 export const markConversationHandled = defineWrite({
   name: 'markConversationHandled',

@@ -24,9 +24,9 @@ export const ChatPatient = defineResource({
   scopes: [],
   description: 'A patient (an animal at veterinary clinics) whose phone is the thread’s.',
   fields: {
-    id: f.id(),
-    first_name: f.column('firstName', 'String', { nullable: true }),
-    last_name: f.column('lastName', 'String', { nullable: true }),
+    id: f.id({ description: "The patient's id (pat_<n>)." }),
+    first_name: f.column('firstName', 'String', { nullable: true, description: "The patient's first name." }),
+    last_name: f.column('lastName', 'String', { nullable: true, description: "The patient's last name." }),
     phone: f.column('phone', 'String', {
       nullable: true,
       convert: (v, pc) => toLocal(v, pc.country),

@@ -5,13 +5,14 @@ import { parseMessageId } from '../../lib/ids.ts';
 import { toE164 } from '../../lib/phone.ts';
 import { MEDIA_MIMES, type PatientMessage } from '../../network/sandbox.ts';
 import { isSingleEmoji } from './emoji.ts';
+import { InboundMediaType } from './message.resource.ts';
 
 /**
  * The patient's side of the sandbox, for people trying the API and for tests: what the CLI's
  * `network inbound` / `network react` and the sandbox-only GraphQL mutations are asked, checked
  * and turned into what the network would report (src/network/sandbox.ts).
  */
-export const PATIENT_MEDIA_TYPES = ['image', 'document', 'audio', 'video', 'sticker'] as const;
+export const PATIENT_MEDIA_TYPES = InboundMediaType.values;
 type PatientMediaType = (typeof PATIENT_MEDIA_TYPES)[number];
 
 const invalid = (param: string, message: string) => new AppError('validation_failed', message, { param });

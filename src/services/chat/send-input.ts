@@ -1,7 +1,8 @@
 import { AppError } from '../../lib/errors.ts';
 import { toE164 } from '../../lib/phone.ts';
 import { jsonObject } from '../json-body.ts';
-import { CARD_REFUSAL, noCardNumber } from '../write-input.ts';
+import { CARD_REFUSAL, text as freeText, noCardNumber, z } from '../write-input.ts';
+import { OutboundMediaType } from './message.resource.ts';
 
 /**
  * The body of POST /v1/chat/messages (and the GraphQL send mutation's input), checked from raw
@@ -10,6 +11,49 @@ import { CARD_REFUSAL, noCardNumber } from '../write-input.ts';
 export const TEXT_MAX = 4096;
 export const CAPTION_MAX = 1024;
 export const PARAM_MAX = 1024;
+const TEMPLATE_MAX = 512;
+const FILENAME_MAX = 255;
+
+/** What each field of the body means: one text for the OpenAPI body (src/rest/request-bodies.ts) and GraphQL's input. */
+export const SEND_FIELDS = {
+  body: 'Exactly one of `text`, `template` or `media`.',
+  to: 'The patient phone; separators ignored, local (0…) or international.',
+  text: 'Free text. Inside the 24-hour window it goes out as it is (`free_text`); outside it, wrapped in the clinic’s marketing template (`template_fallback`, billed as marketing).',
+  template: 'Name of a sendable template (GET /v1/chat/templates?sendable=true).',
+  params: "Positional: params[0] fills {{1}}. Exactly the template's parameter_count.",
+  media: 'An image or a document, downloaded during the request.',
+  mediaType: 'image (JPEG or PNG) or document (PDF).',
+  mediaUrl:
+    'An https URL the service downloads during the request (up to 16 MB); a presigned link valid a few minutes suffices.',
+  mediaFilename:
+    "Documents only: the name the patient sees; defaults to the URL's file name; .pdf appended when missing.",
+  mediaCaption:
+    'Sent as a text message right after the media, subject to the 24-hour window; reported under meta.caption.',
+} as const;
+
+/**
+ * The body as a write definition describes it (`sendMessage.input`): what GraphQL's typed input
+ * is made from. It checks nothing: `parseSendInput` below is the check, with the messages REST
+ * clients rely on (which of text, template or media; params only with a template; filename only
+ * for documents), none of which a field-by-field schema says.
+ */
+export const sendBody = z
+  .strictObject({
+    to: z.string().meta({ description: SEND_FIELDS.to }),
+    text: freeText(TEXT_MAX).optional().meta({ description: SEND_FIELDS.text }),
+    template: freeText(TEMPLATE_MAX).optional().meta({ description: SEND_FIELDS.template }),
+    params: z.array(freeText(PARAM_MAX)).optional().meta({ description: SEND_FIELDS.params }),
+    media: z
+      .strictObject({
+        type: z.enum(OutboundMediaType.values).meta({ description: SEND_FIELDS.mediaType }),
+        url: z.string().meta({ description: SEND_FIELDS.mediaUrl }),
+        filename: freeText(FILENAME_MAX).optional().meta({ description: SEND_FIELDS.mediaFilename }),
+        caption: freeText(CAPTION_MAX).optional().meta({ description: SEND_FIELDS.mediaCaption }),
+      })
+      .optional()
+      .meta({ description: SEND_FIELDS.media }),
+  })
+  .meta({ description: SEND_FIELDS.body });
 
 export type SendInput =
   | { kind: 'text'; to: string; text: string }
@@ -52,7 +96,7 @@ export function parseSendInput(raw: unknown, country: string): SendInput {
     throw invalid('params', 'params go with template only.');
   if (given[0] === 'text') return { kind: 'text', to, text: text(body.text, 'text', TEXT_MAX) };
   if (given[0] === 'template') {
-    const template = text(body.template, 'template', 512);
+    const template = text(body.template, 'template', TEMPLATE_MAX);
     const raw = body.params ?? [];
     if (!Array.isArray(raw)) throw invalid('params', 'params must be an array of strings.');
     const params = raw.map((p, i) => {
@@ -77,7 +121,7 @@ export function parseSendInput(raw: unknown, country: string): SendInput {
     media: {
       type: m.type,
       url: m.url,
-      filename: present(m.filename) ? text(m.filename, 'media.filename', 255) : null,
+      filename: present(m.filename) ? text(m.filename, 'media.filename', FILENAME_MAX) : null,
       caption: present(m.caption) ? text(m.caption, 'media.caption', CAPTION_MAX) : null,
     },
   };

@@ -3,13 +3,13 @@ import { AppError } from '../../lib/errors.ts';
 import { messageId } from '../../lib/ids.ts';
 import type { RequestContext } from '../../lib/request-context.ts';
 import { CORE, type Row, viewFor } from '../resource.ts';
-import { z } from '../write-input.ts';
+import type { z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { type ChatChange, chatChangeIn, clinicRef, noteMessage } from './changes.ts';
-import { Message as MessageResource } from './message.resource.ts';
+import { type DeliveryMode as DeliveryModes, Message as MessageResource } from './message.resource.ts';
 import { presentMessage } from './messages.ts';
 import { conversationOf } from './network-events.ts';
-import { parseSendInput, type SendInput } from './send-input.ts';
+import { parseSendInput, type SendInput, sendBody } from './send-input.ts';
 import { enqueueSend } from './send-jobs.ts';
 import { notSendableReason } from './template.resource.ts';
 import { windowOpen } from './window.ts';
@@ -29,7 +29,8 @@ import { windowOpen } from './window.ts';
  * `run` judges the window and records the message(s) and their send jobs in the write's one
  * transaction, so a caption refused leaves no media message either.
  */
-export type DeliveryMode = 'free_text' | 'template_fallback' | 'template';
+/** One of the DeliveryMode set (message.resource.ts). */
+export type DeliveryMode = (typeof DeliveryModes.values)[number];
 
 export interface Sent {
   data: Row;
@@ -47,7 +48,7 @@ interface Prepared {
   caption?: { text: string; fallback: Template | undefined };
 }
 
-export const sendMessage = defineWrite<z.ZodObject, Prepared>({
+export const sendMessage = defineWrite<typeof sendBody, Prepared>({
   name: 'sendMessage',
   method: 'POST',
   path: '/chat/messages',
@@ -56,9 +57,10 @@ export const sendMessage = defineWrite<z.ZodObject, Prepared>({
   summary: 'Send a message',
   scopes: ['chat:write'],
   faces: 'own',
-  // Checked by `parse`; its OpenAPI body is written beside the others (src/rest/request-bodies.ts).
-  input: z.looseObject({}),
-  parse: (body, ctx) => parseSendInput(body, ctx.principal.country) as unknown as Record<string, unknown>,
+  // Describes the body (GraphQL's SendMessageInput); `parse` checks it. Its OpenAPI body is written
+  // beside the others (src/rest/request-bodies.ts), from the same texts.
+  input: sendBody,
+  parse: (body, ctx) => parseSendInput(body, ctx.principal.country) as unknown as z.output<typeof sendBody>,
   members: true,
   example: { to: '050-123-4567', text: 'Your appointment is confirmed for Monday at 10:00.' },
   resource: MessageResource,

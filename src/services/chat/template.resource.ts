@@ -17,9 +17,9 @@ export const Template = defineResource({
   scopes: ['chat:read'],
   description: "A message template of the clinic's messaging number.",
   fields: {
-    id: f.id(),
+    id: f.id({ description: 'The template (tpl_<n>).' }),
     name: f.column('name', 'String', { description: 'The identifier used when sending.' }),
-    display_name: f.column('displayName', 'String', { nullable: true }),
+    display_name: f.column('displayName', 'String', { nullable: true, description: 'A readable name.' }),
     language: f.column('language', 'String', { nullable: true, description: 'Language code.' }),
     model_type: f.column('modelType', 'String', {
       nullable: true,
@@ -33,15 +33,27 @@ export const Template = defineResource({
       nullable: true,
       description: 'Review state; only APPROVED can be sent.',
     }),
-    rejection_reason: f.column('rejectionReason', 'String', { nullable: true }),
+    rejection_reason: f.column('rejectionReason', 'String', {
+      nullable: true,
+      description: "The messaging network's reason when it rejected the template.",
+    }),
     parameter_count: f.column('parameterCount', 'Int', {
       nullable: true,
       description: 'Number of {{n}} placeholders; params must have exactly this length.',
     }),
     body: f.column('body', 'String', { nullable: true, description: 'Body with placeholders.' }),
-    header: f.column('header', 'JSON', { nullable: true }),
-    footer: f.column('footer', 'JSON', { nullable: true }),
-    buttons: f.column('buttons', 'JSON', { nullable: true }),
+    header: f.column('header', 'JSON', {
+      nullable: true,
+      description: 'The header as the messaging network describes it; null without one.',
+    }),
+    footer: f.column('footer', 'JSON', {
+      nullable: true,
+      description: 'The footer as the messaging network describes it; null without one.',
+    }),
+    buttons: f.column('buttons', 'JSON', {
+      nullable: true,
+      description: 'The buttons as the messaging network describes them; null without any.',
+    }),
     sendable: f.derived(sendableNeeds, 'Boolean', (row) => notSendableReason(row) === null, {
       description: 'Whether this API can send it.',
     }),

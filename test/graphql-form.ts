@@ -62,14 +62,3 @@ function restValueOf(v: unknown, field: Field, where: string): unknown {
   };
   return Array.isArray(v) ? v.map(back) : back(v);
 }
-
-/** Every field of a shape, nested shapes too, as a GraphQL selection in GraphQL's names. */
-export function gqlSelectionOf(shape: Shape, omit: readonly string[] = []): string {
-  const fields = Object.entries(shape.fields)
-    .filter(([name]) => !omit.includes(name))
-    .map(([name, f]) => {
-      const inner = shapeOf(f.type);
-      return inner ? `${camelOf(name)} ${gqlSelectionOf(inner)}` : camelOf(name);
-    });
-  return `{ ${fields.join(' ')} }`;
-}

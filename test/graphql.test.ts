@@ -3,8 +3,8 @@ import { readScopes } from '../src/auth/scopes.ts';
 import { Appointment } from '../src/services/appointments/appointment.resource.ts';
 import { Patient as PatientResource } from '../src/services/patients/patient.resource.ts';
 import { fixtures } from './fixtures.ts';
-import { gqlSelectionOf, graphqlOf } from './graphql-form.ts';
-import { startTestApp, type TestApp } from './helpers.ts';
+import { graphqlOf } from './graphql-form.ts';
+import { selectionOf, startTestApp, type TestApp } from './helpers.ts';
 
 let app: TestApp;
 let key: string;
@@ -153,7 +153,7 @@ describe('GraphQL', () => {
     // Every field of the definition but the patient (REST's patient summary is compared elsewhere).
     const all = await gql(
       `query($id: ID!) { patient(id: $id) { appointments(first: 5) { edges { node { ...All } } } } }
-       fragment All on Appointment ${gqlSelectionOf(Appointment, ['patient'])}`,
+       fragment All on Appointment ${selectionOf(Appointment, ['patient'])}`,
       { id: ids.rex },
     );
     expect(all.body.errors).toBeUndefined();
@@ -208,7 +208,7 @@ describe('GraphQL', () => {
   it("the patients page reads what the query selects, its appointments' patient included", async () => {
     const rest = (await app.get('/v1/patients?limit=3&response_format=detailed', key)).body.data;
     const all = await gql(
-      `{ patients(first: 3) { edges { node ${gqlSelectionOf(PatientResource, ['owner', 'species', 'breed'])} } } }`,
+      `{ patients(first: 3) { edges { node ${selectionOf(PatientResource, ['owner', 'species', 'breed'])} } } }`,
     );
     expect(all.body.data.patients.edges.map((e: any) => e.node)).toEqual(graphqlOf(rest, PatientResource));
 

@@ -6,6 +6,7 @@ import { createApiKey } from '../src/auth/keys.ts';
 import { FixedClock } from '../src/lib/clock.ts';
 import { openOrm } from '../src/lib/database.ts';
 import { defaultLimits, type Limits } from '../src/lib/limits.ts';
+import { camelOf } from '../src/lib/names.ts';
 import { type RunningServer, startHttpServer } from '../src/server/start.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
 import { type Shape, shapeOf } from '../src/services/resource.ts';
@@ -219,13 +220,16 @@ export async function sendsDone(databaseUrl: string, timeoutMs = 30_000): Promis
 /** The messaging network's callback secret in tests (the sandbox signs with it). */
 export const NETWORK_SECRET = 'test-network-secret';
 
-/** A GraphQL selection set of every field of a resource definition (nested shapes included), less `omit`. */
+/**
+ * A GraphQL selection set of every field of a resource definition (nested shapes included), less
+ * `omit` (REST names), each field as GraphQL names it (`camelOf`: first_name → firstName).
+ */
 export function selectionOf(shape: Shape, omit: readonly string[] = []): string {
   const fields = Object.entries(shape.fields)
     .filter(([name]) => !omit.includes(name))
     .map(([name, f]) => {
       const inner = shapeOf(f.type);
-      return inner ? `${name} ${selectionOf(inner)}` : name;
+      return inner ? `${camelOf(name)} ${selectionOf(inner)}` : camelOf(name);
     });
   return `{ ${fields.join(' ')} }`;
 }

@@ -34,8 +34,8 @@ import { Treatment } from '../src/services/treatments/treatment.resource.ts';
 import { WebhookDelivery } from '../src/services/webhooks/delivery.resource.ts';
 import { WebhookSubscription } from '../src/services/webhooks/webhook.resource.ts';
 import { dentalFixtures, eventFixtures, fullFixtures, webhookFixtures } from './full-fixtures.ts';
-import { graphqlOf, restOf, gqlSelectionOf as selectionOf } from './graphql-form.ts';
-import { startTestApp, type TestApp } from './helpers.ts';
+import { graphqlOf, restOf } from './graphql-form.ts';
+import { selectionOf, startTestApp, type TestApp } from './helpers.ts';
 
 /**
  * Every resource answers the same JSON in GraphQL (every field selected) as in REST

@@ -6,8 +6,8 @@ import {
   WebhookDelivery as Resource,
   responseExcerpt,
 } from '../src/services/webhooks/delivery.resource.ts';
-import { gqlSelectionOf, graphqlOf } from './graphql-form.ts';
-import { startTestApp, type TestApp } from './helpers.ts';
+import { graphqlOf } from './graphql-form.ts';
+import { selectionOf, startTestApp, type TestApp } from './helpers.ts';
 
 /**
  * The webhook delivery log's read (issue 17): GET /v1/webhooks/{id}/deliveries and the GraphQL
@@ -263,7 +263,7 @@ describe('GET /v1/webhooks/{id}/deliveries', () => {
 });
 
 describe('GraphQL: WebhookSubscription.deliveries', () => {
-  const selection = gqlSelectionOf(Resource);
+  const selection = selectionOf(Resource);
 
   it('equals the REST page, batched for a page of subscriptions, and pages with after', async () => {
     const before = app.queries.length;

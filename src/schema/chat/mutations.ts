@@ -82,7 +82,10 @@ const SendResult = builder.objectRef<Sent>('SendResult').implement({
 const MessageBody = restOne('ReactionResult', MessageType);
 const ConversationBody = restOne('HandledResult', ConversationType);
 
-builder.mutationType({});
+builder.mutationType({
+  description:
+    'Every write: `name(input: NameInput!): NamePayload!`, the payload holding the written object under its own name (`createPatient { patient { id } }`). A refusal is in `errors`, its `extensions.code` as REST names it and `extensions.param` the input field it is about.',
+});
 
 // ---------- Sandbox (served only with the sandbox network: src/schema/index.ts) ----------
 

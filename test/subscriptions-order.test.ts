@@ -17,7 +17,7 @@ let n = 0;
 const sockets: TestSocket[] = [];
 const clients: pg.Client[] = [];
 
-const EVENTS = 'subscription($after: ID) { events(types: ["patient.created"], after: $after) { id } }';
+const EVENTS = 'subscription($after: ID) { events(types: [PATIENT_CREATED], after: $after) { id } }';
 const idOf = (r: any) => Number(r.events.id.slice(4));
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

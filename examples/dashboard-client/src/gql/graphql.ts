@@ -8,10 +8,11 @@ import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 export type CreateAppointmentInput = {
   /** A Branch id (br_…). */
   branchId: string;
-  /** ISO 8601 with an offset, e.g. 2026-12-01T09:30:00+02:00; from 1900-01-01 to 2200-12-31. */
+  /** When it ends; defaults to start plus the appointment type's duration. */
   end?: string | null | undefined;
   /** A key of your choosing (up to 255 characters): the same key and input within 24 hours answer the first result and write nothing. */
   idempotencyKey?: string | null | undefined;
+  /** Staff's note on the booking, up to 4000 characters. */
   note?: string | null | undefined;
   /** true books it outside the provider's working hours (an emergency on a closed day); without it such a time is a 422 on start. */
   outsideHours?: boolean | null | undefined;
@@ -21,9 +22,9 @@ export type CreateAppointmentInput = {
   providerId: string;
   /** When it starts (ISO 8601 with an offset). */
   start: string;
-  /** A AppointmentStatus id (aps_…). */
+  /** An AppointmentStatus id (aps_…). */
   statusId?: string | null | undefined;
-  /** A AppointmentType id (apt_…). */
+  /** An AppointmentType id (apt_…). */
   typeId?: string | null | undefined;
 };
 

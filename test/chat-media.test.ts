@@ -124,6 +124,54 @@ describe('sending media', () => {
     expect(named.body.meta.caption).toBeNull();
   });
 
+  it('through GraphQL: the typed input (media.type an enum, filename, caption) makes the same send', async () => {
+    const to = newPhone();
+    await app.server.network.inbound({ clinicPhone, from: to, text: 'The plan, please' });
+    const r = await app.gql(
+      `mutation($input: SendMessageInput!) { sendMessage(input: $input) {
+         message { id type status template media { available type } }
+         meta { deliveryMode caption { id deliveryMode } } } }`,
+      {
+        input: {
+          to,
+          media: {
+            type: 'DOCUMENT',
+            url: `${files.url}/files/Treatment%20plan`,
+            filename: 'Plan 3',
+            caption: 'Plan',
+          },
+          idempotencyKey: `gql-media-${to}`,
+        },
+      },
+      write,
+    );
+    expect(r.body.errors).toBeUndefined();
+    const { message, meta } = r.body.data.sendMessage;
+    expect(message).toMatchObject({
+      type: 'DOCUMENT',
+      status: 'QUEUED',
+      template: 'clinic_document',
+      media: { available: true, type: 'DOCUMENT' },
+    });
+    expect(meta).toEqual({
+      deliveryMode: 'TEMPLATE',
+      caption: { id: expect.stringMatching(/^out_\d+$/), deliveryMode: 'FREE_TEXT' },
+    });
+    const link = (await app.get(`/v1/chat/messages/${message.id}/media`, read)).body.data;
+    expect((await fetch(link.url)).headers.get('content-disposition')).toContain('Plan 3.pdf');
+    expect((await app.get(`/v1/chat/messages/${meta.caption.id}`, read)).body.data.text).toBe('Plan');
+    // The send's own check, named as the input has it: a filename goes with documents only.
+    const refused = await app.gql(
+      'mutation($input: SendMessageInput!) { sendMessage(input: $input) { message { id } } }',
+      { input: { to, media: { type: 'IMAGE', url: `${files.url}/scan.png`, filename: 'x' } } },
+      write,
+    );
+    expect(refused.body.errors[0].extensions).toMatchObject({
+      code: 'validation_failed',
+      param: 'input.media.filename',
+    });
+  });
+
   it('refuses, with a 422 before anything is sent: wrong type, too large, slow, 404, not https, private addresses', async () => {
     const to = newPhone();
     await app.settle();

@@ -99,7 +99,7 @@ export const MessageTimestamps = defineShape(
     }),
     failed_at: f.key('failed_at', 'String', {
       nullable: true,
-      description: 'Delivery failed; see failure_reason.',
+      description: "Delivery failed; the message's failure reason says why.",
     }),
   },
   'Outbound delivery times.',

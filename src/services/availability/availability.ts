@@ -44,7 +44,9 @@ export const AvailableSlot = defineShape(
   'AvailableSlot',
   {
     start: f.key('start', 'String', { description: 'When the slot starts (ISO 8601, UTC).' }),
-    end: f.key('end', 'String', { description: "start plus the appointment type's duration_minutes." }),
+    end: f.key('end', 'String', {
+      description: "When the slot ends: its start plus the appointment type's duration.",
+    }),
     provider_id: f.key('provider_id', 'String', { description: 'The provider (prv_…) free then.' }),
     branch_id: f.key('branch_id', 'String', { description: 'The branch (br_…) the slot is at.' }),
   },

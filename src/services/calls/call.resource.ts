@@ -95,9 +95,11 @@ export const Call = defineResource({
       ['startedAt', 'durationSeconds'],
       'String',
       (row: Row) => isoOf(new Date(new Date(row.startedAt).getTime() + row.durationSeconds * 1000)),
-      { description: 'started_at plus duration.' },
+      { description: 'When the call ended: its start plus its duration (ISO 8601, UTC).' },
     ),
-    duration: f.column('durationSeconds', 'Int', { description: 'Seconds, from started_at to ended_at.' }),
+    duration: f.column('durationSeconds', 'Int', {
+      description: 'How long it lasted, in seconds, from its start to its end.',
+    }),
     answered: f.column('answered', 'Boolean', { description: 'Someone picked up.' }),
     recorded: f.column('recorded', 'Boolean', {
       description: 'The phone system recorded it; only then can a recording arrive.',

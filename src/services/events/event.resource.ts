@@ -16,7 +16,7 @@ export const EventEnvelope = defineResource({
     id: f.id(),
     type: f.column('type', 'String', {
       enum: EventTypeSet,
-      description: 'The event type, e.g. patient.created.',
+      description: 'The event type: patient.created, say (GraphQL names it PATIENT_CREATED).',
     }),
     created_at: f.time('createdAt', { description: 'When the event was recorded (ISO 8601, UTC).' }),
     data: f.column('data', 'JSON', {

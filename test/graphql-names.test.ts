@@ -1,4 +1,4 @@
-import { getNamedType, isObjectType } from 'graphql';
+import { type GraphQLEnumType, type GraphQLObjectType, getNamedType, isObjectType } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readScopes } from '../src/auth/scopes.ts';
 import { camelOf, isMappableName, snakeOf } from '../src/lib/names.ts';
@@ -24,7 +24,13 @@ beforeAll(async () => {
   const f = fixtures(app.orm, c.clinicId);
   const cat = await f.catalog();
   const owner = await f.owner({ first: 'Noa', last: 'Levi', phone: '054-123-0000' });
-  const p = await f.patient({ first: 'Rex', last: 'Levi', phone: '054-123-0000', owner, species: cat.species });
+  const p = await f.patient({
+    first: 'Rex',
+    last: 'Levi',
+    phone: '054-123-0000',
+    owner,
+    species: cat.species,
+  });
   await f.appointment(p, { branch: cat.branch, status: cat.status }, 60);
   rex = `pat_${p.id}`;
 });
@@ -81,7 +87,8 @@ describe('GraphQL names', () => {
       key,
     );
     expect(r.body.errors).toBeUndefined();
-    const rest = (await app.get(`/v1/patients/${rex}?response_format=detailed&include=owner,species`, key)).body.data;
+    const rest = (await app.get(`/v1/patients/${rex}?response_format=detailed&include=owner,species`, key))
+      .body.data;
     const expected = camelKeys(rest) as Record<string, unknown>;
     const got = r.body.data.patient as Record<string, unknown>;
     for (const [k, v] of Object.entries(expected)) {
@@ -90,7 +97,8 @@ describe('GraphQL names', () => {
     }
     // Enums answer the UPPER_CASE name of the REST value.
     expect(got.contacts).toEqual(
-      (expected.contacts as { type: string }[] | null)?.map((c) => ({ ...c, type: c.type.toUpperCase() })) ?? null,
+      (expected.contacts as { type: string }[] | null)?.map((c) => ({ ...c, type: c.type.toUpperCase() })) ??
+        null,
     );
     expect(got.gender).toBe((expected.gender as string | null)?.toUpperCase() ?? null);
     expect(r.body.data.node).toEqual({ id: rex, lastName: 'Levi' });
@@ -112,6 +120,25 @@ describe('GraphQL names', () => {
     expect((publicSchema.getType('Patient') as any).getFields().firstName).toBeDefined();
   });
 
+  it("the served schema runs on that twin: a renamed field's resolver is never called", async () => {
+    const field = (
+      schemas({ sandbox: true }).publicSchema.getType('Patient') as GraphQLObjectType
+    ).getFields().firstName;
+    const original = field.resolve;
+    let calls = 0;
+    field.resolve = (...args) => {
+      calls++;
+      return original?.(...args);
+    };
+    try {
+      const r = await app.gql('query($id: ID!) { patient(id: $id) { firstName } }', { id: rex }, key);
+      expect(r.body.data.patient.firstName).toBe('Rex');
+    } finally {
+      field.resolve = original;
+    }
+    expect(calls).toBe(0);
+  });
+
   it('introspection shows the Public names (it runs on the Public schema)', async () => {
     const r = await app.gql('{ __type(name: "Patient") { fields { name } } }', {}, key);
     const names = r.body.data.__type.fields.map((f: { name: string }) => f.name);
@@ -119,9 +146,14 @@ describe('GraphQL names', () => {
     expect(names).not.toContain('first_name');
   });
 
-  it('an enum answers its UPPER_CASE name for the REST value', async () => {
+  it('a closed set is an enum whose UPPER_CASE names stand for the REST values', () => {
     const { publicSchema } = schemas();
-    const gender = (publicSchema.getType('Patient') as any).getFields().gender;
-    expect(getNamedType(gender.type).toString()).toBe('Gender');
+    const gender = (publicSchema.getType('Patient') as GraphQLObjectType).getFields().gender;
+    const type = getNamedType(gender.type) as GraphQLEnumType;
+    expect(type.name).toBe('Gender');
+    expect(type.getValues().map((v) => [v.name, v.value])).toEqual([
+      ['MALE', 'male'],
+      ['FEMALE', 'female'],
+    ]);
   });
 });

@@ -43,6 +43,7 @@ export function schemas(opts: { sandbox?: boolean } = {}): Schemas {
       }),
       restSchema,
     };
+    executeOnTwin(s.publicSchema, executionTwin(s.publicSchema));
     built.set(sandbox, s);
   }
   return s;

@@ -73,10 +73,7 @@ export function namedPerFace(fields: Record<string, (face?: FaceOptions) => unkn
 function fieldsOf(t: any, shape: Shape, fields: [string, Field][]): Record<string, any> {
   return namedPerFace(
     Object.fromEntries(
-      fields.map(([name, f]) => [
-        name,
-        (face?: FaceOptions) => fieldOf(t, shape, name, f, face),
-      ]),
+      fields.map(([name, f]) => [name, (face?: FaceOptions) => fieldOf(t, shape, name, f, face)]),
     ),
   );
 }

@@ -1,4 +1,4 @@
-import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
+import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
 import { getOperationAST } from 'graphql';
 import type { Clock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';

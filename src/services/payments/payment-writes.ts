@@ -1,10 +1,4 @@
-import {
-  BillingAccount,
-  Clinic,
-  Patient,
-  Payment as PaymentEntity,
-  paymentMethods,
-} from '../../entities/index.ts';
+import { BillingAccount, Clinic, Patient, Payment as PaymentEntity } from '../../entities/index.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
 import { prefixes, tryParseId } from '../../lib/ids.ts';
 import { clinicRef } from '../clinic-ref.ts';

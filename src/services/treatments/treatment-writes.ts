@@ -4,7 +4,6 @@ import {
   Provider,
   Treatment as TreatmentEntity,
   TreatmentMenuItem,
-  treatmentStatuses,
 } from '../../entities/index.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
 import { clinicRef } from '../clinic-ref.ts';

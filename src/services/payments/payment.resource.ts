@@ -1,9 +1,13 @@
+import type { paymentMethods } from '../../entities/index.ts';
 import { defineEnum } from '../../lib/enums.ts';
 import { PatientSummary } from '../patients/patient.resource.ts';
 import { createdAt, updatedAt } from '../record-times.ts';
 import { defineResource, defineShape, f } from '../resource.ts';
 
-export const PaymentMethodType = defineEnum('PaymentMethodType', 'How a payment was made.', {
+type PaymentMethod = (typeof paymentMethods)[number];
+
+/** The column's CHECK set (entities), each value described: the compiler holds the two equal. */
+export const PaymentMethodType = defineEnum<PaymentMethod>('PaymentMethodType', 'How a payment was made.', {
   cash: 'Cash.',
   card: 'A payment card.',
   check: 'A check.',

@@ -1,13 +1,19 @@
+import type { treatmentStatuses } from '../../entities/index.ts';
 import { defineEnum } from '../../lib/enums.ts';
 import { PatientSummary } from '../patients/patient.resource.ts';
 import { createdAt, updatedAt } from '../record-times.ts';
 import { defineResource, defineShape, f } from '../resource.ts';
 import { NamedRef } from '../shapes.ts';
 
-export const TreatmentStatus = defineEnum('TreatmentStatus', 'Whether a treatment is planned or done.', {
-  planned: 'To be performed.',
-  completed: 'Performed.',
-});
+/** The column's CHECK set (entities), each value described: the compiler holds the two equal. */
+export const TreatmentStatus = defineEnum<(typeof treatmentStatuses)[number]>(
+  'TreatmentStatus',
+  'Whether a treatment is planned or done.',
+  {
+    planned: 'To be performed.',
+    completed: 'Performed.',
+  },
+);
 
 /** The menu item a treatment was (docs/decisions.md). */
 const TreatmentRef = defineShape(

@@ -181,6 +181,26 @@ describe('POST /v1/webhooks', () => {
     expect(g.body.data.createWebhook.webhookSubscription.secret).toMatch(SECRET);
     expect(g.body.data.createWebhook.webhookSubscription.eventTypes).toEqual([]);
   });
+
+  it('GraphQL: eventTypes is a list of the EventType enum, stored as the REST type names', async () => {
+    const g = await app.gql(
+      `mutation { createWebhook(input: { url: "${PUBLIC}", eventTypes: [APPOINTMENT_CREATED, CHAT_MESSAGE_READ] }) { webhookSubscription { id eventTypes } } }`,
+      {},
+      withChat,
+    );
+    expect(g.body.errors).toBeUndefined();
+    const created = g.body.data.createWebhook.webhookSubscription;
+    expect(created.eventTypes).toEqual(['APPOINTMENT_CREATED', 'CHAT_MESSAGE_READ']);
+    const rest = await app.get(`/v1/webhooks/${created.id}`, withChat);
+    expect(rest.body.data.event_types).toEqual(['appointment.created', 'chat.message.read']);
+    // An unknown name is GraphQL's validation error, before anything is written.
+    const bad = await app.gql(
+      `mutation { createWebhook(input: { url: "${PUBLIC}", eventTypes: [PATIENT_EXPLODED] }) { webhookSubscription { id } } }`,
+      {},
+      withChat,
+    );
+    expect(bad.body.errors[0].extensions.code).toBe('invalid_request');
+  });
 });
 
 describe('scope and clinic', () => {

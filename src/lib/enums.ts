@@ -43,3 +43,18 @@ export function enumWithValues(values: readonly string[]): EnumSet | undefined {
 }
 
 export const allEnums = (): readonly EnumSet[] => registry;
+
+const typedAs = new WeakMap<object, EnumSet>();
+
+/**
+ * Marks a write body's string schema as a value of `set` for GraphQL (an enum argument there),
+ * where the body keeps its own check and refusal: the webhook's event_types answer REST a 422
+ * naming the unknown type. Returns the schema. Kept beside the schema, not in its metadata,
+ * which the OpenAPI document would show.
+ */
+export function valuesOf<T extends object>(set: EnumSet, schema: T): T {
+  typedAs.set(schema, set);
+  return schema;
+}
+
+export const enumTypedAs = (schema: object): EnumSet | undefined => typedAs.get(schema);

@@ -1,5 +1,5 @@
-import type { z } from 'zod';
-import { enumWithValues } from '../lib/enums.ts';
+import { z } from 'zod';
+import { enumTypedAs, enumWithValues } from '../lib/enums.ts';
 import { camelOf } from '../lib/names.ts';
 import { builder } from './builder.ts';
 import { enumTypeOf } from './enums.ts';
@@ -22,11 +22,16 @@ type Def = {
 };
 const defOf = (t: z.ZodType): Def => (t as any)._zod.def;
 
-/** Unwraps optional, nullable and default; whether the field may be left out. */
+/**
+ * Unwraps optional, nullable and default; whether the field may be left out. A string marked as
+ * a closed set's value on the way (`valuesOf`, src/lib/enums.ts) comes out as that set's enum.
+ */
 function unwrap(t: z.ZodType): { inner: z.ZodType; optional: boolean } {
   let inner = t;
   let optional = false;
   for (;;) {
+    const typed = enumTypedAs(inner);
+    if (typed) return { inner: z.enum(typed.values as [string, ...string[]]), optional };
     const d = defOf(inner);
     if (d.type === 'optional' || d.type === 'nullable' || d.type === 'default') {
       optional = true;

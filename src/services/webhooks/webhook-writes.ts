@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { WebhookSubscription as Entity } from '../../entities/index.ts';
+import { EventTypeSet } from '../../events/types.ts';
+import { valuesOf } from '../../lib/enums.ts';
 import { notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { defaultLimits } from '../../lib/limits.ts';
@@ -19,10 +21,14 @@ export const createWebhookInput = z.strictObject({
   url: text(2048).meta({
     description: 'The https endpoint events are posted to; its host must resolve to a public address.',
   }),
-  event_types: z.array(text(64)).max(64).optional().meta({
-    description:
-      'Event types to deliver; omitted or empty: every type the key may see (without chat:read, every type but chat.*). A chat.* type needs chat:read.',
-  }),
+  event_types: z
+    .array(valuesOf(EventTypeSet, text(64)))
+    .max(64)
+    .optional()
+    .meta({
+      description:
+        'Event types to deliver; omitted or empty: every type the key may see (without chat:read, every type but chat.*). A chat.* type needs chat:read.',
+    }),
 });
 
 export const createWebhook = defineWrite({

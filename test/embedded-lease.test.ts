@@ -2,8 +2,9 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, shareEmbedded, USER } from '../src/lib/embedded-postgres.ts';
+import { freePort } from './free-port.ts';
 
 /**
  * The embedded PostgreSQL's lease survives a lost connection: after its backend is terminated
@@ -13,10 +14,14 @@ import { PASSWORD, shareEmbedded, USER } from '../src/lib/embedded-postgres.ts';
 const dir = mkdtempSync(path.join(tmpdir(), 'cg-lease-'));
 // The server runs as its own user (when the tests run as root): it must reach the folder.
 chmodSync(dir, 0o755);
-const port = 55_000 + Math.floor(Math.random() * 5000);
+let port = 0;
 const admin = () =>
   new pg.Client({ host: '127.0.0.1', port, user: USER, password: PASSWORD, database: 'postgres' });
 let stopFirst: (() => Promise<void>) | undefined;
+
+beforeAll(async () => {
+  port = await freePort();
+});
 
 afterAll(async () => {
   await stopFirst?.();

@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../src/auth/keys.ts';
+import { freePort } from './free-port.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { type ListenProcess, listen, node, type Receiver, root, startReceiver } from './listen-cli.ts';
 import { until } from './ws-client.ts';
@@ -26,14 +26,6 @@ let configHome: string;
 let port: number;
 let service: ChildProcess | undefined;
 let listener: ListenProcess | undefined;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
 
 const serviceUrl = () => `http://127.0.0.1:${port}`;
 

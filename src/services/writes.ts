@@ -93,9 +93,10 @@ export interface WriteOperation<S extends z.ZodObject = z.ZodObject, P = unknown
    */
   present?(reader: WriteReader, id: number): Promise<Row>;
   /**
-   * 'own': the GraphQL mutation and the Rest field are written in the domain's schema (chat's
-   * keep their flat arguments and answer types), each calling `performWrite`; everything else
-   * (route, OpenAPI body, idempotency, If-Match, ETag, events) follows from this definition.
+   * 'own': the Rest field is written in the domain's schema (chat's keep their REST answer
+   * types), calling `performWrite`; the GraphQL mutation is generated as for every write
+   * (src/schema/writes.ts), and so is everything else (route, OpenAPI body, idempotency,
+   * If-Match, ETag, events).
    */
   faces?: 'own';
   /**

@@ -45,9 +45,13 @@ async function subscribe(): Promise<number> {
   return Number(r.body.data.id.slice(3));
 }
 
-/** A new event for `sub` (a patient written): its id, from the first attempt the write queued. */
+/** A new event for `sub` (a patient written): its id, from the first attempt the write queued with it. */
+let written = 0;
 async function newEvent(sub: number): Promise<number> {
-  await app.post('/v1/patients', { first_name: 'Quinn', last_name: `Q${Date.now()}` }, key);
+  // Not a timestamp: 13 digits pass the card-number rule's Luhn check one time in ten.
+  const r = await app.post('/v1/patients', { first_name: 'Quinn', last_name: `Q${++written}` }, key);
+  // A refused write (under CI load, say) would otherwise show as a missing job below.
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
   const [job] = await app.orm.em
     .fork()
     .getConnection()
@@ -55,6 +59,7 @@ async function newEvent(sub: number): Promise<number> {
       `select data from pgboss.job where name = ? and data->>'subscription' = ? and (data->>'attempt')::int = 1 order by created_on desc, id desc limit 1`,
       [DELIVERY_QUEUE, String(sub)],
     );
+  expect(job, `no first attempt queued for subscription ${sub}`).toBeDefined();
   return Number(job.data.event);
 }
 

@@ -8,7 +8,7 @@ import { snakeOf } from '../lib/names.ts';
  * camelCase (src/lib/names.ts).
  * Fields under @skip/@include count as selected: at worst a little is read for nothing.
  */
-export function selectedFields(info: GraphQLResolveInfo, path: readonly string[]): ReadonlySet<string> {
+export function selectedFields(info: Where, path: readonly string[]): ReadonlySet<string> {
   // Per field of a parsed document (Yoga caches documents), so a list's rows share one answer.
   let byPath = memo.get(info.fieldNodes[0]);
   if (!byPath) {
@@ -24,9 +24,12 @@ export function selectedFields(info: GraphQLResolveInfo, path: readonly string[]
   return out;
 }
 
+/** A field's nodes in its document: a resolver's info, or a field planned from its parent's. */
+type Where = Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>;
+
 const memo = new WeakMap<FieldNode, Map<string, ReadonlySet<string>>>();
 
-function collect(info: GraphQLResolveInfo, path: readonly string[]): ReadonlySet<string> {
+function collect(info: Where, path: readonly string[]): ReadonlySet<string> {
   let sets: SelectionSetNode[] = info.fieldNodes.flatMap((f) => (f.selectionSet ? [f.selectionSet] : []));
   for (const name of path) {
     sets = fieldsOf(info, sets)
@@ -36,7 +39,7 @@ function collect(info: GraphQLResolveInfo, path: readonly string[]): ReadonlySet
   return new Set(fieldsOf(info, sets).map((f) => snakeOf(f.name.value)));
 }
 
-function fieldsOf(info: GraphQLResolveInfo, sets: SelectionSetNode[]): FieldNode[] {
+function fieldsOf(info: Where, sets: SelectionSetNode[]): FieldNode[] {
   const out: FieldNode[] = [];
   const visit = (set: SelectionSetNode) => {
     for (const s of set.selections) {

@@ -13,6 +13,7 @@ import { patientPayments } from '../../services/payments/payments.ts';
 import { includesOf, type Row, viewFor, viewOfSelection } from '../../services/resource.ts';
 import { patientTreatments } from '../../services/treatments/treatments.ts';
 import { builder } from '../builder.ts';
+import { prefetchChildPages, prefetchedPage } from '../child-pages.ts';
 import { argsOn, type Face, withServiceArgs } from '../face-args.ts';
 import { selectedFields } from '../selection.ts';
 import { connectionField, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
@@ -107,7 +108,9 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx, info) => {
       const view = viewOfSelection(Patient, patientSelection(info));
-      return toConnection(await listPatients(ctx, { ...args, ...relayPageArgs(args), view }));
+      const page = await listPatients(ctx, { ...args, ...relayPageArgs(args), view });
+      await prefetchChildPages(ctx, info, records, page.items);
+      return toConnection(page);
     },
   }),
   patient: t.field({
@@ -141,6 +144,8 @@ builder.objectFields(PatientType, (t) =>
         description: r.description,
         ...(r.filterArgs ? { args: r.filterArgs(t, 'Public') } : {}),
         resolve: (p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
+          const planned = prefetchedPage(p, info);
+          if (planned) return toConnection(planned);
           const view = viewOfSelection(r.list.resource, selectedFields(info, ['edges', 'node']));
           return withServiceArgs(args, async (a) =>
             toConnection(await recordsOfPatient(ctx, r.list, p, view, a)),

@@ -1,8 +1,8 @@
 /**
  * The statements the app runs for the benchmarked chat pages, exactly as MikroORM builds them
- * (`?` placeholders). bench/raw-server.ts runs these and nothing else, as named prepared
- * statements like the app's; test/bench-sql.test.ts fails when the app's statements change and
- * these are not updated with them.
+ * (`?` placeholders), pinned by test/bench-sql.test.ts. bench/raw-server.ts no longer reads them:
+ * it runs what bench/patients.ts captures from the app on every run (bench/capture-app-sql.ts),
+ * so this pin only documents the statements and flags a change of them in the tests.
  */
 const MESSAGE_COLUMNS =
   'select "e"."id", "e"."conversation_id", "e"."created_at", "e"."direction", "e"."failure_reason", "e"."from_phone", "e"."media_type", "e"."media_path", "e"."patient_phone", "e"."reaction_patient", "e"."reaction_clinic", "e"."replied_to_id", "e"."sent_at", "e"."delivered_at", "e"."read_at", "e"."failed_at", "e"."template_name", "e"."text", "e"."to_phone", "e"."type", "e"."updated_at"';

@@ -1,35 +1,51 @@
 /**
  * `npm run bench`: the patients and chat endpoints and the booking of an appointment of the real
- * app against a hand-written raw baseline.
+ * app against a raw baseline that runs the app's own SQL, and against PostGraphile 5.
  *
  *   1. Database `cg_bench` on DATABASE_URL's server (else postgresql://postgres@127.0.0.1:5432):
  *      created, migrated, and seeded once with one veterinary clinic of 100,000 animals (owners,
  *      species, appointments) and an API key with every read scope and appointments:write. Reruns
  *      reuse the data. For the booking case, the clinic also gets 32 providers of the bench's own
  *      ("Bench provider N"), and every run first deletes the bookings (and their events) that earlier
- *      runs made.
- *   2. Two child processes on loopback: bench/server.ts (the app: startHttpServer over MikroORM)
- *      and bench/raw-server.ts (node:http + pg). Separate processes, so the load generator does
- *      not share their event loop and the app's peak RSS (VmHWM) is its own.
- *   3. Every case is checked once on both servers (200, non-empty, same JSON), then each server
- *      gets a warm-up and a timed autocannon run with fixed concurrency, alternating app and raw.
- *      Each run also prints the CPU per request of the server process and of PostgreSQL.
- *   4. The booking case (POST /v1/appointments: the appointment and its appointment.created event
+ *      runs made. Schema bench_pg (bench/postgraphile/schema.sql) is recreated on every run.
+ *   2. PostGraphile's packages are the bench's own (bench/postgraphile/package.json and lockfile):
+ *      `npm ci --prefix bench/postgraphile` runs when they are missing or stale, never through the
+ *      project's `npm install`.
+ *   3. The app's statements are captured afresh on every run: the app in a capture process of its
+ *      own (bench/server.ts, BENCH_CAPTURE=1) records what its `pg` client sends for one request of
+ *      each read case (bench/capture-app-sql.ts), and the raw server runs exactly those
+ *      (bench/raw-server.ts). A change of the app's SQL reaches the raw server on the next run; if
+ *      the raw server's code no longer fits it (another count of statements, other values), that
+ *      case's check fails and its ratios are reported INVALID.
+ *   4. Three child processes on loopback: bench/server.ts (the app: startHttpServer over MikroORM),
+ *      bench/raw-server.ts (node:http + pg) and bench/postgraphile/server.ts. Separate processes,
+ *      so the load generator does not share their event loop and each peak RSS (VmHWM) is its own.
+ *   5. Every case is checked once before timing: the raw server's statements for it (traced) equal
+ *      the app's (text, named or not, values) and its JSON equals the app's byte for byte;
+ *      PostGraphile's ids (the same page through its own document) equal the app's, in order.
+ *      Then each server gets a warm-up and timed autocannon runs with fixed concurrency, the
+ *      servers back to back in rotating order. Each run also measures the CPU per request of the
+ *      server process and of PostgreSQL; the summary gives app/raw and app/PostGraphile against
+ *      issue 28's aims, CPU per request, the CPU per patient from 25 to 100 and each peak RSS.
+ *   6. The booking case (POST /v1/appointments: the appointment and its appointment.created event
  *      in one transaction) sends a new slot with every request, so every one is a 201: request n
  *      books provider n mod 32 at 2100-01-01 plus (n div 32) slots of the type's duration, n
  *      counting up over the whole run (both servers, warm-ups included), so no two bookings ever
- *      overlap. Its check compares the two answers but for ids and times, and reads both event
- *      rows back: each one's `data` must be its server's answer.
+ *      overlap. Its statements are pinned (bench/booking-sql.ts, test/bench-sql.test.ts), not
+ *      captured; its check compares the two answers but for ids and times, and reads both event
+ *      rows back: each one's `data` must be its server's answer. PostGraphile does not book.
  *
- * Options: --cases=list,search,phone,graphql,chat-messages,chat-conversations,chat-sync,booking  --rounds=3  --duration=5  --warmup=2  --connections=32
- *          --patients=100000  --cpu-prof (profile the app server; writes bench/.profiles/*.cpuprofile)
+ * Options: --cases=list,phone,search,list100,graphql,graphql100,chat-messages,chat-conversations,chat-sync,booking
+ *          --rounds=3  --duration=5  --warmup=2  --connections=32  --patients=100000
+ *          --no-postgraphile (no install, no third server)
+ *          --cpu-prof (profile the app server; writes bench/.profiles/*.cpuprofile)
  *          --cpu-prof-raw (with --cpu-prof: the raw server as well)
  *          --app-flags="--max-semi-space-size=64"  (node flags for the app server, replacing the ones
  *          of `npm start`, which it runs with by default)
  *          --live-heap (report the live heap under load: one forced full GC half-way through each run)
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual, parseArgs } from 'node:util';
@@ -41,10 +57,13 @@ import { readScopes } from '../src/auth/scopes.ts';
 import { seedPatients } from '../src/demo/seed-patients.ts';
 import { Clinic, Provider } from '../src/entities/index.ts';
 import { ensureDatabase, migrate, openOrm } from '../src/lib/database.ts';
-import { toLocal } from '../src/lib/phone.ts';
+import { toE164, toLocal } from '../src/lib/phone.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
+import { captureAppStatements, statementDifference } from './capture-app-sql.ts';
 import { prepareChat } from './chat-data.ts';
-import type { ChildMessage, MemoryReport } from './child.ts';
+import { ensurePostgraphileInstalled, killChildren, type Server, startServer } from './processes.ts';
+import { type CapturedShapes, requestShape } from './request-shape.ts';
+import type { CapturedStatement } from './statement-capture.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -52,7 +71,8 @@ const { values: opts } = parseArgs({
   options: {
     cases: {
       type: 'string',
-      default: 'list,search,phone,graphql,chat-messages,chat-conversations,chat-sync,booking',
+      default:
+        'list,phone,search,list100,graphql,graphql100,chat-messages,chat-conversations,chat-sync,booking',
     },
     /** Timed runs per case and server, alternating app and raw; the report takes medians. */
     rounds: { type: 'string', default: '3' },
@@ -67,6 +87,8 @@ const { values: opts } = parseArgs({
     'app-flags': { type: 'string' },
     /** Force one full GC half-way through each run to report the live heap (perturbs V8's heap sizing). */
     'live-heap': { type: 'boolean', default: false },
+    /** Leave PostGraphile out (no install, no third server). */
+    'no-postgraphile': { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Number(opts.rounds);
@@ -78,105 +100,14 @@ const CLINIC_NAME = 'Bench Veterinary';
 const DB_NAME = 'cg_bench';
 /** Everything after seeding must finish within this, or the run is aborted (children killed). */
 const RUN_BUDGET_MS = 480_000;
-const RSS_TARGET_MB = 300;
+/** Issue 28's aim for the app's peak RSS across all cases. */
+const RSS_TARGET_MB = 280;
 /** The booking case's providers: as many as the default connections, so requests rarely queue on one provider's lock. */
 const BENCH_PROVIDERS = 32;
 /** Marks the bench's bookings (and, in their `data`, their events), so each run deletes the last run's. */
 const BOOKING_NOTE = 'bench booking';
 /** The bench's bookings start here and later: no seeded appointment is that far ahead. */
 const BOOKING_BASE_MS = Date.UTC(2100, 0, 1);
-
-// ---------- children: always killed, whatever happens ----------
-
-const children = new Set<ChildProcess>();
-
-function killChildren() {
-  for (const c of children) {
-    if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-  }
-}
-process.on('exit', () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-});
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    killChildren();
-    process.exit(130);
-  });
-}
-
-interface Server {
-  name: 'app' | 'raw';
-  url: string;
-  child: ChildProcess;
-  /** Peak and current resident set size in bytes, from /proc/<pid>/status. */
-  rss(): { peak: number; now: number };
-  /** The child's process.memoryUsage(), over IPC. */
-  memory(gc?: boolean): Promise<MemoryReport>;
-  stop(): Promise<void>;
-}
-
-async function startServer(
-  name: 'app' | 'raw',
-  databaseUrl: string,
-  extra: { cpuProfDir?: string; flags?: string[] } = {},
-): Promise<Server> {
-  const file = path.join(here, name === 'app' ? 'server.ts' : 'raw-server.ts');
-  const flags = ['--disable-warning=ExperimentalWarning', '--expose-gc', ...(extra.flags ?? [])];
-  if (extra.cpuProfDir) flags.push('--cpu-prof', `--cpu-prof-dir=${extra.cpuProfDir}`);
-  const child = spawn(process.execPath, [...flags, file], {
-    // The app logs a line per request to stdout, as in production; it goes to /dev/null here.
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    env: { ...process.env, BENCH_DATABASE_URL: databaseUrl, LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' },
-  });
-  children.add(child);
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} server did not start within 30 s`)), 30_000);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} server exited during startup (code ${code}, signal ${signal})`));
-    });
-    child.on('message', (m: ChildMessage) => {
-      if (m.type === 'ready') {
-        clearTimeout(timer);
-        resolve(m.url);
-      }
-    });
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return {
-    name,
-    url,
-    child,
-    rss() {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      const kb = (key: string) =>
-        Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
-      return { peak: kb('VmHWM'), now: kb('VmRSS') };
-    },
-    memory(gc = false) {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${name} server did not report its memory`)), 5000);
-        const on = (m: ChildMessage) => {
-          if (m.type !== 'memory' || !('rss' in m)) return;
-          clearTimeout(timer);
-          child.off('message', on);
-          resolve(m);
-        };
-        child.on('message', on);
-        const ask: ChildMessage = { type: 'memory', gc };
-        child.send(ask);
-      });
-    },
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(t);
-      children.delete(child);
-    },
-  };
-}
 
 /** The node flags `npm start` runs the app with (package.json), so the bench measures the same. */
 function startFlags(): string {
@@ -208,6 +139,8 @@ interface Dataset {
   namePrefix: string;
   nameMatches: number;
   phone: string;
+  /** The same phone as stored (E.164): what a PostGraphile client sends, having no phone parsing. */
+  phoneE164: string;
   phoneMatches: number;
   seededNow: boolean;
   messages: number;
@@ -312,6 +245,8 @@ async function prepareDatabase(benchUrl: string, adminUrl: string): Promise<Data
         [clinicId],
       );
       const chat = await prepareChat(client, clinicId);
+      // PostGraphile's schema: views of the clinic's tables (bench/postgraphile/schema.sql).
+      await client.query(readFileSync(path.join(here, 'postgraphile', 'schema.sql'), 'utf8'));
       return {
         clinicId,
         key: key.key,
@@ -321,6 +256,7 @@ async function prepareDatabase(benchUrl: string, adminUrl: string): Promise<Data
         namePrefix: prefix.p,
         nameMatches: nameMatches.n,
         phone: toLocal(phone.phone, 'IL') ?? phone.phone,
+        phoneE164: toE164(toLocal(phone.phone, 'IL') ?? phone.phone, 'IL') ?? phone.phone,
         phoneMatches: phone.n,
         seededNow,
       };
@@ -385,8 +321,62 @@ async function bookingRefs(client: pg.Client, clinicId: number): Promise<Booking
 
 // ---------- cases ----------
 
-const GRAPHQL_QUERY =
-  '{ patients(first: 25) { edges { node { id firstName lastName phone owner { id firstName } species { id name } appointments(first: 5) { edges { node { id start end status { name } } } } } } } }';
+/** The nested GraphQL case's document, for a page of `first` patients (bench/raw-server.ts knows its text). */
+const graphqlQuery = (first: number) =>
+  `{ patients(first: ${first}) { edges { node { id firstName lastName phone owner { id firstName } species { id name } appointments(first: 5) { edges { node { id start end status { name } } } } } } } }`;
+
+/** The number in an app id (`pat_12` → 12), as PostGraphile's rowId gives it. */
+const num = (id: unknown) => (id == null ? null : Number(String(id).replace(/^[a-z]+_/, '')));
+
+/** The same page from PostGraphile 5 (bench/postgraphile/): its document and the ids in its answer. */
+interface PostgraphileCase {
+  query: string;
+  /** The ids of its answer, in order, as `Case.ids` reads the app's. */
+  ids(json: any): unknown;
+}
+
+const PATIENT_FIELDS =
+  'rowId firstName lastName phone email gender birthDate createdAt updatedAt patientStatusByStatusId { rowId name color }';
+const MESSAGE_FIELDS =
+  'rowId conversationId direction type fromPhone toPhone patientPhone text mediaType templateName repliedToId reactionPatient reactionClinic failureReason sentAt deliveredAt readAt failedAt createdAt updatedAt patients { nodes { rowId firstName lastName phone } }';
+const CONVERSATION_FIELDS =
+  'rowId displayName patientPhone clinicPhone lastMessagePreview lastActivityAt lastInboundAt lastOutboundAt isHandled createdAt updatedAt patients { nodes { rowId firstName lastName phone } }';
+const PAGE_INFO = 'pageInfo { hasNextPage endCursor }';
+
+const restIds = (j: any) => j.data.map((x: any) => num(x.id));
+const chatIds = (j: any) => j.data.map((x: any) => [num(x.id), x.patients.map((p: any) => num(p.id))]);
+const pgNodes = (field: string) => (j: any) => j.data[field].nodes.map((x: any) => num(x.rowId));
+const pgChat = (field: string) => (j: any) =>
+  j.data[field].nodes.map((x: any) => [x.rowId, x.patients.nodes.map((p: any) => p.rowId)]);
+
+function patientsPage(first: number): PostgraphileCase {
+  return {
+    query: `{ allPatients(first: ${first}, orderBy: PRIMARY_KEY_ASC) { nodes { ${PATIENT_FIELDS} } ${PAGE_INFO} } }`,
+    ids: pgNodes('allPatients'),
+  };
+}
+
+function nestedCase(first: number): Pick<Case, 'ids' | 'postgraphile'> {
+  return {
+    ids: (j) =>
+      j.data.patients.edges.map(({ node: n }: any) => [
+        num(n.id),
+        num(n.owner?.id),
+        num(n.species?.id),
+        n.appointments.edges.map((e: any) => num(e.node.id)),
+      ]),
+    postgraphile: {
+      query: `{ allPatients(first: ${first}, orderBy: PRIMARY_KEY_ASC) { nodes { rowId firstName lastName phone ownerByOwnerId { rowId firstName } speciesBySpeciesId { rowId name } appointmentsByPatientId(first: 5, orderBy: [START_AT_DESC, PRIMARY_KEY_DESC]) { nodes { rowId startAt endAt appointmentStatusByStatusId { name } } } } } }`,
+      ids: (j) =>
+        j.data.allPatients.nodes.map((n: any) => [
+          n.rowId,
+          n.ownerByOwnerId?.rowId ?? null,
+          n.speciesBySpeciesId?.rowId ?? null,
+          n.appointmentsByPatientId.nodes.map((a: any) => a.rowId),
+        ]),
+    },
+  };
+}
 
 interface Case {
   id: string;
@@ -402,11 +392,20 @@ interface Case {
   status?: number;
   /** Minimum app/raw throughput ratio the issue sets; null where it sets none. */
   target: number | null;
+  /** Minimum app/PostGraphile throughput ratio the issue sets; null where it sets none. */
+  postgraphileTarget?: number;
+  /** The same read from PostGraphile, where it can express it. */
+  postgraphile?: PostgraphileCase;
+  /** The ids of the app's answer, in order (compared with PostGraphile's). */
+  ids?(json: any): unknown;
+  /** Patients a page carries, for the CPU per patient between the 25 and 100 pages. */
+  patients?: number;
+  /** Its statements are captured from the app and run by the raw server (all the reads). */
+  captured?: boolean;
   /** The number of items a correct response carries (must be > 0). */
   count(json: any): number;
   /** What of the two servers' answers must be the same; all of it unless given. */
   comparable?(json: any): unknown;
-  /** Checks beyond the answers, once both servers answered; a line for the report. */
   /** Checks beyond the answers; `failed` marks the case's ratio INVALID in the report. */
   verify?(app: Checked, raw: Checked): Promise<{ failed: boolean; text: string }>;
   /** A line for the report after the timed runs. */
@@ -416,6 +415,8 @@ interface Case {
 /** A checked response, with the body that was sent. */
 interface Checked {
   json: any;
+  /** The answer's bytes, as sent. */
+  text: string;
   headers: Headers;
   sent?: any;
 }
@@ -442,63 +443,98 @@ let bookingChecks = 0;
 
 function casesFor(d: Dataset, databaseUrl: string): Case[] {
   const restCount = (j: any) => (Array.isArray(j?.data) ? j.data.length : 0);
+  const rest = { method: 'GET' as const, count: restCount, ids: restIds, captured: true, target: 0.9 };
+  const chat = { ...rest, ids: chatIds };
+  const graphql = {
+    method: 'POST' as const,
+    path: '/graphql',
+    count: (j: any) => (j?.errors ? 0 : (j?.data?.patients?.edges?.length ?? 0)),
+    captured: true,
+    target: 0.85,
+    postgraphileTarget: 1.3,
+  };
   return [
     {
+      ...rest,
       id: 'list',
-      label: 'REST list',
-      method: 'GET',
+      label: 'REST list, 25',
       path: '/v1/patients?limit=25',
-      target: 0.6,
-      count: restCount,
+      patients: 25,
+      postgraphile: patientsPage(25),
     },
     {
-      id: 'search',
-      label: `REST name search "${d.namePrefix}"`,
-      method: 'GET',
-      path: `/v1/patients?query=${encodeURIComponent(d.namePrefix)}&limit=25`,
-      target: null,
-      count: restCount,
-    },
-    {
+      ...rest,
       id: 'phone',
       label: 'REST phone lookup',
-      method: 'GET',
       path: `/v1/patients?phone=${encodeURIComponent(d.phone)}`,
-      target: 0.5,
-      count: restCount,
+      postgraphile: {
+        query: `{ allPatients(condition: { phone: ${JSON.stringify(d.phoneE164)} }, first: 25, orderBy: PRIMARY_KEY_ASC) { nodes { ${PATIENT_FIELDS} } ${PAGE_INFO} } }`,
+        ids: pgNodes('allPatients'),
+      },
     },
     {
+      ...rest,
+      id: 'search',
+      label: `REST name search "${d.namePrefix}"`,
+      path: `/v1/patients?query=${encodeURIComponent(d.namePrefix)}&limit=25`,
+      postgraphile: {
+        query: `{ searchPatients(prefix: ${JSON.stringify(d.namePrefix)}, first: 25) { nodes { ${PATIENT_FIELDS} } ${PAGE_INFO} } }`,
+        ids: pgNodes('searchPatients'),
+      },
+    },
+    {
+      ...rest,
+      id: 'list100',
+      label: 'REST list, 100',
+      path: '/v1/patients?limit=100',
+      patients: 100,
+      postgraphile: patientsPage(100),
+    },
+    {
+      ...graphql,
+      ...nestedCase(25),
+      id: 'graphql',
+      label: 'GraphQL 25 patients+owner+species+5 appts',
+      body: JSON.stringify({ query: graphqlQuery(25) }),
+      patients: 25,
+    },
+    {
+      ...graphql,
+      ...nestedCase(100),
+      id: 'graphql100',
+      label: 'GraphQL, 100 patients',
+      body: JSON.stringify({ query: graphqlQuery(100) }),
+      patients: 100,
+    },
+    {
+      ...chat,
       id: 'chat-messages',
       label: 'REST chat messages',
-      method: 'GET',
       path: '/v1/chat/messages?limit=25',
-      target: 0.7,
-      count: restCount,
+      postgraphile: {
+        query: `{ allMessages(first: 25, orderBy: [CREATED_AT_DESC, PRIMARY_KEY_DESC]) { nodes { ${MESSAGE_FIELDS} } ${PAGE_INFO} } }`,
+        ids: pgChat('allMessages'),
+      },
     },
     {
+      ...chat,
       id: 'chat-conversations',
       label: 'REST chat conversations',
-      method: 'GET',
       path: '/v1/chat/conversations?limit=25',
-      target: 0.7,
-      count: restCount,
+      postgraphile: {
+        query: `{ recentConversations(first: 25) { nodes { ${CONVERSATION_FIELDS} } ${PAGE_INFO} } }`,
+        ids: pgChat('recentConversations'),
+      },
     },
     {
+      ...chat,
       id: 'chat-sync',
       label: 'REST chat sync page (updated_since)',
-      method: 'GET',
       path: `/v1/chat/messages?updated_since=${d.syncSince}&limit=25`,
-      target: 0.7,
-      count: restCount,
-    },
-    {
-      id: 'graphql',
-      label: 'GraphQL patients+owner+species+appts',
-      method: 'POST',
-      path: '/graphql',
-      body: JSON.stringify({ query: GRAPHQL_QUERY }),
-      target: 0.85,
-      count: (j: any) => (j?.errors ? 0 : (j?.data?.patients?.edges?.length ?? 0)),
+      postgraphile: {
+        query: `{ messagesSince(since: ${JSON.stringify(d.syncSince)}, first: 25) { nodes { ${MESSAGE_FIELDS} } ${PAGE_INFO} } }`,
+        ids: pgChat('messagesSince'),
+      },
     },
     {
       id: 'booking',
@@ -593,59 +629,72 @@ async function bookingTotals(databaseUrl: string, clinicId: number) {
   }
 }
 
-function headersFor(c: Case, key: string): Record<string, string> {
+/** What a server is sent for a case: PostGraphile gets the case's PostGraphile document. */
+function requestOf(
+  server: Server,
+  c: Case,
+): Pick<Case, 'method' | 'path' | 'body' | 'nextBody' | 'checkBody'> {
+  if (server.name !== 'postgraphile') return c;
+  if (!c.postgraphile) throw new Error(`case ${c.id} has no PostGraphile form`);
+  return { method: 'POST', path: '/graphql', body: JSON.stringify({ query: c.postgraphile.query }) };
+}
+
+function headersFor(r: Pick<Case, 'body' | 'nextBody'>, key: string): Record<string, string> {
   return {
     authorization: `Bearer ${key}`,
-    ...(c.body || c.nextBody ? { 'content-type': 'application/json', accept: 'application/json' } : {}),
+    ...(r.body || r.nextBody ? { 'content-type': 'application/json', accept: 'application/json' } : {}),
   };
 }
 
 /** One request; throws unless it has the case's status (200) and a non-empty result. */
 async function check(server: Server, c: Case, key: string): Promise<Checked> {
-  const body = c.checkBody ? c.checkBody() : c.nextBody ? c.nextBody() : c.body;
-  const res = await fetch(server.url + c.path, {
-    method: c.method,
-    headers: headersFor(c, key),
-    body,
-  });
+  const r = requestOf(server, c);
+  const body = r.checkBody ? r.checkBody() : r.nextBody ? r.nextBody() : r.body;
+  const res = await fetch(server.url + r.path, { method: r.method, headers: headersFor(r, key), body });
   const text = await res.text();
-  let json: unknown;
+  let json: any;
   try {
     json = JSON.parse(text);
   } catch {
     json = undefined;
   }
-  const n = json === undefined ? 0 : c.count(json);
-  const status = c.status ?? 200;
+  const count = (j: any) => {
+    if (server.name !== 'postgraphile') return c.count(j);
+    const ids = j?.errors ? [] : c.postgraphile?.ids(j);
+    return Array.isArray(ids) ? ids.length : 0;
+  };
+  const n = json === undefined ? 0 : count(json);
+  const status = server.name === 'postgraphile' ? 200 : (c.status ?? 200);
   if (res.status !== status || n === 0) {
     throw new Error(
-      `${server.name} ${c.method} ${c.path}: expected ${status} with a non-empty result, got ${res.status} with ${n} items:\n${text.slice(0, 1000)}`,
+      `${server.name} ${r.method} ${r.path}: expected ${status} with a non-empty result, got ${res.status} with ${n} items:\n${text.slice(0, 1000)}`,
     );
   }
-  return { json, headers: res.headers, sent: c.nextBody && body ? JSON.parse(body) : undefined };
+  return { json, text, headers: res.headers, sent: r.nextBody && body ? JSON.parse(body) : undefined };
 }
 
 /** The first path at which two JSON values differ, or null. */
-function firstDifference(a: unknown, b: unknown, at = '$'): string | null {
+function firstDifference(a: unknown, b: unknown, at = '$', other = 'raw'): string | null {
   if (isDeepStrictEqual(a, b)) return null;
   if (a && b && typeof a === 'object' && typeof b === 'object') {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
     for (const k of keys) {
-      const d = firstDifference((a as any)[k], (b as any)[k], `${at}.${k}`);
+      const d = firstDifference((a as any)[k], (b as any)[k], `${at}.${k}`, other);
       if (d) return d;
     }
   }
-  return `${at}: app ${JSON.stringify(a)?.slice(0, 120)} vs raw ${JSON.stringify(b)?.slice(0, 120)}`;
+  return `${at}: app ${JSON.stringify(a)?.slice(0, 120)} vs ${other} ${JSON.stringify(b)?.slice(0, 120)}`;
 }
 
 async function load(server: Server, c: Case, key: string, seconds: number): Promise<Result> {
-  const next = c.nextBody;
+  const r = requestOf(server, c);
+  const next = r.nextBody;
   const run = autocannon({
-    url: server.url + c.path,
-    method: c.method,
-    headers: headersFor(c, key),
+    url: server.url + r.path,
+    method: r.method,
+    headers: headersFor(r, key),
     // A write's body is made afresh for each request (autocannon builds each one just before sending it).
-    ...(next ? { requests: [{ setupRequest: (req) => ({ ...req, body: next() }) }] } : { body: c.body }),
+    ...(next ? { requests: [{ setupRequest: (req) => ({ ...req, body: next() }) }] } : { body: r.body }),
     connections: CONNECTIONS,
     duration: seconds,
     timeout: 10,
@@ -739,13 +788,17 @@ async function measure(
 
 // ---------- report ----------
 
+type Measured = Awaited<ReturnType<typeof measure>>;
+type Timed = 'app' | 'raw' | 'postgraphile';
+
 interface Row {
   c: Case;
-  /** The app's and raw's runs of the round with the median app/raw ratio. */
-  app: Result;
-  raw: Result;
-  /** app/raw of each round, app and raw run back to back. */
-  ratios: number[];
+  /** Each server's run of the median round (by app/raw), and the rounds' ratios. */
+  runs: Partial<Record<Timed, Measured>>;
+  /** app/raw and app/PostGraphile of each round, the servers run back to back. */
+  ratios: { raw: number[]; postgraphile: number[] };
+  /** Each server's median CPU per request over the rounds, ms: its own and PostgreSQL's. */
+  cpu: Partial<Record<Timed, { server: number; postgres: number }>>;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
@@ -766,11 +819,87 @@ function problems(r: Result): string | null {
   return bad ? `${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts` : null;
 }
 
+const met = (ratio: number | undefined, target: number | null | undefined, invalid: string | null) =>
+  invalid
+    ? `INVALID (${invalid})`
+    : target == null || ratio === undefined
+      ? '-'
+      : ratio >= target
+        ? 'yes'
+        : 'NO';
+
+// ---------- checks ----------
+
+/** The case's shape, as the raw server computes it for the same request. */
+function shapeOf(c: Case): string {
+  const u = new URL(c.path, 'http://127.0.0.1');
+  return requestShape(c.method, u, c.body ? JSON.parse(c.body).query : undefined);
+}
+
+/** The first byte at which two answers differ, with some context, or null. */
+function byteDifference(a: string, b: string): string | null {
+  if (a === b) return null;
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return `byte ${i}: app …${JSON.stringify(a.slice(Math.max(0, i - 40), i + 40))} vs raw …${JSON.stringify(b.slice(Math.max(0, i - 40), i + 40))}`;
+}
+
+/**
+ * The raw server against the app: the same statements for the same request (traced on the raw
+ * server, captured from the app) and the same JSON to the byte. PostGraphile against the app:
+ * the same ids in the same order. Lines for the report; the failed cases go to `failed`.
+ */
+async function checkCase(
+  c: Case,
+  servers: { app: Server; raw: Server; postgraphile?: Server },
+  key: string,
+  captured: CapturedShapes,
+  failed: Map<string, Set<Timed>>,
+): Promise<string> {
+  const fail = (s: Timed) => failed.set(c.id, (failed.get(c.id) ?? new Set()).add(s));
+  const a = await check(servers.app, c, key);
+  let rawLine: string;
+  let r: Checked;
+  if (c.captured) {
+    await check(servers.raw, c, key); // warm: the key lookup, the columns' positions
+    await servers.raw.ask('trace-start', 'trace-started');
+    r = await check(servers.raw, c, key);
+    const { statements } = await servers.raw.ask<{ statements: CapturedStatement[] }>('trace-stop', 'traced');
+    const app = captured.shapes[shapeOf(c)] ?? [];
+    const sql = statementDifference(app, statements);
+    const bytes = byteDifference(a.text, r.text);
+    if (sql || bytes) fail('raw');
+    const kinds = app.map((x) => (x.name ? 'named' : 'unnamed')).join(', ');
+    rawLine = `${sql ? `RAW SQL DIFFERS: ${sql}` : `raw ran the app's ${app.length} statements (${kinds})`}; ${bytes ? `RAW JSON DIFFERS at ${bytes}` : `JSON identical to the byte (${fmt(a.text.length)} bytes)`}`;
+  } else {
+    r = await check(servers.raw, c, key);
+    const same = (x: Checked) => (c.comparable ? c.comparable(x.json) : x.json);
+    const diff = firstDifference(same(a), same(r));
+    if (diff) fail('raw');
+    rawLine = diff
+      ? `RAW RESPONSE DIFFERS at ${diff}`
+      : `app and raw JSON equal${c.comparable ? ' (but for ids and times)' : ''}`;
+  }
+  const verified = c.verify ? await c.verify(a, r) : undefined;
+  if (verified?.failed) fail('raw');
+  let pgLine = '';
+  if (c.postgraphile && servers.postgraphile && c.ids) {
+    const p = await check(servers.postgraphile, c, key);
+    const diff = firstDifference(c.ids(a.json), c.postgraphile.ids(p.json), '$', 'PostGraphile');
+    if (diff) fail('postgraphile');
+    pgLine = diff ? `; POSTGRAPHILE IDS DIFFER at ${diff}` : `; PostGraphile's ids equal the app's, in order`;
+  }
+  return `check ${c.id}: ${c.status ?? 200}, ${c.count(a.json)} items; ${rawLine}${verified ? `; ${verified.text}` : ''}${pgLine}`;
+}
+
 // ---------- main ----------
 
 async function main() {
   const { admin, bench } = databaseUrls();
   console.log(`database: ${bench.replace(/\/\/[^@]*@/, '//***@')}`);
+  const wanted = new Set(opts.cases.split(',').map((s) => s.trim()));
+  const withPostgraphile = !opts['no-postgraphile'];
+  if (withPostgraphile) ensurePostgraphileInstalled();
   const d = await prepareDatabase(bench, admin);
   console.log(
     `dataset: clinic ${d.clinicId}, ${fmt(d.patients)} patients, ${fmt(d.owners)} owners, ${fmt(d.appointments)} appointments` +
@@ -785,9 +914,31 @@ async function main() {
   }, RUN_BUDGET_MS);
   deadline.unref();
 
-  const wanted = new Set(opts.cases.split(',').map((s) => s.trim()));
   const cases = casesFor(d, bench).filter((c) => wanted.has(c.id));
   if (!cases.length) throw new Error(`no cases selected by --cases=${opts.cases}`);
+
+  // The app's statements, captured afresh on every run from a process of its own, for the raw server.
+  const capturing = await startServer('capture', bench, { env: { BENCH_CAPTURE: '1' } });
+  let captured: CapturedShapes;
+  try {
+    captured = await captureAppStatements(
+      capturing,
+      cases
+        .filter((c) => c.captured)
+        .map((c) => ({
+          id: c.id,
+          shape: shapeOf(c),
+          send: async (s) => {
+            await check(s, c, d.key);
+          },
+        })),
+    );
+  } finally {
+    await capturing.stop();
+  }
+  const statementsFile = path.join(tmpdir(), `cg-bench-statements-${process.pid}.json`);
+  writeFileSync(statementsFile, JSON.stringify(captured, null, 2));
+  console.log(`captured the app's statements for ${Object.keys(captured.shapes).length} request shapes`);
 
   let profDir: string | undefined;
   if (opts['cpu-prof']) {
@@ -795,122 +946,188 @@ async function main() {
     mkdirSync(profDir, { recursive: true });
   }
   const appFlags = (opts['app-flags'] ?? startFlags()).split(/\s+/).filter(Boolean);
-  const [app, raw] = await Promise.all([
+  const usePostgraphile = withPostgraphile && cases.some((c) => c.postgraphile);
+  const [app, raw, postgraphile] = await Promise.all([
     startServer('app', bench, { cpuProfDir: profDir, flags: appFlags }),
-    startServer('raw', bench, { cpuProfDir: opts['cpu-prof-raw'] ? profDir : undefined }),
+    startServer('raw', bench, {
+      cpuProfDir: opts['cpu-prof-raw'] ? profDir : undefined,
+      env: { BENCH_STATEMENTS: statementsFile },
+    }),
+    usePostgraphile ? startServer('postgraphile', bench) : undefined,
   ]);
   console.log(
-    `app ${app.url} (pid ${app.child.pid}${appFlags.length ? `, ${appFlags.join(' ')}` : ''}), raw ${raw.url} (pid ${raw.child.pid})`,
+    `app ${app.url} (pid ${app.child.pid}${appFlags.length ? `, ${appFlags.join(' ')}` : ''}), raw ${raw.url} (pid ${raw.child.pid})` +
+      `${postgraphile ? `, PostGraphile ${postgraphile.url} (pid ${postgraphile.child.pid})` : ''}`,
   );
   const idleRss = app.rss().now;
   const idleHeap = (await app.memory(true)).heapUsed;
 
-  const failedChecks = new Set<string>();
+  const failed = new Map<string, Set<Timed>>();
+  const all = [app, raw, ...(postgraphile ? [postgraphile] : [])];
   try {
-    for (const c of cases) {
-      const a = await check(app, c, d.key);
-      const r = await check(raw, c, d.key);
-      const same = (x: Checked) => (c.comparable ? c.comparable(x.json) : x.json);
-      const diff = firstDifference(same(a), same(r));
-      const verified = c.verify ? await c.verify(a, r) : undefined;
-      const more = verified ? `; ${verified.text}` : '';
-      // A case whose servers answered differently measures unequal work: its ratio is not reported as met.
-      if (diff || verified?.failed) failedChecks.add(c.id);
-      console.log(
-        `check ${c.id}: ${c.status ?? 200}, ${c.count(a.json)} items; ${diff ? `RAW RESPONSE DIFFERS at ${diff}` : `app and raw JSON identical${c.comparable ? ' (but for ids and times)' : ''}`}${more}`,
-      );
-    }
+    for (const c of cases)
+      console.log(await checkCase(c, { app, raw, postgraphile }, d.key, captured, failed));
 
     console.log(
-      `\nautocannon: ${CONNECTIONS} connections; per case and server ${WARMUP} s warm-up, then ${ROUNDS} timed runs of ${DURATION} s alternating app and raw` +
+      `\nautocannon: ${CONNECTIONS} connections; per case and server ${WARMUP} s warm-up, then ${ROUNDS} timed runs of ${DURATION} s, the servers back to back in turn` +
         `${profDir ? ` (app under --cpu-prof: numbers are not representative)` : ''}\n`,
     );
     const rows: Row[] = [];
     for (const c of cases) {
-      if (WARMUP > 0) for (const s of [app, raw]) await load(s, c, d.key, WARMUP);
-      const rounds: { app: Result; raw: Result; ratio: number }[] = [];
+      const servers = all.filter((s) => s.name !== 'postgraphile' || c.postgraphile);
+      if (WARMUP > 0) for (const s of servers) await load(s, c, d.key, WARMUP);
+      const rounds: Partial<Record<Timed, Measured>>[] = [];
       for (let i = 0; i < ROUNDS; i++) {
-        // Alternate which goes first, so neither always follows the other's load.
-        const results: Partial<Record<'app' | 'raw', Result>> = {};
-        for (const s of i % 2 ? [raw, app] : [app, raw]) {
+        // Rotate which goes first, so none always follows another's load.
+        const order = servers.map((_, k) => servers[(k + i) % servers.length]);
+        const results: Partial<Record<Timed, Measured>> = {};
+        for (const s of order) {
           const res = await measure(s, c, d.key, DURATION);
-          results[s.name] = res;
+          results[s.name as Timed] = res;
           console.log(
-            `  ${c.id.padEnd(8)} ${s.name}: ${fmt(res.requests.average)} req/s, p50 ${res.latency.p50} ms, p99 ${res.latency.p99} ms, ` +
+            `  ${c.id.padEnd(18)} ${s.name.padEnd(12)} ${fmt(res.requests.average).padStart(6)} req/s, p50 ${res.latency.p50} ms, p99 ${res.latency.p99} ms, ` +
               `CPU/request ${res.cpuMs.server.toFixed(2)} ms + PostgreSQL ${res.cpuMs.postgres.toFixed(2)} ms, ` +
               `heap peak ${mb(res.heapPeak)}${Number.isNaN(res.liveHeap) ? '' : ` (live ${mb(res.liveHeap)})`}, RSS now ${mb(s.rss().now)}${problems(res) ? ` (${problems(res)})` : ''}`,
           );
         }
-        const a = results.app as Result;
-        const r = results.raw as Result;
-        rounds.push({ app: a, raw: r, ratio: a.requests.average / r.requests.average });
+        rounds.push(results);
       }
-      const ratios = rounds.map((x) => x.ratio);
-      const mid = rounds.find((x) => x.ratio === median(ratios)) as (typeof rounds)[number];
-      rows.push({ c, app: mid.app, raw: mid.raw, ratios });
+      const ratio = (x: Partial<Record<Timed, Measured>>, of: Timed) =>
+        x.app && x[of] ? x.app.requests.average / (x[of] as Measured).requests.average : Number.NaN;
+      const rawRatios = rounds.map((x) => ratio(x, 'raw'));
+      const mid = rounds[rawRatios.indexOf(median(rawRatios))];
+      const cpu: Row['cpu'] = {};
+      for (const s of servers) {
+        const name = s.name as Timed;
+        const of = (k: 'server' | 'postgres') => median(rounds.map((x) => (x[name] as Measured).cpuMs[k]));
+        cpu[name] = { server: of('server'), postgres: of('postgres') };
+      }
+      rows.push({
+        c,
+        runs: mid,
+        ratios: {
+          raw: rawRatios,
+          postgraphile: c.postgraphile && postgraphile ? rounds.map((x) => ratio(x, 'postgraphile')) : [],
+        },
+        cpu,
+      });
       if (c.summary) console.log(`  ${await c.summary()}`);
     }
 
-    const rss = app.rss();
-    const rawRss = raw.rss();
+    const peaks = Object.fromEntries(all.map((s) => [s.name, s.rss()]));
     const liveHeap = (await app.memory(true)).heapUsed;
+    const invalid = (row: Row, s: Timed) =>
+      (row.runs.app && problems(row.runs.app)) || (row.runs[s] && problems(row.runs[s] as Measured))
+        ? 'errors'
+        : failed.get(row.c.id)?.has(s)
+          ? 'check failed'
+          : null;
+    const rate = (m?: Measured) => (m ? fmt(m.requests.average) : '-');
+    const lat = (m?: Measured) => (m ? `${m.latency.p50} / ${m.latency.p99}` : '-');
     console.log(
       `\n${table(
         [
           'case',
           'app req/s',
-          'app p50/p99 ms',
+          'p50/p99 ms',
           'raw req/s',
-          'raw p50/p99 ms',
+          'p50/p99 ms',
+          'PostGraphile',
+          'p50/p99 ms',
           'app/raw',
           'rounds',
           'target',
           'met?',
+          'app/PostGraphile',
+          'rounds',
+          'target',
+          'met?',
         ],
-        rows.map(({ c, app: a, raw: r, ratios }) => {
-          const ratio = median(ratios);
-          const invalid = problems(a) || problems(r) || (failedChecks.has(c.id) ? 'check' : null);
+        rows.map((row) => {
+          const { c, runs, ratios } = row;
+          const toRaw = median(ratios.raw);
+          const toPg = ratios.postgraphile.length ? median(ratios.postgraphile) : undefined;
           return [
             c.label,
-            fmt(a.requests.average),
-            `${a.latency.p50} / ${a.latency.p99}`,
-            fmt(r.requests.average),
-            `${r.latency.p50} / ${r.latency.p99}`,
-            fmt(ratio, 2),
-            ratios.map((x) => fmt(x, 2)).join(' '),
+            rate(runs.app),
+            lat(runs.app),
+            rate(runs.raw),
+            lat(runs.raw),
+            rate(runs.postgraphile),
+            lat(runs.postgraphile),
+            fmt(toRaw, 2),
+            ratios.raw.map((x) => fmt(x, 2)).join(' '),
             c.target ? `>= ${c.target}` : '-',
-            invalid
-              ? `INVALID (${invalid === 'check' ? 'check failed' : 'errors'})`
-              : !c.target
-                ? '-'
-                : ratio >= c.target
-                  ? 'yes'
-                  : 'NO',
+            met(toRaw, c.target, invalid(row, 'raw')),
+            toPg === undefined ? '-' : fmt(toPg, 2),
+            ratios.postgraphile.map((x) => fmt(x, 2)).join(' ') || '-',
+            c.postgraphileTarget ? `>= ${c.postgraphileTarget}` : '-',
+            toPg === undefined ? '-' : met(toPg, c.postgraphileTarget, invalid(row, 'postgraphile')),
           ];
         }),
       )}`,
     );
+    const ms = (x?: { server: number; postgres: number }) =>
+      x ? `${x.server.toFixed(2)} + ${x.postgres.toFixed(2)}` : '-';
     console.log(
-      `\napp server RSS: peak (VmHWM) ${mb(rss.peak)}, now ${mb(rss.now)}, idle after start ${mb(idleRss)}; ` +
-        `target peak <= ${RSS_TARGET_MB} MB: ${rss.peak <= RSS_TARGET_MB * 1024 * 1024 ? 'yes' : 'NO'}`,
+      `\nCPU per request, ms (server process + PostgreSQL), medians of the rounds:\n${table(
+        ['case', 'app', 'raw', 'PostGraphile', 'app server / raw server'],
+        rows.map(({ c, cpu }) => [
+          c.label,
+          ms(cpu.app),
+          ms(cpu.raw),
+          ms(cpu.postgraphile),
+          cpu.app && cpu.raw ? fmt(cpu.app.server / cpu.raw.server, 2) : '-',
+        ]),
+      )}`,
+    );
+    // Issue 28: the app's CPU per patient from 25 to 100 grows no faster than raw's.
+    for (const [small, large] of [
+      ['list', 'list100'],
+      ['graphql', 'graphql100'],
+    ]) {
+      const s = rows.find((r) => r.c.id === small);
+      const l = rows.find((r) => r.c.id === large);
+      if (!s || !l) continue;
+      const per = (name: Timed) => {
+        const a = s.cpu[name];
+        const b = l.cpu[name];
+        if (!a || !b) return null;
+        const patients = (l.c.patients ?? 0) - (s.c.patients ?? 0);
+        return { perPatient: ((b.server - a.server) * 1000) / patients, growth: b.server / a.server };
+      };
+      const a = per('app');
+      const r = per('raw');
+      if (!a || !r) continue;
+      console.log(
+        `CPU per patient, ${s.c.patients} → ${l.c.patients} (${small} → ${large}), server process: app ${fmt(a.perPatient, 1)} µs per extra patient (×${fmt(a.growth, 2)}), ` +
+          `raw ${fmt(r.perPatient, 1)} µs (×${fmt(r.growth, 2)}); target: app's growth <= raw's: ${a.growth <= r.growth ? 'yes' : 'NO'}`,
+      );
+    }
+    console.log(
+      `\napp server RSS: peak (VmHWM) ${mb(peaks.app.peak)}, now ${mb(peaks.app.now)}, idle after start ${mb(idleRss)}; ` +
+        `target peak <= ${RSS_TARGET_MB} MB: ${peaks.app.peak <= RSS_TARGET_MB * 1024 * 1024 ? 'yes' : 'NO'}`,
     );
     console.log(
       `app server live heap (after a full GC): ${mb(idleHeap)} after start, ${mb(liveHeap)} after the runs`,
     );
-    console.log(`raw server RSS: peak ${mb(rawRss.peak)}, now ${mb(rawRss.now)}`);
-    for (const { c, app: a, raw: r } of rows) {
-      for (const [name, res] of [
-        ['app', a],
-        ['raw', r],
-      ] as const) {
-        const p = problems(res);
+    console.log(
+      `raw server RSS: peak ${mb(peaks.raw.peak)}, now ${mb(peaks.raw.now)}` +
+        `${peaks.postgraphile ? `; PostGraphile RSS: peak ${mb(peaks.postgraphile.peak)}, now ${mb(peaks.postgraphile.now)}` : ''}`,
+    );
+    for (const { c, runs } of rows) {
+      for (const [name, res] of Object.entries(runs)) {
+        const p = problems(res as Measured);
         if (p)
-          console.log(`WARNING ${c.id} ${name}: ${p}; status codes ${JSON.stringify(res.statusCodeStats)}`);
+          console.log(
+            `WARNING ${c.id} ${name}: ${p}; status codes ${JSON.stringify((res as Measured).statusCodeStats)}`,
+          );
       }
     }
   } finally {
-    await Promise.all([app.stop(), raw.stop()]);
+    await Promise.all(all.map((s) => s.stop()));
     clearTimeout(deadline);
+    rmSync(statementsFile, { force: true });
   }
   if (profDir)
     console.log(

@@ -1,26 +1,29 @@
 /**
- * The raw baseline: what the benchmarked endpoints cost with no framework at all.
+ * The raw baseline: what the benchmarked endpoints cost with no framework at all, running the
+ * app's own SQL. `node:http` over a `pg` Pool (the size of the app's ORM pool):
  *
- * The chat pages (GET /v1/chat/messages, with or without updated_since, and
- * GET /v1/chat/conversations) run exactly the app's statements (bench/chat-sql.ts, held to the
- * app's by test/bench-sql.test.ts) as named prepared statements, with timestamps read as text
- * as the app reads them; only the presenting is hand-written.
- * A hand-written
- * `node:http` handler over a `pg` Pool (same size as the app's ORM pool) running the SQL the app
- * runs and answering with the same JSON (bench/patients.ts checks that before timing):
+ *   GET  /v1/patients?limit | phone | query       the REST list / phone lookup / name search
+ *   GET  /v1/chat/messages[?updated_since], GET /v1/chat/conversations
+ *   POST /graphql        the benchmark's patients documents (any first: N), recognised by their text
+ *   POST /v1/appointments  a booking and its event in one transaction: the app's statements
+ *        (bench/booking-sql.ts, held to the app's by test/bench-sql.test.ts)
  *
- *   GET  /v1/patients?limit&cursor&query&phone   the REST list / name search / phone lookup
- *   POST /graphql                                 the benchmark's one GraphQL document, hard-wired
- *   POST /v1/appointments                         a booking and its event in one transaction: the
- *        app's statements (bench/booking-sql.ts, held to the app's by test/bench-sql.test.ts) as
- *        named prepared statements, except one statement for the four reference checks
+ * The read statements are not written here: bench/patients.ts captures them from the app on
+ * every run (bench/statement-capture.ts) and hands them over in BENCH_STATEMENTS, by request
+ * shape (bench/request-shape.ts). This server runs them as the app does, named or unnamed, rows
+ * as arrays, dates and timestamps read as text (MikroORM's type overrides); only the values (in
+ * the app's order) and the presenting are written here. The harness traces what it ran for each
+ * case and compares it with the app's, statement by statement, and its JSON with the app's, byte
+ * for byte: an app that runs other statements, or a different number of them, fails the check
+ * until this code follows it.
  *
  * Like the app it hashes the API key on every request and keeps verified keys in a Map for 5 s,
- * formats phones with the same libphonenumber helper and pages by keyset (`id > cursor`,
- * limit + 1). Unlike the app it selects only the columns it returns, uses no request ids, no
- * logging and no GraphQL parsing: it is the floor, not a competitor.
+ * formats phones with the same libphonenumber helper and presents points in time with the app's
+ * text-to-ISO helper. Unlike the app it has no request ids, no logging and no GraphQL parsing: it
+ * is the floor, not a competitor.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
@@ -29,21 +32,20 @@ import { toE164, toInternational, toLocal } from '../src/lib/phone.ts';
 import { escapeLike, foldForSearch } from '../src/lib/text.ts';
 import { pgTimestampToIso } from '../src/lib/timestamps.ts';
 import { bookingSql } from './booking-sql.ts';
-import { chatSql } from './chat-sql.ts';
 import { serveUntilParentLeaves } from './child.ts';
+import { type CapturedShapes, requestShape } from './request-shape.ts';
+import { type CapturedStatement, describeQuery } from './statement-capture.ts';
 
 const url = process.env.BENCH_DATABASE_URL;
 if (!url) throw new Error('BENCH_DATABASE_URL is not set');
 
-const pool = new pg.Pool({ connectionString: url, max: Number(process.env.BENCH_POOL_MAX ?? 10) });
-// Timestamps as PostgreSQL's text, as the app's pool reads them (MikroORM's type overrides).
-const asText = (v: string) => v;
-const chatTypes = {
-  getTypeParser: ((oid: number, format?: string) =>
-    oid === 1184 || oid === 1114
-      ? asText
-      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
-};
+// Dates, timestamps and intervals as PostgreSQL's text, arrays of them as arrays of text, as the
+// app's pool reads them (MikroORM's type overrides, @mikro-orm/sql createPostgreSqlTypeParsers).
+const types = new pg.TypeOverrides();
+for (const oid of [1082, 1114, 1184, 1186]) types.setTypeParser(oid, (v: string) => v);
+const textArray = (pg.types.getTypeParser as (oid: number) => (v: string) => unknown)(1009);
+for (const oid of [1182, 1115, 1185, 1187]) types.setTypeParser(oid, textArray);
+const pool = new pg.Pool({ connectionString: url, max: Number(process.env.BENCH_POOL_MAX ?? 10), types });
 
 // ---------- auth: sha256 per request, verified keys cached per process ----------
 
@@ -77,13 +79,14 @@ async function authenticate(header: string | undefined): Promise<Principal> {
     const { rows } = await pool.query<{
       clinic_id: number;
       scopes: string[];
-      revoked_at: Date | null;
+      revoked_at: string | null;
       country: string;
-    }>(
-      `select k.clinic_id, k.scopes, k.revoked_at, c.country
+    }>({
+      name: 'raw_key',
+      text: `select k.clinic_id, k.scopes, k.revoked_at, c.country
        from api_key k join clinic c on c.id = k.clinic_id where k.hash = $1 limit 1`,
-      [hash],
-    );
+      values: [hash],
+    });
     const row = rows[0];
     principal =
       row && !row.revoked_at
@@ -100,9 +103,59 @@ function requireScope(p: Principal, scope: string) {
   if (!p.scopes.has(scope)) throw new HttpError(403, 'forbidden', `This key lacks ${scope}.`);
 }
 
-// ---------- GET /v1/patients ----------
+// ---------- the app's statements, as captured ----------
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const captured = (JSON.parse(readFileSync(process.env.BENCH_STATEMENTS ?? '', 'utf8')) as CapturedShapes)
+  .shapes;
+
+/**
+ * The app's statements for a request of this shape, exactly as it ran them (text, name or none,
+ * rows as arrays or objects); `count` is how many this server's code for the shape runs. A
+ * shape the app runs otherwise is a 500 naming the difference: the check then fails until this
+ * server's code follows the app's.
+ */
+function statementsOf(shape: string, count: number): CapturedStatement[] {
+  const list = captured[shape];
+  if (!list) throw new HttpError(500, 'not_captured', `No statements of the app captured for ${shape}.`);
+  if (list.length !== count)
+    throw new HttpError(
+      500,
+      'capture_mismatch',
+      `The app runs ${list.length} statements for ${shape}; the raw server's code runs ${count}.`,
+    );
+  return list;
+}
+
+/** What this server ran while the harness traced (bench/patients.ts compares it with the app's). */
+let tracing: CapturedStatement[] | null = null;
+
+/**
+ * One captured statement with this request's values, rows as arrays with each column's position
+ * by name (`c.<column>`), worked out once per statement.
+ */
+const positions = new Map<string, Record<string, number>>();
+async function run(
+  statement: { name: string | null; text: string; rowMode?: string | null },
+  values: unknown[],
+  on: pg.Pool | pg.PoolClient = pool,
+) {
+  const config = {
+    ...(statement.name ? { name: statement.name } : {}),
+    text: statement.text,
+    values,
+    rowMode: 'array' as const,
+  };
+  if (tracing) tracing.push({ ...describeQuery(config), rowMode: statement.rowMode ?? 'array' });
+  const res = await on.query<any[]>(config);
+  let c = positions.get(statement.text);
+  if (!c) {
+    c = Object.fromEntries(res.fields.map((f, i) => [f.name, i]));
+    positions.set(statement.text, c);
+  }
+  return { rows: res.rows, c };
+}
+
+// ---------- GET /v1/patients ----------
 
 function parseLimit(raw: string | null): number {
   if (raw == null || raw === '') return 25;
@@ -112,180 +165,106 @@ function parseLimit(raw: string | null): number {
   return n;
 }
 
-function parseCursor(raw: string | null): number | null {
-  if (raw == null || raw === '') return null;
-  try {
-    const v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 2 && v[0] === 'pat' && Number.isSafeInteger(v[1])) return v[1];
-  } catch {}
-  throw new HttpError(422, 'validation_failed', 'cursor is not a cursor of this list.');
-}
-
 const cursorOf = (id: number) => Buffer.from(JSON.stringify(['pat', id])).toString('base64url');
+const isoText = (v: string | null) => (v == null ? null : pgTimestampToIso(v, (t) => new Date(t)));
 
-interface PatientRow {
-  id: number;
-  first_name: string | null;
-  last_name: string | null;
-  phone: string | null;
-  email: string | null;
-  gender: string | null;
-  birth_date: string | null;
-  created_at: Date;
-  updated_at: Date;
-  status_id: number | null;
-  status_name: string | null;
-  status_color: string | null;
-}
-
-async function listPatients(p: Principal, q: URLSearchParams) {
+/** The list, the phone lookup and the name search: the app's one statement, its values in the app's order. */
+async function listPatients(p: Principal, u: URL, shape: string) {
   requireScope(p, 'patients:read');
+  const q = u.searchParams;
+  if (q.has('cursor') || q.has('email'))
+    throw new HttpError(422, 'validation_failed', 'The raw server serves the bench cases only.');
   const limit = parseLimit(q.get('limit'));
-  const after = parseCursor(q.get('cursor'));
-  const params: unknown[] = [p.clinicId];
-  const where = ['p.clinic_id = $1'];
+  const values: unknown[] = [];
   const phone = q.get('phone');
   if (phone) {
     const e164 = toE164(phone, p.country);
     if (!e164) throw new HttpError(422, 'validation_failed', `phone '${phone}' is not a phone number.`);
-    params.push(e164);
-    where.push(`p.phone = $${params.length}`);
-  }
-  const email = q.get('email');
-  if (email) {
-    params.push(email.trim().toLowerCase());
-    where.push(`p.email_lower = $${params.length}`);
+    values.push(e164);
   }
   const query = q.get('query');
   if (query?.trim()) {
-    params.push(`${escapeLike(foldForSearch(query))}%`);
-    where.push(`(p.name_fl like $${params.length} or p.name_lf like $${params.length})`);
+    const pattern = `${escapeLike(foldForSearch(query))}%`;
+    values.push(pattern, pattern);
   }
-  if (after != null) {
-    params.push(after);
-    where.push(`p.id > $${params.length}`);
-  }
-  params.push(limit + 1);
-  const { rows } = await pool.query<PatientRow>(
-    `select p.id, p.first_name, p.last_name, p.phone, p.email, p.gender, p.birth_date::text as birth_date,
-            p.created_at, p.updated_at, s.id as status_id, s.name as status_name, s.color as status_color
-     from patient p left join patient_status s on s.id = p.status_id
-     where ${where.join(' and ')}
-     order by p.id asc limit $${params.length}`,
-    params,
-  );
+  values.push(p.clinicId, limit + 1);
+  const [statement] = statementsOf(shape, 1);
+  const { rows, c } = await run(statement, values);
   const items = rows.length > limit ? rows.slice(0, limit) : rows;
   return {
     data: items.map((r) => ({
-      id: `pat_${r.id}`,
-      first_name: r.first_name,
-      last_name: r.last_name,
-      phone: toLocal(r.phone, p.country),
-      email: r.email,
-      gender: r.gender,
-      birth_date: r.birth_date,
+      id: `pat_${r[c.id]}`,
+      first_name: r[c.first_name],
+      last_name: r[c.last_name],
+      phone: toLocal(r[c.phone], p.country),
+      email: r[c.email],
+      gender: r[c.gender],
+      birth_date: r[c.birth_date],
       status:
-        r.status_id == null ? null : { id: `pst_${r.status_id}`, name: r.status_name, color: r.status_color },
-      created_at: iso(r.created_at),
-      updated_at: iso(r.updated_at),
+        r[c.j_status__id] == null
+          ? null
+          : { id: `pst_${r[c.j_status__id]}`, name: r[c.j_status__name], color: r[c.j_status__color] },
+      created_at: isoText(r[c.created_at]),
+      updated_at: isoText(r[c.updated_at]),
     })),
-    next_cursor: rows.length > limit ? cursorOf(items[items.length - 1].id) : null,
+    next_cursor: rows.length > limit ? cursorOf(items[items.length - 1][c.id]) : null,
   };
 }
 
-// ---------- POST /graphql: patients(first: 25) with owner, species and appointments(first: 5) ----------
+// ---------- POST /graphql: patients(first: N) with owner, species and appointments(first: 5) ----------
 
-async function graphqlPatients(p: Principal, first: number, appointmentsFirst: number) {
+/** The benchmark's documents this server answers, by text: `patients(first: N)`, appointments(first: M). */
+const DOCUMENT =
+  /^\{ patients\(first: (\d+)\) \{ edges \{ node \{ id firstName lastName phone owner \{ id firstName \} species \{ id name \} appointments\(first: (\d+)\) \{ edges \{ node \{ id start end status \{ name \} \} \} \} \} \} \} \}$/;
+
+/** The app's two statements: the page with owner and species joined, then the page's appointments. */
+async function graphqlPatients(p: Principal, first: number, appointmentsFirst: number, shape: string) {
   requireScope(p, 'patients:read');
   requireScope(p, 'appointments:read');
-  const { rows: patients } = await pool.query<{
-    id: number;
-    first_name: string | null;
-    last_name: string | null;
-    phone: string | null;
-    owner_id: number | null;
-    species_id: number | null;
-  }>(
-    `select id, first_name, last_name, phone, owner_id, species_id
-     from patient where clinic_id = $1 order by id asc limit $2`,
-    [p.clinicId, first + 1],
-  );
-  const page = patients.slice(0, first);
-  const ids = page.map((r) => r.id);
-  const ownerIds = [...new Set(page.map((r) => r.owner_id).filter((x) => x != null))];
-  const speciesIds = [...new Set(page.map((r) => r.species_id).filter((x) => x != null))];
-  // The three batches go out together, as the app's DataLoaders do.
-  const [owners, species, appointments] = await Promise.all([
-    pool.query<{ id: number; first_name: string | null }>(
-      'select id, first_name from owner where clinic_id = $1 and id = any($2::int[])',
-      [p.clinicId, ownerIds],
-    ),
-    pool.query<{ id: number; name: string }>(
-      'select id, name from species where clinic_id = $1 and id = any($2::int[])',
-      [p.clinicId, speciesIds],
-    ),
-    // limit + 1 per patient, as a connection needs to know whether there is a next page.
-    pool.query<{
-      id: number;
-      patient_id: number;
-      start_at: Date;
-      end_at: Date;
-      branch_name: string;
-      provider_name: string | null;
-      type_name: string | null;
-      status_name: string | null;
-    }>(
-      `select a.id, a.patient_id, a.start_at, a.end_at, b.name as branch_name, pr.name as provider_name,
-              t.name as type_name, st.name as status_name
-       from (
-         select id, patient_id, branch_id, provider_id, type_id, status_id, start_at, end_at,
-                row_number() over (partition by patient_id order by start_at desc, id desc) as rn
-         from appointment where clinic_id = $1 and patient_id = any($2::int[])
-       ) a
-       join branch b on b.id = a.branch_id
-       left join provider pr on pr.id = a.provider_id
-       left join appointment_type t on t.id = a.type_id
-       left join appointment_status st on st.id = a.status_id
-       where a.rn <= $3
-       order by a.patient_id, a.start_at desc, a.id desc`,
-      [p.clinicId, ids, appointmentsFirst + 1],
-    ),
+  const [pageStatement, appointmentsStatement] = statementsOf(shape, 2);
+  const { rows: patients, c } = await run(pageStatement, [p.clinicId, first + 1]);
+  const page = patients.length > first ? patients.slice(0, first) : patients;
+  const { rows: appointments, c: a } = await run(appointmentsStatement, [
+    p.clinicId,
+    `{${page.map((r) => r[c.id]).join(',')}}`,
+    appointmentsFirst + 1,
+    p.clinicId,
   ]);
-  const ownerById = new Map(owners.rows.map((o) => [o.id, o]));
-  const speciesById = new Map(species.rows.map((s) => [s.id, s]));
-  const apptsByPatient = new Map<number, typeof appointments.rows>();
-  for (const a of appointments.rows) {
-    const list = apptsByPatient.get(a.patient_id);
-    if (list) list.push(a);
-    else apptsByPatient.set(a.patient_id, [a]);
+  const byPatient = new Map<number, any[][]>();
+  for (const r of appointments) {
+    const list = byPatient.get(r[a.patient_id]);
+    if (list) list.push(r);
+    else byPatient.set(r[a.patient_id], [r]);
   }
   return {
     data: {
       patients: {
-        edges: page.map((r) => {
-          const o = r.owner_id == null ? undefined : ownerById.get(r.owner_id);
-          const s = r.species_id == null ? undefined : speciesById.get(r.species_id);
-          return {
-            node: {
-              id: `pat_${r.id}`,
-              firstName: r.first_name,
-              lastName: r.last_name,
-              phone: toLocal(r.phone, p.country),
-              owner: o ? { id: `own_${o.id}`, firstName: o.first_name } : null,
-              species: s ? { id: `spc_${s.id}`, name: s.name } : null,
-              appointments: {
-                edges: (apptsByPatient.get(r.id) ?? []).slice(0, appointmentsFirst).map((a) => ({
-                  node: {
-                    id: `appt_${a.id}`,
-                    start: a.start_at.toISOString(),
-                    end: a.end_at.toISOString(),
-                    status: a.status_name == null ? null : { name: a.status_name },
-                  },
-                })),
-              },
+        edges: page.map((r) => ({
+          node: {
+            id: `pat_${r[c.id]}`,
+            firstName: r[c.first_name],
+            lastName: r[c.last_name],
+            phone: toLocal(r[c.phone], p.country),
+            owner:
+              r[c.j_owner__id] == null
+                ? null
+                : { id: `own_${r[c.j_owner__id]}`, firstName: r[c.j_owner__first_name] },
+            species:
+              r[c.j_species__id] == null
+                ? null
+                : { id: `spc_${r[c.j_species__id]}`, name: r[c.j_species__name] },
+            appointments: {
+              edges: (byPatient.get(r[c.id]) ?? []).slice(0, appointmentsFirst).map((x) => ({
+                node: {
+                  id: `appt_${x[a.id]}`,
+                  start: isoText(x[a.start_at]),
+                  end: isoText(x[a.end_at]),
+                  status: x[a.j_status__id] == null ? null : { name: x[a.j_status__name] },
+                },
+              })),
             },
-          };
-        }),
+          },
+        })),
       },
     },
   };
@@ -293,44 +272,17 @@ async function graphqlPatients(p: Principal, first: number, appointmentsFirst: n
 
 // ---------- GET /v1/chat/messages and /v1/chat/conversations ----------
 
-const named = Object.fromEntries(
-  Object.entries(chatSql).map(([k, sql]) => [k, { name: `raw_chat_${k}`, text: numberPlaceholders(sql) }]),
-) as Record<keyof typeof chatSql, { name: string; text: string }>;
-
-/**
- * Rows as arrays, as the app reads them (src/db/named-statements.ts), with each column's
- * position by name (`c.<column>`), worked out once per statement.
- */
-const positions = new Map<string, Record<string, number>>();
-async function run(
-  statement: { name: string; text: string },
-  values: unknown[],
-  on: pg.Pool | pg.PoolClient = pool,
-) {
-  const res = await on.query<any[]>({ ...statement, values, types: chatTypes, rowMode: 'array' });
-  let c = positions.get(statement.name);
-  if (!c) {
-    c = Object.fromEntries(res.fields.map((f, i) => [f.name, i]));
-    positions.set(statement.name, c);
-  }
-  return { rows: res.rows, c };
-}
-
-const isoText = (v: string | null) => (v == null ? null : pgTimestampToIso(v, (t) => new Date(t)));
 const DAY_MS = 24 * 3600_000;
 
 /** The patients of each row's phone, one statement for the page, as the app attaches them. */
-async function patientsOf(p: Principal, phones: string[]) {
+async function patientsOf(p: Principal, phones: string[], statement: CapturedStatement) {
   const unique = [...new Set(phones)];
   const by = new Map<
     string,
     { id: string; first_name: string | null; last_name: string | null; phone: string | null }[]
   >();
   if (!unique.length) return by;
-  const { rows, c } = await run(named.patientsByPhone, [
-    `{${unique.map((x) => `"${x}"`).join(',')}}`,
-    p.clinicId,
-  ]);
+  const { rows, c } = await run(statement, [`{${unique.map((x) => `"${x}"`).join(',')}}`, p.clinicId]);
   for (const r of rows) {
     const list = by.get(r[c.phone]) ?? [];
     list.push({
@@ -346,18 +298,20 @@ async function patientsOf(p: Principal, phones: string[]) {
 
 const cursorOfValues = (values: unknown[]) => Buffer.from(JSON.stringify(values)).toString('base64url');
 
-async function listMessages(p: Principal, q: URLSearchParams) {
+async function listMessages(p: Principal, q: URLSearchParams, shape: string) {
   requireScope(p, 'chat:read');
+  const [page, patientsByPhone] = statementsOf(shape, 2);
   const limit = parseLimit(q.get('limit'));
   const since = q.get('updated_since');
   const sinceIso = since ? new Date(since).toISOString() : null;
   const { rows, c } = sinceIso
-    ? await run(named.messagesSync, [sinceIso, p.clinicId, sinceIso, p.clinicId, limit + 1])
-    : await run(named.messages, [p.clinicId, limit + 1]);
+    ? await run(page, [sinceIso, p.clinicId, sinceIso, p.clinicId, limit + 1])
+    : await run(page, [p.clinicId, limit + 1]);
   const items = rows.length > limit ? rows.slice(0, limit) : rows;
   const patients = await patientsOf(
     p,
     items.map((r) => r[c.patient_phone]),
+    patientsByPhone,
   );
   const last = items[items.length - 1];
   return {
@@ -411,14 +365,16 @@ async function listMessages(p: Principal, q: URLSearchParams) {
   };
 }
 
-async function listConversations(p: Principal, q: URLSearchParams) {
+async function listConversations(p: Principal, q: URLSearchParams, shape: string) {
   requireScope(p, 'chat:read');
+  const [page, patientsByPhone] = statementsOf(shape, 2);
   const limit = parseLimit(q.get('limit'));
-  const { rows, c } = await run(named.conversations, [p.clinicId, limit + 1]);
+  const { rows, c } = await run(page, [p.clinicId, limit + 1]);
   const items = rows.length > limit ? rows.slice(0, limit) : rows;
   const patients = await patientsOf(
     p,
     items.map((r) => r[c.patient_phone]),
+    patientsByPhone,
   );
   const now = Date.now();
   const last = items[items.length - 1];
@@ -655,15 +611,15 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   const u = new URL(req.url ?? '/', 'http://127.0.0.1');
   if (u.pathname === '/v1/patients' && req.method === 'GET') {
     const p = await authenticate(req.headers.authorization);
-    return send(res, 200, await listPatients(p, u.searchParams));
+    return send(res, 200, await listPatients(p, u, requestShape('GET', u)));
   }
   if (u.pathname === '/v1/chat/messages' && req.method === 'GET') {
     const p = await authenticate(req.headers.authorization);
-    return send(res, 200, await listMessages(p, u.searchParams));
+    return send(res, 200, await listMessages(p, u.searchParams, requestShape('GET', u)));
   }
   if (u.pathname === '/v1/chat/conversations' && req.method === 'GET') {
     const p = await authenticate(req.headers.authorization);
-    return send(res, 200, await listConversations(p, u.searchParams));
+    return send(res, 200, await listConversations(p, u.searchParams, requestShape('GET', u)));
   }
   if (u.pathname === '/v1/appointments' && req.method === 'POST') {
     const p = await authenticate(req.headers.authorization);
@@ -672,10 +628,12 @@ async function handle(req: IncomingMessage, res: ServerResponse) {
   }
   if (u.pathname === '/graphql' && req.method === 'POST') {
     const p = await authenticate(req.headers.authorization);
-    // The document is the benchmark's one query; it is read and parsed as JSON, not as GraphQL.
+    // The document is one of the benchmark's; it is read and parsed as JSON, not as GraphQL.
     const body = JSON.parse(await readBody(req)) as { query?: unknown };
-    if (typeof body.query !== 'string') throw new HttpError(400, 'invalid_request', 'query is required.');
-    return send(res, 200, await graphqlPatients(p, 25, 5));
+    const m = typeof body.query === 'string' ? DOCUMENT.exec(body.query) : null;
+    if (!m) throw new HttpError(400, 'invalid_request', 'Not one of the benchmark documents.');
+    const shape = requestShape('POST', u, body.query as string);
+    return send(res, 200, await graphqlPatients(p, Number(m[1]), Number(m[2]), shape));
   }
   throw new HttpError(404, 'not_found', `No route ${req.method} ${u.pathname}.`);
 }
@@ -696,6 +654,17 @@ await new Promise<void>((resolve, reject) => {
   server.listen(0, '127.0.0.1', () => resolve());
 });
 const { port } = server.address() as AddressInfo;
+
+// The harness traces the statements of one request: 'trace-start', the request, 'trace-stop'.
+process.on('message', (m: { type?: string }) => {
+  if (m?.type === 'trace-start') {
+    tracing = [];
+    process.send?.({ type: 'trace-started' });
+  } else if (m?.type === 'trace-stop') {
+    process.send?.({ type: 'traced', statements: tracing ?? [] });
+    tracing = null;
+  }
+});
 
 serveUntilParentLeaves(`http://127.0.0.1:${port}`, async () => {
   server.closeAllConnections();

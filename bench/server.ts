@@ -7,9 +7,22 @@
 import { openOrm } from '../src/lib/database.ts';
 import { startHttpServer } from '../src/server/start.ts';
 import { serveUntilParentLeaves } from './child.ts';
+import { installCapture, startRecording, stopRecording } from './statement-capture.ts';
 
 const url = process.env.BENCH_DATABASE_URL;
 if (!url) throw new Error('BENCH_DATABASE_URL is not set');
+
+// A capture process (never the one being timed) records the statements of a request on request:
+// 'capture-start', then the request, then 'capture-stop' answers 'captured' with them.
+if (process.env.BENCH_CAPTURE === '1') {
+  installCapture();
+  process.on('message', (m: { type?: string }) => {
+    if (m?.type === 'capture-start') {
+      startRecording();
+      process.send?.({ type: 'capture-started' });
+    } else if (m?.type === 'capture-stop') process.send?.({ type: 'captured', statements: stopRecording() });
+  });
+}
 
 const orm = await openOrm(url);
 // No rate limit for the throughput benchmark (one key at thousands of requests a second); the

@@ -9,7 +9,8 @@ import {
 } from 'graphql';
 import { forbidden, scopesIn } from '../auth/scopes.ts';
 import { EVENT_TYPES } from '../events/types.ts';
-import { errorStatuses, RETRY_AFTER_UNAVAILABLE } from '../lib/errors.ts';
+import { docUrlOf } from '../lib/error-docs.ts';
+import { type ErrorCode, errorStatuses, RETRY_AFTER_UNAVAILABLE } from '../lib/errors.ts';
 import { idPattern, prefixes, toId } from '../lib/ids.ts';
 import { defaultLimits } from '../lib/limits.ts';
 import { schemas } from '../schema/index.ts';
@@ -245,7 +246,8 @@ const knownParameters: Record<string, ParameterSpec> = {
     schema: { type: 'array', items: { type: 'string', enum: patientIncludes }, uniqueItems: true },
     style: 'form',
     explode: false,
-    example: patientIncludes,
+    // No `example`: Swagger UI's try-it-out preselects a parameter's example, and at a dental
+    // clinic an include is a 422.
     invalid: `Unknown include value(s): ${patientIncludes[0]}2. Allowed: ${patientIncludes.join(', ')}.`,
   },
   phone: {
@@ -427,7 +429,7 @@ const retryAfter = { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } 
 
 function errorResponse(
   description: string,
-  example: { code: string; message: string; param?: string; required_scopes?: string[] },
+  example: { code: ErrorCode; message: string; param?: string; required_scopes?: string[] },
   headers: Record<string, unknown> = authenticatedHeaders,
 ) {
   return {
@@ -442,6 +444,7 @@ function errorResponse(
             message: example.message,
             ...(example.param ? { param: example.param } : {}),
             request_id: 'req_3kTq9xYb2mN1',
+            doc_url: docUrlOf(example.code),
             ...(example.required_scopes ? { required_scopes: example.required_scopes } : {}),
           },
         },
@@ -628,7 +631,7 @@ const errorSchema = {
   properties: {
     error: {
       type: 'object',
-      required: ['code', 'message', 'request_id'],
+      required: ['code', 'message', 'request_id', 'doc_url'],
       properties: {
         code: {
           type: 'string',
@@ -640,6 +643,12 @@ const errorSchema = {
         message: { type: 'string', description: 'Human-readable explanation; may change, do not parse it.' },
         param: { type: 'string', description: 'The parameter at fault (validation errors).' },
         request_id: { type: 'string', description: 'Id of the request; also in the X-Request-Id header.' },
+        doc_url: {
+          type: 'string',
+          format: 'uri-reference',
+          description:
+            "Where this code is explained: its anchor in the service's error reference, a path such as `/errors#validation_failed` (resolve it against the URL you called).",
+        },
         required_scopes: {
           type: 'array',
           items: { type: 'string' },

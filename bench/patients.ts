@@ -725,15 +725,24 @@ function cpuSeconds(pid: number | string, children = false): number {
 }
 
 /**
- * CPU seconds of every PostgreSQL process on this machine (the server is local to the bench).
- * Backends that ended count through the postmaster's reaped-children time.
+ * CPU seconds of the PostgreSQL server's work for the bench (the server is local to the bench):
+ * its shared processes (postmaster, writers, checkpointer) and the backends of the bench's
+ * database, not those of other databases: tests run against the same server, and their backends
+ * made the PostgreSQL figure of a run meaningless. The servers' pools keep their connections
+ * under load, so a backend's time is counted while it lives; ended backends (reaped by the
+ * postmaster, whatever their database) are not.
  */
 function postgresCpuSeconds(): number {
   let total = 0;
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(pid, true);
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+      // A backend's title: "postgres: [cluster: ]user database host(port) state".
+      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const backend = /^postgres: (?:\S+: )?\S+ (\S+) (?:\[local\]|\S+\(\d+\))/.exec(title);
+      if (backend && backend[1] !== DB_NAME) continue;
+      total += cpuSeconds(pid);
     } catch {}
   }
   return total;

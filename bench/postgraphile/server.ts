@@ -56,8 +56,15 @@ async function clinicOf(header: string | undefined): Promise<number | null> {
 
 const preset = {
   extends: [PostGraphileAmberPreset],
+  // Read access only, as the app's read cases: no mutations in the schema (simple views are
+  // updatable, so Amber would offer create/update/delete on each), and read-only transactions.
+  schema: { defaultBehavior: '-insert -update -delete' },
   pgServices: [
-    makePgService({ connectionString: url, schemas: ['bench_pg'], poolConfig: { max: POOL_MAX } }),
+    makePgService({
+      connectionString: url,
+      schemas: ['bench_pg'],
+      poolConfig: { max: POOL_MAX, options: '-c default_transaction_read_only=on' },
+    }),
   ],
   grafserv: { graphqlPath: '/graphql', graphiql: false, watch: false, maxRequestLength: 1_000_000 },
   grafast: {

@@ -16,7 +16,7 @@ import { ormConfig } from '../mikro-orm.config.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './auth/keys.ts';
 import { allScopes } from './auth/scopes.ts';
 import { listenAndForward } from './cli/events-listen.ts';
-import { seedDemo } from './demo/seed-demo.ts';
+import { DEMO_KEY_ROLES, seedDemo } from './demo/seed-demo.ts';
 import { seedPatients } from './demo/seed-patients.ts';
 import { Clinic, clinicKinds } from './entities/clinic.ts';
 import { systemClock } from './lib/clock.ts';
@@ -129,6 +129,8 @@ function table(rows: Record<string, unknown>[], columns: string[]): string {
   return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
 }
 
+const countWord = (n: number) => ['no', 'one', 'two', 'three', 'four', 'five', 'six'][n] ?? String(n);
+
 const program = new Command()
   .name('cli')
   .description('clinic-gateway administration: migrations, demo data, clinics and API keys.')
@@ -147,7 +149,7 @@ program
 program
   .command('seed')
   .description(
-    'seed the demo (two clinics, their data and three API keys) into an empty database, or bulk patients into a clinic',
+    `seed the demo (two clinics, their data and ${countWord(DEMO_KEY_ROLES.length)} API keys) into an empty database, or bulk patients into a clinic`,
   )
   .option('--clinic <id>', 'add bulk patients to this existing clinic instead of seeding the demo')
   .option('--patients <n>', 'bulk: patients to add (default 1000); demo: patients per clinic (default 40)')

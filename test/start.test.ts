@@ -1,5 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -106,7 +108,12 @@ describe('npm start', () => {
   it('migrates and seeds an empty database, prints the demo keys once, serves, and stops on SIGTERM', {
     timeout: READY_MS + EXIT_MS + 5_000,
   }, async () => {
-    const s = await start();
+    // Started with the environment a CLI line needs to find the same data (the demo's own folder).
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'cg-start-'));
+    const s = await start({ DATA_DIR: dataDir });
+    // The banner is one write, which a pipe may hand over in parts.
+    for (let i = 0; i < 100 && !s.stdout().includes('events listen'); i++)
+      await new Promise((r) => setTimeout(r, 50));
     const out = s.stdout();
 
     expect(out).toMatch(/"msg":"migrations applied"/);
@@ -165,8 +172,20 @@ describe('npm start', () => {
     }
     expect(status).toBe('delivered');
 
+    // Every CLI line carries the environment the service was started with.
+    const cliLines = out.split('\n').filter((l) => l.includes('npm run cli --'));
+    expect(cliLines.length).toBeGreaterThan(2);
+    for (const l of cliLines) expect(l).toContain(`DATA_DIR=${dataDir} npm run cli --`);
+    // The availability example asks for a day with free slots, for the booking example after it.
+    const availability = /Bearer (cg_live_\S+)" "(\S+\/v1\/availability\?[^"]+)"/.exec(out);
+    expect(availability, out).toBeTruthy();
+    const slots = await get(availability![2], availability![1]);
+    expect(slots.status, JSON.stringify(slots.body)).toBe(200);
+    expect(slots.body.data.length, availability![2]).toBeGreaterThan(0);
+
     const stopped = await terminate(s);
     expect(stopped).toMatchObject({ code: 0, signal: null });
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('on a second start keeps the data and prints no keys', {
@@ -178,6 +197,7 @@ describe('npm start', () => {
     expect(out).not.toMatch(/migrations applied/);
     expect(out).not.toMatch(/Demo data was seeded|cg_live_/);
     expect(out).toMatch(/Existing data kept/);
+    expect(out).toMatch(/the demo keys printed on the first start still work/);
 
     expect((await get(`${s.url}/health`)).status).toBe(200);
     const patients = await get(`${s.url}/v1/patients`, readKey);

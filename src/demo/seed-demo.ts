@@ -22,9 +22,15 @@ export interface DemoKey {
   clinic_id: string;
 }
 
+/** The keys the demo seed makes (and the start banner and `cli seed` print), by role. */
+export const DEMO_KEY_ROLES = ['readAll', 'chatWrite', 'vetReadAll', 'clinicWrite'] as const;
+
+/** The demo clinics' time zone (both are in Israel). */
+export const DEMO_TIMEZONE = 'Asia/Jerusalem';
+
 export interface DemoResult {
   clinics: { id: string; name: string; kind: string }[];
-  keys: { readAll: DemoKey; chatWrite: DemoKey; vetReadAll: DemoKey; clinicWrite: DemoKey };
+  keys: Record<(typeof DEMO_KEY_ROLES)[number], DemoKey>;
 }
 
 const DAY = 86_400_000;
@@ -51,14 +57,14 @@ export async function seedDemo(
       country: 'IL',
       phone: '052-555-0142',
       handledMarkingEnabled: true,
-      timezone: 'Asia/Jerusalem',
+      timezone: DEMO_TIMEZONE,
     });
     const vet = await createClinic(tx, {
       name: 'Happy Paws Veterinary',
       kind: 'veterinary',
       country: 'IL',
       phone: '04-855-0177',
-      timezone: 'Asia/Jerusalem',
+      timezone: DEMO_TIMEZONE,
     });
 
     for (const clinic of [dental, vet]) {

@@ -40,6 +40,9 @@ const patterns: Day[][] = [
   SUN_THU.map((weekday) => ({ weekday, branch: 1, from: at(12), to: at(19, 30) })),
 ];
 
+/** The ISO weekdays the clinic's first provider (prv_1 in the demo) works: the start banner's availability example. */
+export const firstProviderWorkdays: ReadonlySet<number> = new Set(patterns[0].map((d) => d.weekday));
+
 export async function seedWorkingHours(em: EntityManager, clinic: Clinic): Promise<void> {
   const [providers, branches] = await Promise.all([
     // The seed's transaction is bound to no clinic: the condition names it instead of the filter.

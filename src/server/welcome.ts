@@ -1,10 +1,36 @@
+import { DateTime } from 'luxon';
+import { DEMO_TIMEZONE } from '../demo/seed-demo.ts';
+import { firstProviderWorkdays } from '../demo/seed-working-hours.ts';
+
 interface DemoKeys {
   keys: Record<string, { key: string }>;
+}
+
+/**
+ * The environment a CLI line needs to reach this service's database, as the service was started
+ * with it: without them `npm run cli` would start (or find) another embedded PostgreSQL.
+ */
+function cliEnv(): string {
+  const vars = ['DATA_DIR', 'EMBEDDED_PG_PORT']
+    .filter((v) => process.env[v])
+    .map((v) => {
+      const value = process.env[v] as string;
+      return `${v}=${/^[\w./:@-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`}`;
+    });
+  return vars.length ? `${vars.join(' ')} ` : '';
+}
+
+/** The next day (after today, at the demo clinics) on which the demo's first provider works: it has free slots. */
+function nextWorkday(): string {
+  let day = DateTime.now().setZone(DEMO_TIMEZONE).startOf('day').plus({ days: 1 });
+  while (!firstProviderWorkdays.has(day.weekday)) day = day.plus({ days: 1 });
+  return day.toISODate() as string;
 }
 
 /** What `npm start` prints: where the API is, and (on the first start only) the demo keys. */
 export function printWelcome(url: string, demo: DemoKeys | null): void {
   const out: string[] = [];
+  const cli = `${cliEnv()}npm run cli --`;
   out.push('', `clinic-gateway is listening on ${url}`);
   out.push(`  GraphQL + GraphiQL  ${url}/graphql`);
   out.push(`  REST                ${url}/v1   (docs: ${url}/v1/docs, contract: ${url}/v1/openapi.json)`);
@@ -35,28 +61,33 @@ export function printWelcome(url: string, demo: DemoKeys | null): void {
       `    -d '{"to": "050-000-0993", "text": "Hello from the API"}'   # sandbox: delivered, read receipts off`,
     );
     out.push(
-      '  npm run cli -- network inbound --clinic cln_1 --from 050-000-0993 --text "Hi!" --json   # the patient answers',
+      `  ${cli} network inbound --clinic cln_1 --from 050-000-0993 --text "Hi!" --json   # the patient answers`,
     );
     out.push(
       `  curl -s -H "Authorization: Bearer ${read}" -H "content-type: application/json" ${url}/graphql \\`,
       `    -d '{"query":"{ patients(first: 3) { edges { node { id firstName lastName appointments(first: 2) { edges { node { start status { name } } } } } } } }"}'`,
     );
     if (clinic) {
-      const day = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+      const day = nextWorkday();
+      const next = DateTime.fromISO(day).plus({ days: 1 }).toISODate();
       const auth = `-H "Authorization: Bearer ${clinic}"`;
       out.push(
-        `  curl -s ${auth} "${url}/v1/availability?appointment_type_id=apt_1&provider_id=prv_1&from=${day(1)}&to=${day(2)}"   # tomorrow's free slots`,
+        `  curl -s ${auth} "${url}/v1/availability?appointment_type_id=apt_1&provider_id=prv_1&from=${day}&to=${next}"   # free slots on prv_1's next working day`,
         `  curl -s ${auth} -H "content-type: application/json" ${url}/v1/appointments \\`,
         `    -d '{"patient_id": "pat_1", "branch_id": "br_1", "provider_id": "prv_1", "type_id": "apt_1", "start": "<a start from the slots above>"}'`,
-        '  npm run cli -- phone call --clinic cln_1 --from 050-000-0993 --answered --duration 95 --recording --transcript completed',
+        `  ${cli} phone call --clinic cln_1 --from 050-000-0993 --answered --duration 95 --recording --transcript completed`,
         `  curl -s ${auth} "${url}/v1/events?limit=5"   # what those writes recorded, newest first`,
-        `  npm run cli -- events listen --key ${clinic} --url ${url} --forward-to http://localhost:4242/hooks   # live, signed as webhook deliveries`,
+        `  ${cli} events listen --key ${clinic} --url ${url} --forward-to http://localhost:4242/hooks   # live, signed as webhook deliveries`,
       );
     }
   } else {
-    out.push('', 'Existing data kept. Demo keys were printed on the first start; make a new one with:');
-    out.push('  npm run cli -- clinic list');
-    out.push('  npm run cli -- key create --clinic cln_1 --scopes patients:read,catalog:read --name me');
+    out.push(
+      '',
+      'Existing data kept: the demo keys printed on the first start still work (only their hashes are stored,',
+      'so they cannot be shown again). To make a new one:',
+    );
+    out.push(`  ${cli} clinic list`);
+    out.push(`  ${cli} key create --clinic cln_1 --scopes patients:read,catalog:read --name me`);
   }
   out.push('');
   process.stdout.write(`${out.join('\n')}\n`);

@@ -31,6 +31,7 @@ import { settleRateLimit } from './context.ts';
 import { corsPolicy } from './cors.ts';
 import { createGraphQLHandler } from './graphql.ts';
 import { createGraphQLPipeline } from './graphql-pipeline.ts';
+import { serveInbox } from './inbox/page.ts';
 import { serveMedia } from './media-route.ts';
 import { handleNetworkCallback } from './network-callback.ts';
 import { createOperationRunner } from './runner.ts';
@@ -106,6 +107,8 @@ export function createApp(opts: AppOptions) {
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (path === '/ready') return ready(res);
     if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res, scope);
+    const inbox = serveInbox(req, res, path);
+    if (inbox) return inbox;
     if (path === CALLBACK_PATH)
       return handleNetworkCallback(req, res, {
         em: opts.orm.em,

@@ -1,18 +1,21 @@
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
-import { gzip } from 'node:zlib';
+import {
+  type Assets,
+  addAsset,
+  builtOnce,
+  CSS,
+  graphqlWsBrowserBuild,
+  JS,
+  sendAsset,
+} from './hashed-assets.ts';
 
 /**
  * The GraphQL console at /graphql: GraphiQL as `@graphql-yoga/render-graphiql` ships it (React,
  * GraphiQL, Monaco and its workers, prebuilt into strings), but served as files instead of one
- * 9 MB page. Each file is named by a hash of its content and cached by the browser for a year
- * (`immutable`): a new package version brings new names. The page itself is about 2 KB and
- * revalidated (`no-cache`), so a deploy is seen at once. Everything comes from the installed
- * package: no CDN, the console works offline.
+ * 9 MB page: hashed, cached for a year (src/server/hashed-assets.ts). The page itself is about
+ * 2 KB and revalidated (`no-cache`), so a deploy is seen at once. Everything comes from the
+ * installed package: no CDN, the console works offline.
  *
  * GraphiQL runs with our fetcher (graphiql-fetcher.js, on graphql-ws's browser build from the
  * installed graphql-ws): subscriptions go over graphql-ws with the Headers editor's key in
@@ -20,18 +23,9 @@ import { gzip } from 'node:zlib';
  */
 export const CONSOLE_ASSETS = '/graphql/assets/';
 
-const IMMUTABLE = 'public, max-age=31536000, immutable';
-
-interface Asset {
-  type: string;
-  body: Buffer;
-  /** The same bytes gzipped, made once (the script is 5 MB, 1.4 MB gzipped). */
-  gzipped: Buffer;
-}
-
 interface Console {
   page: string;
-  assets: Map<string, Asset>;
+  assets: Assets;
 }
 
 /** The headers editor's start: JSONC, so the example stays a comment until the user edits it. */
@@ -45,8 +39,6 @@ const HINT =
   '<b>Headers</b> as <code>{"Authorization": "Bearer &lt;key&gt;"}</code>: headers are kept in this ' +
   'browser (GraphiQL settings turn that off).';
 
-let built: Promise<Console> | undefined;
-
 /**
  * Answers a console request (GET or HEAD): the page, for a browser asking for HTML (a `?query=`
  * GraphiQL keeps in its address included), or one of its assets. Null when the request is
@@ -54,7 +46,7 @@ let built: Promise<Console> | undefined;
  */
 export function serveConsole(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> | null {
   if (req.method !== 'GET' && req.method !== 'HEAD') return null;
-  if (path.startsWith(CONSOLE_ASSETS)) return sendAsset(req, res, path.slice(CONSOLE_ASSETS.length));
+  if (path.startsWith(CONSOLE_ASSETS)) return sendConsoleAsset(req, res, path.slice(CONSOLE_ASSETS.length));
   if ((path !== '/graphql' && path !== '/graphql/') || !req.headers.accept?.includes('text/html'))
     return null;
   return consoleFiles().then(({ page }) => {
@@ -67,59 +59,30 @@ export function serveConsole(req: IncomingMessage, res: ServerResponse, path: st
   });
 }
 
-async function sendAsset(req: IncomingMessage, res: ServerResponse, name: string): Promise<void> {
-  const asset = (await consoleFiles()).assets.get(name);
-  if (!asset) {
-    res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-    res.end('No such console asset.');
-    return;
-  }
-  const gzipped = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
-  const body = gzipped ? asset.gzipped : asset.body;
-  res.writeHead(200, {
-    'content-type': asset.type,
-    'content-length': body.length,
-    'cache-control': IMMUTABLE,
-    vary: 'accept-encoding',
-    ...(gzipped ? { 'content-encoding': 'gzip' } : {}),
-  });
-  res.end(body);
+async function sendConsoleAsset(req: IncomingMessage, res: ServerResponse, name: string): Promise<void> {
+  sendAsset(req, res, (await consoleFiles()).assets.get(name));
 }
 
 /**
  * Built once, on the first request for the console: importing the package's 9 MB of strings at
  * start would cost every process about 35 MB it may never use (docs/performance.md).
  */
-function consoleFiles(): Promise<Console> {
-  built ??= build().catch((e) => {
-    built = undefined;
-    throw e;
-  });
-  return built;
-}
+const consoleFiles = builtOnce(build);
 
 async function build(): Promise<Console> {
   const m = await import('@graphql-yoga/render-graphiql/graphiql');
-  const assets = new Map<string, Asset>();
-  const add = async (stem: string, ext: string, type: string, content: string | Buffer) => {
-    const body = typeof content === 'string' ? Buffer.from(content) : content;
-    const name = `${stem}.${createHash('sha256').update(body).digest('hex').slice(0, 16)}.${ext}`;
-    assets.set(name, { type, body, gzipped: await promisify(gzip)(body) });
-    return `${CONSOLE_ASSETS}${name}`;
-  };
-  const js = 'text/javascript; charset=utf-8';
-  // The package exports no path to its browser build: it is found beside the entry point.
-  const graphqlWsEntry = pathToFileURL(createRequire(import.meta.url).resolve('graphql-ws'));
-  const graphqlWsBrowser = new URL('../umd/graphql-ws.min.js', graphqlWsEntry);
+  const assets: Assets = new Map();
+  const add = (stem: string, ext: string, type: string, content: string | Buffer) =>
+    addAsset(assets, CONSOLE_ASSETS, stem, ext, type, content);
   const [css, script, graphqlWs, fetcher, editorWorker, jsonWorker, graphqlWorker, favicon] =
     await Promise.all([
-      add('graphiql', 'css', 'text/css; charset=utf-8', m.css),
-      add('graphiql', 'js', js, m.js),
-      add('graphql-ws', 'js', js, await readFile(graphqlWsBrowser)),
-      add('graphiql-fetcher', 'js', js, await readFile(new URL('./graphiql-fetcher.js', import.meta.url))),
-      add('editor.worker', 'js', js, m.editorWorkerService),
-      add('json.worker', 'js', js, m.jsonWorker),
-      add('graphql.worker', 'js', js, m.graphqlWorker),
+      add('graphiql', 'css', CSS, m.css),
+      add('graphiql', 'js', JS, m.js),
+      add('graphql-ws', 'js', JS, await graphqlWsBrowserBuild()),
+      add('graphiql-fetcher', 'js', JS, await readFile(new URL('./graphiql-fetcher.js', import.meta.url))),
+      add('editor.worker', 'js', JS, m.editorWorkerService),
+      add('json.worker', 'js', JS, m.jsonWorker),
+      add('graphql.worker', 'js', JS, m.graphqlWorker),
       add(
         'favicon',
         'ico',

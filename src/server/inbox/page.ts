@@ -1,0 +1,138 @@
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  type Assets,
+  addAsset,
+  builtOnce,
+  CSS,
+  graphqlWsBrowserBuild,
+  JS,
+  sendAsset,
+} from '../hashed-assets.ts';
+
+/**
+ * The live inbox at /inbox (docs/chat.md, The live inbox): a page for a person with a `chat:read`
+ * key, and a `chat:write` key to reply. It is a client of the public API and nothing more: the
+ * queries over POST /graphql, the live part over graphql-ws (`conversationsChanged`,
+ * `conversationMessages`), replies with `sendMessage`. So the page needs no key to load, holds no
+ * data of its own, and shows exactly what an integrator's client would see.
+ *
+ * Its script and stylesheet, with graphql-ws's browser build, are hashed files cached for good
+ * (src/server/hashed-assets.ts, the console's mechanism); the page is revalidated. Its Content
+ * Security Policy allows only this origin: no inline script, nothing from another host.
+ */
+export const INBOX_PATH = '/inbox';
+const INBOX_ASSETS = '/inbox/assets/';
+
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  // 'self' covers ws:// and wss:// to this host in Chromium, Firefox and Safari (CSP 3).
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+interface Inbox {
+  page: string;
+  assets: Assets;
+}
+
+/** Answers GET or HEAD of /inbox or one of its assets; null for any other request. */
+export function serveInbox(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> | null {
+  if (path !== INBOX_PATH && path !== `${INBOX_PATH}/` && !path.startsWith(INBOX_ASSETS)) return null;
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
+    res.end('The inbox is a page: GET it.');
+    return Promise.resolve();
+  }
+  return inboxFiles().then(({ page, assets }) => {
+    if (path.startsWith(INBOX_ASSETS))
+      return sendAsset(req, res, assets.get(path.slice(INBOX_ASSETS.length)));
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': Buffer.byteLength(page),
+      'cache-control': 'no-cache',
+      'content-security-policy': CSP,
+      'referrer-policy': 'no-referrer',
+    });
+    res.end(req.method === 'HEAD' ? undefined : page);
+  });
+}
+
+const inboxFiles = builtOnce(async (): Promise<Inbox> => {
+  const assets: Assets = new Map();
+  const here = (name: string) => readFile(new URL(`./${name}`, import.meta.url));
+  const [css, graphqlWs, script] = await Promise.all([
+    addAsset(assets, INBOX_ASSETS, 'inbox', 'css', CSS, await here('inbox.css')),
+    addAsset(assets, INBOX_ASSETS, 'graphql-ws', 'js', JS, await graphqlWsBrowserBuild()),
+    addAsset(assets, INBOX_ASSETS, 'inbox', 'js', JS, await here('inbox.js')),
+  ]);
+  return { page: pageHtml({ css, graphqlWs, script }), assets };
+});
+
+function pageHtml(files: { css: string; graphqlWs: string; script: string }): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Inbox · clinic-gateway</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${files.css}">
+<script defer src="${files.graphqlWs}"></script>
+<script defer src="${files.script}"></script>
+</head>
+<body>
+<a class="skip" href="#thread">Skip to the conversation</a>
+<header class="top">
+  <h1>Inbox</h1>
+  <p id="live" class="live" role="status" data-state="idle">Not connected</p>
+  <button type="button" id="keys-button" aria-controls="keys" aria-expanded="false">Keys</button>
+</header>
+<div id="notice" class="notice" role="alert" hidden></div>
+<section id="keys" class="keys" aria-labelledby="keys-title" hidden>
+  <h2 id="keys-title">Your API keys</h2>
+  <p>The inbox reads with a <code>chat:read</code> key and replies with a <code>chat:write</code> key
+  (a key never has both). <code>npm start</code> prints demo keys. They are kept in this browser
+  only (its local storage) and sent to this service alone.</p>
+  <form id="keys-form">
+    <p><label for="read-key">Reading key (<code>chat:read</code>), required</label>
+    <input id="read-key" name="read" type="password" autocomplete="off" spellcheck="false" required></p>
+    <p><label for="write-key">Replying key (<code>chat:write</code>), optional</label>
+    <input id="write-key" name="write" type="password" autocomplete="off" spellcheck="false"></p>
+    <p class="actions"><button type="submit">Open the inbox</button>
+    <button type="button" id="forget">Forget the keys</button></p>
+  </form>
+</section>
+<main class="inbox">
+  <nav class="list" aria-labelledby="list-title">
+    <h2 id="list-title">Conversations</h2>
+    <ul id="conversations"></ul>
+    <p id="list-empty" class="empty" hidden>No conversations yet.</p>
+    <button type="button" id="more-conversations" class="more" hidden>More conversations</button>
+  </nav>
+  <section id="thread" class="thread" aria-labelledby="thread-title" tabindex="-1">
+    <h2 id="thread-title">Choose a conversation</h2>
+    <p id="thread-meta" class="meta"></p>
+    <button type="button" id="earlier" class="more" hidden>Earlier messages</button>
+    <ol id="messages" class="messages" role="log" aria-labelledby="thread-title"></ol>
+    <form id="reply" class="reply" hidden>
+      <label for="reply-text" id="reply-label">Reply</label>
+      <div class="reply-row">
+        <textarea id="reply-text" rows="2" maxlength="4096" required aria-describedby="reply-hint"></textarea>
+        <button type="submit" id="reply-send">Send</button>
+      </div>
+      <p id="reply-hint" class="hint"></p>
+      <p id="reply-error" class="error" role="alert"></p>
+    </form>
+  </section>
+</main>
+<noscript><p class="notice">The inbox needs JavaScript: it is a live view over a websocket.</p></noscript>
+</body>
+</html>
+`;
+}

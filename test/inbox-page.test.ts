@@ -1,0 +1,212 @@
+import { existsSync } from 'node:fs';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, revokeApiKey } from '../src/auth/keys.ts';
+import { startTestApp, type TestApp } from './helpers.ts';
+
+/**
+ * The live inbox at /inbox in a real headless Chromium (Debian's `chromium`): keys pasted once
+ * and kept, a patient's message shown without a reload, a reply sent from the page whose ticks
+ * move with the sandbox's receipts, and a revoked key said plainly, live and on a reload. The
+ * page makes no request to another host and throws nothing.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+
+let app: TestApp;
+let browser: Browser;
+let clinicId: number;
+let readKey: string;
+let writeKey: string;
+
+// Receipts slow enough to see each tick: sent, delivered, read.
+const DELAYS = { sent: 400, delivered: 900, read: 1400 };
+
+beforeAll(async () => {
+  if (!available) return;
+  app = await startTestApp({ sandboxDelays: DELAYS });
+  // The subscriptions judge the 24-hour window by the wall clock: the app's clock agrees with it.
+  app.clock.set(new Date());
+  ({ clinicId, key: readKey } = await app.clinicWithKey('dental', ['chat:read']));
+  writeKey = await app.key(clinicId, ['chat:write']);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** A patient writes to the clinic through the sandbox network (its signed callback). */
+async function patientWrites(from: string, text: string): Promise<string> {
+  const r = await app.gql(
+    'mutation($from: String!, $text: String!) { sandboxInbound(input: { from: $from, text: $text }) { message { id conversationId } } }',
+    { from, text },
+    writeKey,
+  );
+  expect(r.body.errors, JSON.stringify(r.body.errors)).toBeUndefined();
+  return r.body.data.sandboxInbound.message.conversationId;
+}
+
+async function watchedPage(): Promise<{ page: Page; offHost: string[]; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
+  const offHost: string[] = [];
+  const errors: string[] = [];
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (!['http:', 'https:', 'ws:', 'wss:'].includes(url.protocol)) return;
+    if (url.hostname !== '127.0.0.1' && url.hostname !== 'localhost') offHost.push(r.url());
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  return { page, offHost, errors };
+}
+
+async function pasteKeys(page: Page, read: string, write?: string) {
+  await page.getByLabel('Reading key').fill(read);
+  if (write) await page.getByLabel('Replying key').fill(write);
+  await page.getByRole('button', { name: 'Open the inbox' }).click();
+}
+
+const conversationLink = (page: Page, id: string) => page.locator(`#conversations a[data-id="${id}"]`);
+const hubSize = () => app.server.app.eventHub.size;
+
+describe.skipIf(!available)('the live inbox in Chromium', () => {
+  it('shows a new message without a reload, and a reply from the page moves through its ticks', async () => {
+    const first = await patientWrites('050-111-0001', 'Is the clinic open on Friday?');
+    const { page, offHost, errors } = await watchedPage();
+    const assets: { path: string; cacheControl?: string }[] = [];
+    page.on('response', (r) => {
+      const path = new URL(r.url()).pathname;
+      if (path.startsWith('/inbox/assets/'))
+        assets.push({ path, cacheControl: r.headers()['cache-control'] });
+    });
+    await page.goto(`${app.url}/inbox`, { waitUntil: 'load' });
+    // No key yet: the page asks for them, and the reading one has focus.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('read-key');
+    await pasteKeys(page, readKey, writeKey);
+    await expect(conversationLink(page, first).innerText()).resolves.toContain(
+      'Is the clinic open on Friday?',
+    );
+    await expect.poll(() => page.locator('#live').innerText(), { timeout: 5_000 }).toBe('Live');
+    // graphql-ws's browser build is the console's file, served the same way.
+    expect(assets.map((a) => a.path.replace(/\.[0-9a-f]{16}\./, '.*.')).sort()).toEqual([
+      '/inbox/assets/graphql-ws.*.js',
+      '/inbox/assets/inbox.*.css',
+      '/inbox/assets/inbox.*.js',
+    ]);
+    for (const a of assets) expect(a.cacheControl).toBe('public, max-age=31536000, immutable');
+
+    // The list is live: a new patient's message shows within 2 s, without a reload.
+    await expect.poll(hubSize, { timeout: 5_000 }).toBe(1);
+    const written = Date.now();
+    const second = await patientWrites('050-111-0002', 'I need to move my appointment');
+    await conversationLink(page, second).waitFor({ timeout: 2_000 });
+    expect(await conversationLink(page, second).innerText()).toContain('I need to move my appointment');
+    expect(Date.now() - written).toBeLessThan(2_000);
+    // Most recent activity first.
+    expect(await page.locator('#conversations a').first().getAttribute('data-id')).toBe(second);
+
+    // Opened from the keyboard: the thread shows it and follows it live.
+    await conversationLink(page, second).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#thread-title').innerText()).toBe('0501110002');
+    await expect.poll(() => page.locator('#messages').innerText()).toContain('I need to move my appointment');
+    await expect.poll(hubSize, { timeout: 5_000 }).toBe(2);
+    const again = Date.now();
+    await patientWrites('050-111-0002', 'Thursday would suit me');
+    await page.locator('#messages li', { hasText: 'Thursday would suit me' }).waitFor({ timeout: 2_000 });
+    expect(Date.now() - again).toBeLessThan(2_000);
+
+    // A reply: queued at once, then each receipt's tick as it arrives.
+    await page.evaluate(() => {
+      const seen: string[] = [];
+      (window as any).seenStatuses = seen;
+      new MutationObserver(() => {
+        const status = document.querySelector('#messages li.out')?.getAttribute('data-status');
+        if (status && seen.at(-1) !== status) seen.push(status);
+      }).observe(document.querySelector('#messages') as Node, {
+        subtree: true,
+        childList: true,
+        attributes: true,
+      });
+    });
+    await page.getByLabel('Reply to 0501110002').fill('Thursday at 10:00 is yours');
+    await page.keyboard.press('Control+Enter');
+    const reply = page.locator('#messages li.out', { hasText: 'Thursday at 10:00 is yours' });
+    await reply.waitFor({ timeout: 5_000 });
+    await expect.poll(() => reply.getAttribute('data-status'), { timeout: 10_000 }).toBe('DELIVERED');
+    await page.screenshot({ path: '/tmp/inbox-delivered.png' });
+    await expect.poll(() => reply.getAttribute('data-status'), { timeout: 10_000 }).toBe('READ');
+    expect(await page.evaluate(() => (window as any).seenStatuses)).toEqual([
+      'QUEUED',
+      'SENT',
+      'DELIVERED',
+      'READ',
+    ]);
+    expect(await page.getByLabel('Reply to 0501110002').inputValue()).toBe('');
+    await page.screenshot({ path: '/tmp/inbox-read.png' });
+
+    // The keys are kept: a reload opens the inbox at the same conversation.
+    await page.reload({ waitUntil: 'load' });
+    await expect.poll(() => page.locator('#messages').innerText()).toContain('Thursday at 10:00 is yours');
+    expect(await page.locator('#keys').isHidden()).toBe(true);
+    expect(offHost).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('says so when the reading key is revoked, live and on a reload', async () => {
+    const made = await createApiKey(app.orm.em.fork(), {
+      clinicId,
+      name: 'soon revoked',
+      scopes: ['chat:read'],
+    });
+    await patientWrites('050-111-0003', 'Hello?');
+    const { page, errors } = await watchedPage();
+    await page.goto(`${app.url}/inbox`, { waitUntil: 'load' });
+    await pasteKeys(page, made.key);
+    await expect.poll(() => page.locator('#live').innerText(), { timeout: 5_000 }).toBe('Live');
+    // Without a replying key the reply box says what it needs.
+    await page.locator('#conversations a').first().click();
+    await expect.poll(() => page.locator('#reply-hint').innerText()).toContain('needs a chat:write key');
+    expect(await page.getByLabel(/^Reply to/).isDisabled()).toBe(true);
+
+    // The thread read (its HTTP request done), so only the live connection hears of the revocation.
+    await expect.poll(() => page.locator('#messages').innerText()).toContain('Hello?');
+    await revokeApiKey(app.orm.em.fork(), made.id);
+    await expect
+      .poll(() => page.locator('#notice').innerText(), { timeout: 5_000 })
+      .toBe('The reading key was revoked: the inbox stopped updating. Paste a current chat:read key.');
+    expect(await page.locator('#live').innerText()).toBe('Not connected');
+    expect(await page.locator('#keys').isVisible()).toBe(true);
+    await page.screenshot({ path: '/tmp/inbox-revoked.png' });
+
+    await page.reload({ waitUntil: 'load' });
+    await expect
+      .poll(() => page.locator('#notice').innerText(), { timeout: 5_000 })
+      .toBe(
+        'The reading key was refused: it is unknown, mistyped or revoked. Paste a current chat:read key.',
+      );
+    // A chat:write key in the reading field is named for what it lacks.
+    await pasteKeys(page, writeKey);
+    await expect
+      .poll(() => page.locator('#notice').innerText(), { timeout: 5_000 })
+      .toContain('has no chat:read scope');
+    // The browser's console logs the refused requests' 401 and 403; nothing else went wrong.
+    expect(errors.filter((e) => !/status of 40[13]/.test(e))).toEqual([]);
+    await page.close();
+  }, 60_000);
+});

@@ -16,6 +16,7 @@ import { Migration20261129000010WebhookFailingSince } from './Migration202611290
 import { Migration20261130000000MediaReferences } from './Migration20261130000000MediaReferences.ts';
 import { Migration20261201000000WebhookLastFailure } from './Migration20261201000000WebhookLastFailure.ts';
 import { Migration20261202000000IdempotencyKeyHash } from './Migration20261202000000IdempotencyKeyHash.ts';
+import { Migration20261203000000WebhookManagement } from './Migration20261203000000WebhookManagement.ts';
 
 /** Listed explicitly so migrations load the same way under Node, vitest and the CLI. */
 export const migrationsList: MigrationObject[] = [
@@ -36,4 +37,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261130000000MediaReferences', class: Migration20261130000000MediaReferences },
   { name: 'Migration20261201000000WebhookLastFailure', class: Migration20261201000000WebhookLastFailure },
   { name: 'Migration20261202000000IdempotencyKeyHash', class: Migration20261202000000IdempotencyKeyHash },
+  { name: 'Migration20261203000000WebhookManagement', class: Migration20261203000000WebhookManagement },
 ];

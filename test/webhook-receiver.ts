@@ -13,8 +13,13 @@ export interface Receiver {
   url: string;
   /** Verified envelopes, once per event id, in arrival order. */
   accepted: { id: string; type: string; body: any; timestamp: number }[];
-  /** Every verified request, duplicates included: its exact body bytes and headers. */
-  arrivals: { id: string; raw: string; headers: IncomingHttpHeaders }[];
+  /**
+   * Every verified request, duplicates included: its exact body bytes and headers, and which of
+   * `known` have a signature in its header (in `known`'s order).
+   */
+  arrivals: { id: string; raw: string; headers: IncomingHttpHeaders; signedBy: string[] }[];
+  /** Secrets whose signatures each arrival is checked for (a rotation's old and new). */
+  known: string[];
   /** Every request that arrived (verified or not). */
   hits: number;
   /** Requests refused for a bad signature or headers. */
@@ -46,6 +51,7 @@ export async function startReceiver(secret = ''): Promise<Receiver> {
     maxInFlight: 0,
     mode: {},
     secret,
+    known: [],
   };
   const hanging = new Set<import('node:http').ServerResponse>();
   const server: Server = createServer(async (req, res) => {
@@ -66,12 +72,16 @@ export async function startReceiver(secret = ''): Promise<Receiver> {
     }
     if (r.mode.delayMs) await new Promise((resolve) => setTimeout(resolve, r.mode.delayMs));
     const given = req.headers['x-service-signature'];
-    const expected = Buffer.from(`sha256=${createHmac('sha256', r.secret).update(raw).digest('hex')}`);
-    const ok =
-      req.method === 'POST' &&
-      typeof given === 'string' &&
-      Buffer.byteLength(given) === expected.length &&
-      timingSafeEqual(Buffer.from(given), expected);
+    // Several comma-separated entries after a rotation (docs/events.md, Secret rotation): one
+    // matching the secret held is enough.
+    const entries = typeof given === 'string' ? given.split(',') : [];
+    const signs = (secret: string) => {
+      const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`);
+      return entries.some(
+        (e) => Buffer.byteLength(e) === expected.length && timingSafeEqual(Buffer.from(e), expected),
+      );
+    };
+    const ok = req.method === 'POST' && signs(r.secret);
     const id = req.headers['x-service-event-id'];
     const type = req.headers['x-service-event-type'];
     const ts = req.headers['x-service-timestamp'];
@@ -90,7 +100,12 @@ export async function startReceiver(secret = ''): Promise<Receiver> {
     }
     if (r.mode.status && (r.mode.status < 200 || r.mode.status > 299))
       return void res.writeHead(r.mode.status, { location: '/elsewhere' }).end('not now');
-    r.arrivals.push({ id, raw: raw.toString('utf8'), headers: req.headers });
+    r.arrivals.push({
+      id,
+      raw: raw.toString('utf8'),
+      headers: req.headers,
+      signedBy: r.known.filter(signs),
+    });
     if (!r.accepted.some((a) => a.id === id)) r.accepted.push({ id, type, body, timestamp: Number(ts) });
     res.writeHead(r.mode.status ?? 204).end();
   });

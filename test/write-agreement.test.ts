@@ -58,8 +58,9 @@ const SET_BY_SERVICE: Record<string, Record<string, string>> = {
     balance: 'the sum of the payments',
   },
   WebhookSubscription: {
-    enabled: 'auto-disable and recover',
-    secret: 'generated, shown once',
+    secret: 'generated, shown once (creation and rotate-secret)',
+    previousSecret: 'the rotate-secret write, never shown',
+    previousSecretExpiresAt: 'the rotate-secret write',
     consecutiveFailures: 'the delivery worker',
     failingSince: 'the delivery worker',
     lastFailureAt: 'the delivery worker',
@@ -400,6 +401,19 @@ const TRIPS: Record<string, Trip> = {
     body: () => ({
       url: 'https://hooks.example.com/rt',
       event_types: ['patient.created', 'payment.recorded'],
+      description: 'rt webhook description 1',
+    }),
+  },
+  updateWebhook: {
+    clinic: 'dental',
+    of: 'createWebhook',
+    path: (c) => `/webhooks/${c.made.createWebhook}`,
+    get: '/webhooks',
+    body: () => ({
+      url: 'https://hooks.example.com/rt2',
+      event_types: ['appointment.created'],
+      description: 'rt webhook description 2',
+      enabled: false,
     }),
   },
   ...catalogTrips(),

@@ -16,6 +16,12 @@ const EventSchema = defineEntity({
     scope: p.string(),
     /** The envelope `data`: the REST resource as it was when the event was recorded. */
     data: p.json<Record<string, unknown>>(),
+    /**
+     * A sample event (POST /v1/webhooks/{id}/test, `cli events trigger`): delivered to its
+     * subscriptions like any other, marked `test: true` in its envelope, and never listed or
+     * streamed (GET /v1/events, subscriptions, the relay).
+     */
+    test: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });
@@ -30,6 +36,14 @@ const WebhookSubscriptionSchema = defineEntity({
     eventTypes: p.array(),
     enabled: p.boolean().default(true),
     secret: p.string(),
+    /** The integrator's note on what the subscription is for; null when none was given. */
+    description: p.text().nullable(),
+    /**
+     * The secret a rotation replaced, still signing beside `secret` until
+     * `previousSecretExpiresAt` (src/services/webhooks/secret-rotation.ts); null when none is.
+     */
+    previousSecret: p.string().nullable(),
+    previousSecretExpiresAt: p.datetime().nullable(),
     consecutiveFailures: p.integer().default(0),
     /**
      * The first failure of the current streak: failed attempts with no success between them and no

@@ -125,9 +125,17 @@ export const builder = new SchemaBuilder<{
     },
     defaultConnectionTypeOptions: { subGraphs: ['Public'] },
     defaultEdgeTypeOptions: { subGraphs: ['Public'] },
-    edgesFieldOptions: { description: "This page's items, each with its cursor." },
-    pageInfoFieldOptions: { description: 'Whether more pages follow, and the cursor to fetch the next one.' },
-    nodeFieldOptions: { description: 'The item.' },
+    // Each resolves to its parent's property of its own name: read inline where documents run
+    // (src/schema/execution-schema.ts), not as a call per edge.
+    edgesFieldOptions: {
+      description: "This page's items, each with its cursor.",
+      extensions: { inline: true },
+    },
+    pageInfoFieldOptions: {
+      description: 'Whether more pages follow, and the cursor to fetch the next one.',
+      extensions: { inline: true },
+    },
+    nodeFieldOptions: { description: 'The item.', extensions: { inline: true } },
     cursorFieldOptions: { description: 'Pass as `after` for the items that follow this one.' },
   },
   subGraphs: {

@@ -31,11 +31,20 @@ const restNameOf = (extensions: unknown): string | undefined => {
   return typeof name === 'string' ? name : undefined;
 };
 
+/**
+ * A field whose resolver returns its parent's property of the field's own name, unchanged (a
+ * connection's edges and pageInfo, an edge's node, a node's id): the twin reads it inline, where
+ * graphql-jit would call the resolver for every edge and every node (a promise each for Pothos'
+ * node ids).
+ */
+const isInline = (extensions: unknown): boolean =>
+  (extensions as { inline?: unknown } | undefined)?.inline === true;
+
 export function executionTwin(publicSchema: GraphQLSchema): ExecutionTwin {
   const schema = mapSchema(publicSchema, {
     [MapperKind.OBJECT_FIELD]: (config) => {
       const rest = restNameOf(config.extensions);
-      if (!rest) return config;
+      if (!rest) return isInline(config.extensions) ? { ...config, resolve: undefined } : config;
       // A plain expose of the REST key becomes an inline read; a field with its own resolver keeps it.
       const plain = (config.extensions as { pothosExposedField?: unknown }).pothosExposedField === rest;
       return [rest, plain ? { ...config, resolve: undefined } : config];

@@ -89,7 +89,8 @@ export function nodeType(
   refs.set(resource, ref);
   builder.node(ref, {
     ...(resource.description ? { description: resource.description } : {}),
-    id: { resolve: (p) => p.id },
+    // The presented id is the node id as it is (encodeGlobalID, src/schema/builder.ts): read inline.
+    id: { resolve: (p) => p.id, extensions: { inline: true } },
     loadOne: (id, ctx) => loadOne(String(id), ctx),
     fields: (t) =>
       fieldsOf(

@@ -14,6 +14,7 @@ import {
   shouldDisable,
   streakBrokenBefore,
 } from '../services/webhooks/retry-schedule.ts';
+import { signingSecrets } from '../services/webhooks/secret-rotation.ts';
 import { type SendResult, sendDelivery } from './send.ts';
 import { deliveryHeaders } from './signing.ts';
 import { recordSuccess } from './success-log.ts';
@@ -72,11 +73,16 @@ export async function attemptDelivery(
   const { sub, event } = read as { sub: Subscription; event: EventRow };
   const attemptedAt = deps.clock.now();
   const body = serializeEnvelope(event);
-  const result = await sendDelivery(sub.url, body, deliveryHeaders(sub.secret, event, body, attemptedAt), {
-    timeoutMs: deps.timeoutMs,
-    allowLoopback: deps.allowLoopback,
-    ...(deps.resolve ? { resolve: deps.resolve } : {}),
-  });
+  const result = await sendDelivery(
+    sub.url,
+    body,
+    deliveryHeaders(signingSecrets(sub, attemptedAt), event, body, attemptedAt),
+    {
+      timeoutMs: deps.timeoutMs,
+      allowLoopback: deps.allowLoopback,
+      ...(deps.resolve ? { resolve: deps.resolve } : {}),
+    },
+  );
   return result.ok
     ? recordSucceeded(deps, job, claim, sub, attemptedAt, result)
     : record(deps, job, claim, sub, attemptedAt, result);
@@ -90,6 +96,8 @@ interface Subscription {
   eventTypes: string[];
   enabled: boolean;
   secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: Date | null;
   deletedAt: Date | null;
 }
 
@@ -105,7 +113,8 @@ export interface AttemptRead {
  */
 const readSql = statementOf(
   `select "s"."id", "s"."clinic_id", "s"."url", "s"."event_types", "s"."enabled", "s"."secret", "s"."deleted_at",
-     "e"."id" as "event_id", "e"."type", "e"."created_at", "e"."data"
+     "s"."previous_secret", "s"."previous_secret_expires_at",
+     "e"."id" as "event_id", "e"."type", "e"."created_at", "e"."data", "e"."test"
    from unnest(?::int[], ?::int[]) with ordinality as "j"("subscription", "event", "n")
    left join "webhook_subscription" as "s" on "s"."id" = "j"."subscription"
    left join "event" as "e" on "e"."id" = "j"."event"
@@ -129,6 +138,9 @@ export async function readAttempts(em: EntityManager, jobs: readonly DeliveryJob
               eventTypes: row.event_types,
               enabled: row.enabled,
               secret: row.secret,
+              previousSecret: row.previous_secret,
+              previousSecretExpiresAt:
+                row.previous_secret_expires_at == null ? null : new Date(row.previous_secret_expires_at),
               deletedAt: row.deleted_at,
             },
       event:
@@ -140,6 +152,7 @@ export async function readAttempts(em: EntityManager, jobs: readonly DeliveryJob
               type: row.type,
               createdAt: new Date(row.created_at),
               data: row.data,
+              test: row.test === true,
             } as EventRow),
     };
   });

@@ -21,21 +21,30 @@ export const HEADERS = {
 } as const;
 
 /**
+ * The signature header's value: one `sha256=<hex>` per secret, comma-separated, the current
+ * secret's first (several entries in one header, as Stripe's `v1=`): after a rotation the
+ * replaced secret signs beside the new one for the overlap (src/services/webhooks/secret-rotation.ts),
+ * and a receiver accepts a delivery when any entry matches the secret it holds.
+ */
+export const signatureHeader = (secrets: string | readonly string[], rawBody: string | Buffer): string =>
+  (typeof secrets === 'string' ? [secrets] : secrets).map((s) => signatureOf(s, rawBody)).join(',');
+
+/**
  * The headers of one delivery attempt of `rawBody` (the bytes `serializeEnvelope(event)` made):
- * the signature over exactly those bytes, the signing time `now` (the injected clock) as Unix
+ * the signature over exactly those bytes (one per signing secret), the signing time `now` (the injected clock) as Unix
  * seconds, and the event's id and type as in the body. Each attempt signs again, so a retry
  * carries its own time. The timestamp is not covered by the signature (the spec signs the body
  * alone): receivers deduplicate on the event id, not on the time.
  */
 export function deliveryHeaders(
-  secret: string,
+  secret: string | readonly string[],
   event: EventRow,
   rawBody: string | Buffer,
   now: Date,
 ): Record<string, string> {
   return {
     'Content-Type': 'application/json',
-    [HEADERS.signature]: signatureOf(secret, rawBody),
+    [HEADERS.signature]: signatureHeader(secret, rawBody),
     [HEADERS.timestamp]: String(Math.floor(now.getTime() / 1000)),
     [HEADERS.eventId]: toId('Event', event.id),
     [HEADERS.eventType]: event.type,

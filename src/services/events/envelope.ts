@@ -9,7 +9,10 @@ import { EventEnvelope } from './event.resource.ts';
  */
 
 /** The outbox columns an envelope is made of (an `Event` entity or a lean row of it). */
-export type EventRow = Pick<Event, 'id' | 'type' | 'createdAt' | 'data'>;
+export type EventRow = Pick<Event, 'id' | 'type' | 'createdAt' | 'data'> & {
+  /** A sample event (POST /v1/webhooks/{id}/test, `cli events trigger`): only deliveries carry one. */
+  test?: boolean;
+};
 
 /**
  * The envelope's fields (id, type, created_at, data) depend on no clinic setting; the presenter
@@ -24,5 +27,10 @@ const NO_CLINIC: PresentContext = { country: '' };
  */
 export const envelopeOf = (event: EventRow): Row => present(EventEnvelope, event as Row, NO_CLINIC, CORE);
 
-/** The exact bytes of a delivery's body: compact JSON of the envelope, signed as they are. */
-export const serializeEnvelope = (event: EventRow): string => JSON.stringify(envelopeOf(event));
+/**
+ * The exact bytes of a delivery's body: compact JSON of the envelope, signed as they are. A
+ * sample event's envelope ends with `"test":true` (docs/events.md, Sample events); a real one
+ * has no `test` key, so its bytes are what they always were.
+ */
+export const serializeEnvelope = (event: EventRow): string =>
+  JSON.stringify(event.test ? { ...envelopeOf(event), test: true } : envelopeOf(event));

@@ -62,7 +62,8 @@ export function eventTypesParam(ctx: ServiceContext, raw: unknown, param = 'type
 export async function listEvents(ctx: ServiceContext, args: EventListArgs): Promise<ListPage<Row>> {
   const types = eventTypesParam(ctx, args.type, args.typeParam);
   const since = instantParam(args.created_since, 'created_since');
-  const where: object[] = [];
+  // Sample events (POST /v1/webhooks/{id}/test) are delivered only, never listed.
+  const where: object[] = [{ test: false }];
   if (types) where.push({ type: { $in: types } });
   const hidden = hiddenScopes(ctx);
   if (hidden.length) where.push({ scope: { $nin: hidden } });
@@ -75,12 +76,12 @@ export async function listEvents(ctx: ServiceContext, args: EventListArgs): Prom
 export async function getEvent(ctx: ServiceContext, id: string): Promise<Row> {
   const n = tryParseId('Event', id);
   const [row] = n == null ? [null] : await readByIds(readsOf(ctx), Event, readWithScope, [n]);
-  if (!row || hiddenScopes(ctx).includes(row.scope)) throw notFound('event', id);
+  if (!row || row.test || hiddenScopes(ctx).includes(row.scope)) throw notFound('event', id);
   return view.present(row, ctx.principal);
 }
 
-/** The envelope's columns and the event's `scope` (to hide what the key may not see). */
+/** The envelope's columns, the event's `scope` (to hide what the key may not see) and whether it is a sample. */
 const readWithScope = Object.freeze({
-  fields: Object.freeze([...view.read.fields, 'scope']),
+  fields: Object.freeze([...view.read.fields, 'scope', 'test']),
   joins: view.read.joins,
 });

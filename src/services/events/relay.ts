@@ -82,7 +82,7 @@ export async function startEventRelay(opts: { databaseUrl: string; hub: EventHub
   async function rowsBetween(c: pg.Client, after: number, upTo: number): Promise<LiveEvent[]> {
     const { rows } = await c.query<Row>(
       `select "id", "clinic_id", "type", "scope", "data", (extract(epoch from "created_at") * 1000)::float8 as "created_ms"
-         from "event" where "id" > $1 and "id" <= $2 order by "id" limit ${PAGE}`,
+         from "event" where "id" > $1 and "id" <= $2 and not "test" order by "id" limit ${PAGE}`,
       [after, upTo],
     );
     return rows.map((r) => ({

@@ -5,6 +5,7 @@ import { hiddenScopes } from '../events/events.ts';
 import { instant, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { type DeliveryJob, enqueueDeliveries } from './delivery-jobs.ts';
+import { enableSubscription } from './enable-subscription.ts';
 import { DISABLE_AFTER_HOURS } from './retry-schedule.ts';
 import { WebhookSubscription } from './webhook.resource.ts';
 
@@ -128,7 +129,7 @@ const RECOVER_SQL = `select "event" from (
      union
      select "e"."id" from "event" as "e"
      join "webhook_subscription" as "s" on "s"."id" = ? and "e"."clinic_id" = "s"."clinic_id"
-     where "e"."created_at" >= greatest(?::timestamptz, "s"."created_at")
+     where "e"."created_at" >= greatest(?::timestamptz, "s"."created_at") and not "e"."test"
        and ("e"."type" = any("s"."event_types") or "s"."event_types" = '{}')
        and not exists (select 1 from "webhook_delivery" as "d"
          where "d"."subscription_id" = "s"."id" and "d"."event_id" = "e"."id" and "d"."status" = 'succeeded')
@@ -154,22 +155,7 @@ export const recoverWebhook = defineWrite({
   resource: WebhookSubscription,
   async run(w, input, id) {
     const s = await subscriptionOf(w, id);
-    if (!s.enabled) {
-      s.enabled = true;
-      s.disabledAt = null;
-      s.disabledReason = null;
-      s.failingSince = null;
-      s.consecutiveFailures = 0;
-      await w.em.flush();
-      // A write under way may have read the subscription as disabled (queuing it nothing) and not
-      // committed its event yet, which the query below would then miss for ever. The outbox is
-      // held still until this commits: writes in flight are waited for (their events are seen
-      // below), and a write that starts meanwhile waits, then reads the subscription enabled.
-      // Every clinic's writes wait as long as this takes: only a re-enabling recover does it.
-      await w.em
-        .getConnection()
-        .execute('lock table "event" in share mode', [], 'run', w.em.getTransactionContext());
-    }
+    await enableSubscription(w, s);
     const failed = (await w.em
       .getConnection()
       .execute(RECOVER_SQL, [s.id, input.since, s.id, input.since], 'all', w.em.getTransactionContext())) as {

@@ -1,21 +1,24 @@
-import { randomBytes } from 'node:crypto';
 import { WebhookSubscription as Entity } from '../../entities/index.ts';
 import { EventTypeSet } from '../../events/types.ts';
 import { valuesOf } from '../../lib/enums.ts';
 import { notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { defaultLimits } from '../../lib/limits.ts';
+import type { RequestContext } from '../../lib/request-context.ts';
 import { clinicRef } from '../clinic-ref.ts';
-import { text, z } from '../write-input.ts';
+import type { Row } from '../resource.ts';
+import { clearable, text, z } from '../write-input.ts';
 import { defineWrite } from '../writes.ts';
 import { cancelDeliveries } from './delivery-jobs.ts';
+import { enableSubscription } from './enable-subscription.ts';
 import { DISABLE_AFTER_HOURS, JITTER, RETRY_DELAYS_TEXT } from './retry-schedule.ts';
-import { SECRET_PREFIX, WebhookSubscription } from './webhook.resource.ts';
+import { newSecret, ROTATION_OVERLAP_HOURS } from './secret-rotation.ts';
+import { WebhookSubscription } from './webhook.resource.ts';
 import { checkDeliveryUrl, getWebhook, subscribedTypes } from './webhooks.ts';
 
 /**
- * Creating and deleting webhook subscriptions (spec, "Webhook subscriptions"; issue 17). Neither
- * records an event: the catalog has no webhook type.
+ * Creating, changing, rotating the secret of and deleting webhook subscriptions (spec, "Webhook
+ * subscriptions"; issues 17 and 29). None records an event: the catalog has no webhook type.
  */
 export const createWebhookInput = z.strictObject({
   url: text(2048).meta({
@@ -29,7 +32,24 @@ export const createWebhookInput = z.strictObject({
       description:
         'Event types to deliver; omitted or empty: every type the key may see (without chat:read, every type but chat.*). A chat.* type needs chat:read.',
     }),
+  description: clearable(text(500)).meta({
+    description: "The integrator's note on what the subscription is for (up to 500 characters).",
+  }),
 });
+
+const descriptionOf = (v: string | null | undefined) => (v == null || v.trim() === '' ? null : v);
+
+/**
+ * The one answer with the whole secret (a creation's, a rotation's), read from the subscription
+ * as it is sent (so the idempotency store keeps only the masked answer); a replay after a DELETE
+ * stays masked.
+ */
+async function revealSecret(ctx: RequestContext, answer: Row): Promise<Row> {
+  const n = tryParseId('WebhookSubscription', String(answer.id));
+  const s =
+    n == null ? null : await ctx.em.findOne(Entity, { id: n, deletedAt: null }, { fields: ['secret'] });
+  return s ? { ...answer, secret: s.secret } : answer;
+}
 
 export const createWebhook = defineWrite({
   name: 'createWebhook',
@@ -60,15 +80,18 @@ export const createWebhook = defineWrite({
   async prepare(ctx, input) {
     const eventTypes = subscribedTypes(ctx, input.event_types);
     const url = await checkDeliveryUrl(input.url, ctx.services.webhooks?.allowLoopback ?? false);
-    return { url, eventTypes, secret: SECRET_PREFIX + randomBytes(32).toString('base64url') };
+    return { url, eventTypes, secret: newSecret() };
   },
-  async run(w, _input, _id, prepared) {
+  async run(w, input, _id, prepared) {
     const s = w.em.create(Entity, {
       clinic: clinicRef(w),
       url: prepared.url,
       eventTypes: prepared.eventTypes,
       enabled: true,
       secret: prepared.secret,
+      description: descriptionOf(input.description),
+      previousSecret: null,
+      previousSecretExpiresAt: null,
       consecutiveFailures: 0,
       disabledAt: null,
       disabledReason: null,
@@ -77,14 +100,96 @@ export const createWebhook = defineWrite({
     await w.em.flush();
     return s.id;
   },
-  // The one answer with the whole secret, read from the subscription as it is sent (so the
-  // idempotency store keeps only the masked answer); a replay after a DELETE stays masked.
-  async reveal(ctx, answer) {
-    const n = tryParseId('WebhookSubscription', String(answer.id));
-    const s =
-      n == null ? null : await ctx.em.findOne(Entity, { id: n, deletedAt: null }, { fields: ['secret'] });
-    return s ? { ...answer, secret: s.secret } : answer;
+  reveal: revealSecret,
+});
+
+export const updateWebhookInput = z.strictObject({
+  url: text(2048)
+    .optional()
+    .meta({ description: 'The new endpoint; checked as on creation (https, a public host).' }),
+  event_types: createWebhookInput.shape.event_types.unwrap().optional().meta({
+    description:
+      'The event types to deliver from now on, replacing the list; empty: every type the key may see (without chat:read, every type but chat.*). A chat.* type needs chat:read. Omitted: kept.',
+  }),
+  description: createWebhookInput.shape.description,
+  enabled: z.boolean().optional().meta({
+    description:
+      'false stops deliveries (attempts queued meanwhile are dropped when they run); true enables a disabled subscription as POST /v1/webhooks/{id}/recover does, without queuing what it missed.',
+  }),
+});
+
+/** The reason a subscription disabled by a change shows. */
+export const DISABLED_BY_CHANGE = 'Disabled by a change (enabled false).';
+
+export const updateWebhook = defineWrite({
+  name: 'updateWebhook',
+  method: 'PATCH',
+  path: '/webhooks/:id',
+  ids: { id: 'WebhookSubscription' },
+  status: 200,
+  tag: 'Webhooks',
+  summary: 'Change a subscription',
+  description:
+    'Absent fields are kept; description null clears it. The url is checked as on creation (422 url), event_types as well (422 event_types; a chat.* type on a key without chat:read: 403). enabled false disables it (disabled_reason says so); enabled true enables a disabled one (its failure streak starts again) without queuing the events it missed: POST /v1/webhooks/{id}/recover does that. The secret is not changed here: POST /v1/webhooks/{id}/rotate-secret. Events already queued are delivered to the URL the subscription has when they are attempted. Records no event (the catalog has no webhook type).',
+  scopes: ['webhooks:manage'],
+  input: updateWebhookInput,
+  example: { url: 'https://hooks.example.com/v2/clinic-events', description: 'Billing sync', enabled: true },
+  resource: WebhookSubscription,
+  errors: {
+    '422': createWebhook.errors?.['422'] as NonNullable<typeof createWebhook.errors>['422'],
   },
+  // A deleted (or unknown) subscription is a 404 before If-Match; the URL's lookup happens
+  // before the transaction (as on creation).
+  async prepare(ctx, input, id) {
+    await getWebhook(ctx, String(id));
+    const eventTypes = input.event_types === undefined ? undefined : subscribedTypes(ctx, input.event_types);
+    const url =
+      input.url === undefined
+        ? undefined
+        : await checkDeliveryUrl(input.url, ctx.services.webhooks?.allowLoopback ?? false);
+    return { url, eventTypes };
+  },
+  async run(w, input, id, prepared) {
+    const s = await w.load(Entity, 'WebhookSubscription', id);
+    if (s.deletedAt) throw notFound('webhook subscription', String(id));
+    if (prepared.url !== undefined) s.url = prepared.url;
+    if (prepared.eventTypes !== undefined) s.eventTypes = prepared.eventTypes;
+    if (input.description !== undefined) s.description = descriptionOf(input.description);
+    if (input.enabled === true) await enableSubscription(w, s);
+    if (input.enabled === false && s.enabled) {
+      s.enabled = false;
+      s.disabledAt = w.now;
+      s.disabledReason = DISABLED_BY_CHANGE;
+    }
+    return s.id;
+  },
+});
+
+export const rotateWebhookSecret = defineWrite({
+  name: 'rotateWebhookSecret',
+  method: 'POST',
+  path: '/webhooks/:id/rotate-secret',
+  ids: { id: 'WebhookSubscription' },
+  status: 200,
+  tag: 'Webhooks',
+  summary: "Rotate a subscription's secret",
+  description: `A new signing secret, whole in this answer only (every read masks it). The secret it replaces keeps signing for ${ROTATION_OVERLAP_HOURS} h (previous_secret_expires_at): until then every delivery carries both signatures in X-Service-Signature (docs/events.md, Secret rotation), so the receiver can switch to the new secret at any time within the overlap. A second rotation within the overlap ends the oldest secret's at once: only the last two secrets sign.`,
+  scopes: ['webhooks:manage'],
+  input: z.strictObject({}),
+  example: {},
+  resource: WebhookSubscription,
+  async prepare(ctx, _input, id) {
+    await getWebhook(ctx, String(id));
+  },
+  async run(w, _input, id) {
+    const s = await w.load(Entity, 'WebhookSubscription', id);
+    if (s.deletedAt) throw notFound('webhook subscription', String(id));
+    s.previousSecret = s.secret;
+    s.previousSecretExpiresAt = new Date(w.now.getTime() + ROTATION_OVERLAP_HOURS * 3600_000);
+    s.secret = newSecret();
+    return s.id;
+  },
+  reveal: revealSecret,
 });
 
 export const deleteWebhook = defineWrite({

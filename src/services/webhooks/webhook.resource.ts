@@ -26,13 +26,23 @@ export const WebhookSubscription = defineResource({
       description:
         'The event types delivered; empty means every type (a key without chat:read stores every type but chat.*).',
     }),
+    description: f.column('description', 'String', {
+      nullable: true,
+      description: "The integrator's note on what the subscription is for; null when none was given.",
+    }),
     enabled: f.column('enabled', 'Boolean', {
-      description: 'Whether events are delivered; false once disabled after repeated failures, or deleted.',
+      description:
+        'Whether events are delivered; false once disabled after repeated failures or by a change (enabled false), or deleted.',
     }),
     secret: f.column('secret', 'String', {
       convert: (v) => maskSecret(String(v)),
       description:
-        'The signing secret: whole only in the answer of its creation, masked (whsec_****abcd) everywhere else.',
+        'The signing secret: whole only in the answer of its creation or of its rotation, masked (whsec_****abcd) everywhere else.',
+    }),
+    previous_secret_expires_at: f.time('previousSecretExpiresAt', {
+      nullable: true,
+      description:
+        'After a rotation (POST /v1/webhooks/{id}/rotate-secret), until when the replaced secret still signs deliveries beside the new one; null when no replaced secret signs.',
     }),
     disabled_at: f.time('disabledAt', {
       nullable: true,

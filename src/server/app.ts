@@ -5,6 +5,7 @@ import { createRateLimiter } from '../auth/rate-limit.ts';
 import { entityNamed } from '../entities/index.ts';
 import { clientAddressOf, parseTrustProxy } from '../lib/client-address.ts';
 import type { Clock } from '../lib/clock.ts';
+import { ERROR_REFERENCE_PATH } from '../lib/error-docs.ts';
 import { AppError, findAppError, toAppError } from '../lib/errors.ts';
 import { parseJsonBody, utf8Text } from '../lib/json-text.ts';
 import type { Limits } from '../lib/limits.ts';
@@ -29,9 +30,11 @@ import { callDeps } from './call-deps.ts';
 import { chatDeps, type MediaOptions } from './chat-deps.ts';
 import { settleRateLimit } from './context.ts';
 import { corsPolicy } from './cors.ts';
+import { serveErrorReference } from './error-reference.ts';
 import { createGraphQLHandler } from './graphql.ts';
 import { createGraphQLPipeline } from './graphql-pipeline.ts';
 import { serveInbox } from './inbox/page.ts';
+import { serveLanding } from './landing-page.ts';
 import { serveMedia } from './media-route.ts';
 import { handleNetworkCallback } from './network-callback.ts';
 import { createOperationRunner } from './runner.ts';
@@ -106,6 +109,11 @@ export function createApp(opts: AppOptions) {
     const path = q < 0 ? url : url.slice(0, q);
     if (path === '/health') return sendJson(res, 200, { status: 'ok' });
     if (path === '/ready') return ready(res);
+    // The service's own pages (src/server/page-layout.ts): what a browser opening the address sees.
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      if (path === '/') return serveLanding(req, res);
+      if (path === ERROR_REFERENCE_PATH) return serveErrorReference(req, res);
+    }
     if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res, scope);
     const inbox = serveInbox(req, res, path);
     if (inbox) return inbox;

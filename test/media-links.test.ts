@@ -216,6 +216,7 @@ describe('serveMedia over HTTP', () => {
         code: 'not_found',
         message: expect.stringMatching(/altered or expired/),
         request_id: expect.stringMatching(/^req_/),
+        doc_url: '/errors#not_found',
       },
     });
   }

@@ -207,7 +207,12 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
     expect(doc.components.schemas.Error.required).toEqual(['error']);
-    expect(doc.components.schemas.Error.properties.error.required).toEqual(['code', 'message', 'request_id']);
+    expect(doc.components.schemas.Error.properties.error.required).toEqual([
+      'code',
+      'message',
+      'request_id',
+      'doc_url',
+    ]);
     for (const unused of ['Query', 'Mutation', 'Subscription'])
       expect(doc.components.schemas[unused]).toBeUndefined();
   });
@@ -1243,7 +1248,12 @@ describe('GET /v1/docs', () => {
     const res = await fetch(`${app.url}/v1/docs/nope.js`);
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({
-      error: { code: 'not_found', message: expect.any(String), request_id: res.headers.get('x-request-id') },
+      error: {
+        code: 'not_found',
+        message: expect.any(String),
+        request_id: res.headers.get('x-request-id'),
+        doc_url: '/errors#not_found',
+      },
     });
   });
 });

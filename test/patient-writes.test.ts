@@ -270,8 +270,19 @@ describe('dental patients', () => {
       const rest = await newPatient(body);
       expect(rest.status, restParam).toBe(422);
       const { request_id: _, ...error } = rest.body.error;
-      expect(Object.keys(rest.body.error), restParam).toEqual(['code', 'message', 'request_id', 'param']);
-      expect(error, restParam).toEqual({ code: 'validation_failed', message: restMessage, param: restParam });
+      expect(Object.keys(rest.body.error), restParam).toEqual([
+        'code',
+        'message',
+        'request_id',
+        'doc_url',
+        'param',
+      ]);
+      expect(error, restParam).toEqual({
+        code: 'validation_failed',
+        message: restMessage,
+        doc_url: '/errors#validation_failed',
+        param: restParam,
+      });
       const gql = await app.gql(
         create,
         { input: { firstName: 'Dana', lastName: 'Gql', ...input } },

@@ -111,7 +111,7 @@ export function toAppError(err: unknown): AppError {
     err instanceof GraphQLError &&
     (err.extensions?.http !== undefined || (!err.originalError && !err.path))
   ) {
-    const { code, request_id: _id, http: _http, param, ...details } = err.extensions ?? {};
+    const { code, request_id: _id, http: _http, doc_url: _doc, param, ...details } = err.extensions ?? {};
     const ours = isErrorCode(code) && code !== 'internal_error';
     return new AppError(ours ? code : 'invalid_request', err.message, {
       // Our own error re-read (after a pass through Yoga) keeps its param and figures.

@@ -429,7 +429,7 @@ const retryAfter = { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } 
 
 function errorResponse(
   description: string,
-  example: { code: ErrorCode; message: string; param?: string; required_scopes?: string[] },
+  example: { code: string; message: string; param?: string; required_scopes?: string[] },
   headers: Record<string, unknown> = authenticatedHeaders,
 ) {
   return {
@@ -444,7 +444,8 @@ function errorResponse(
             message: example.message,
             ...(example.param ? { param: example.param } : {}),
             request_id: 'req_3kTq9xYb2mN1',
-            doc_url: docUrlOf(example.code),
+            // Request bodies' documented errors name their code as a string (src/rest/request-bodies.ts).
+            doc_url: docUrlOf(example.code as ErrorCode),
             ...(example.required_scopes ? { required_scopes: example.required_scopes } : {}),
           },
         },

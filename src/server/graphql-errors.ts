@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { redactCardData } from '../lib/card-numbers.ts';
+import { docUrlOf } from '../lib/error-docs.ts';
 import { type ErrorCode, findAppError, RETRY_AFTER_UNAVAILABLE, toAppError } from '../lib/errors.ts';
 import { currentRequest, currentRequestId } from '../lib/request-context.ts';
 
@@ -19,7 +20,7 @@ const requestLevel: ReadonlySet<ErrorCode> = new Set([
 
 /**
  * The GraphQL mapping of the one error type: `extensions.code` (and `param`, `required_scopes`,
- * the figures of a limit, `request_id`) as in REST bodies.
+ * the figures of a limit, `request_id`, `doc_url`) as in REST bodies.
  */
 export function toGraphQLError(error: unknown): GraphQLError {
   const app = toAppError(error);
@@ -37,6 +38,7 @@ export function toGraphQLError(error: unknown): GraphQLError {
       ...(app.param ? { param: app.param } : {}),
       ...(app.details ?? {}),
       request_id: currentRequestId(),
+      doc_url: docUrlOf(app.code),
       ...(http ? { http } : {}),
       ...(requestLevel.has(app.code) && !committedBefore(app.code)
         ? {

@@ -1,0 +1,92 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { EVENT_TYPES, eventCatalog, scopeToSee } from '../events/types.ts';
+import { ERROR_REFERENCE_PATH } from '../lib/error-docs.ts';
+import { escapeHtml, renderPage, sendPage } from './page-layout.ts';
+
+/**
+ * The page at `/`: what the service is and where each of its faces lives, with the event catalog
+ * (src/events/types.ts, the one list) so a newcomer sees what webhooks and subscriptions carry.
+ */
+
+interface Place {
+  href: string;
+  name: string;
+  what: string;
+}
+
+const PLACES: readonly Place[] = [
+  {
+    href: '/v1/docs',
+    name: 'REST API docs',
+    what: 'Every /v1 operation, its parameters and answers, with try-it-out. The contract: /v1/openapi.json.',
+  },
+  {
+    href: '/graphql',
+    name: 'GraphQL console',
+    what: 'GraphiQL with the schema, autocompletion and subscriptions over graphql-ws.',
+  },
+  {
+    href: '/inbox',
+    name: 'Live inbox',
+    what: "A clinic's chat conversations, updated live, with a chat:read key.",
+  },
+  {
+    href: '#events',
+    name: 'Events catalog',
+    what: 'What each webhook delivery and subscription event means.',
+  },
+  {
+    href: ERROR_REFERENCE_PATH,
+    name: 'Error reference',
+    what: 'Every error code and when it is answered; each error body links to its row.',
+  },
+  {
+    href: '/health',
+    name: 'Health',
+    what: '200 while the process lives; /ready also checks the database and migrations.',
+  },
+];
+
+const places = PLACES.map(
+  (p) => `<li><a href="${escapeHtml(p.href)}">${escapeHtml(p.name)}</a><p>${escapeHtml(p.what)}</p></li>`,
+).join('\n');
+
+const events = EVENT_TYPES.map((type) => {
+  const scope = scopeToSee(type);
+  return `<tr id="${escapeHtml(type)}"><td><code>${escapeHtml(type)}</code></td><td>${escapeHtml(eventCatalog[type])}</td><td class="scope">${scope ? `<code>${escapeHtml(scope)}</code>` : ''}</td></tr>`;
+}).join('\n');
+
+const HTML = renderPage({
+  title: 'clinic-gateway',
+  body: `<h1>clinic-gateway</h1>
+<p class="lead">The integration API of the clinic-management product. Patients, appointments,
+treatments, payments, calls and the chat inbox of dental and veterinary clinics, over REST under
+<code>/v1</code> and GraphQL at <code>/graphql</code>. Changes leave as signed webhooks and live
+GraphQL subscriptions.</p>
+<ul class="links">
+${places}
+</ul>
+<h2 id="start">First request</h2>
+<p>Every call carries an API key of one clinic: <code>npm start</code> prints demo keys on its
+first run, <code>npm run cli -- key create</code> makes more. Send it as a bearer token:</p>
+<pre><code>GET /v1/patients?limit=3
+Authorization: Bearer &lt;your API key&gt;</code></pre>
+<p>A refusal says why: an <code>error</code> object with a stable <code>code</code>, a
+<code>message</code>, the <code>request_id</code> to quote, and <code>doc_url</code>, the code's
+entry in the <a href="${ERROR_REFERENCE_PATH}">error reference</a>.</p>
+<h2 id="events">Events</h2>
+<p>Each change is recorded once as an event and delivered to webhook subscriptions
+(<code>POST /v1/webhooks</code>, signed, retried for about a day), to GraphQL's
+<code>events</code> subscription and to <code>GET /v1/events</code>. A key needs
+<code>webhooks:manage</code> to see them, and the scope named below for that type.</p>
+<table>
+<thead><tr><th>Type</th><th>When</th><th>Also needs</th></tr></thead>
+<tbody>
+${events}
+</tbody>
+</table>`,
+});
+
+export function serveLanding(req: IncomingMessage, res: ServerResponse): void {
+  sendPage(req, res, HTML);
+}

@@ -209,7 +209,9 @@ describe.skipIf(!available)('pages in Chromium', () => {
     await page.locator('.graphiql-execute-button').click();
     await expect
       .poll(() => responseText(page), { timeout: 5_000 })
-      .toContain('The server refused the API key in Headers (close 4403 Forbidden)');
+      .toContain(
+        'The server refused the API key in Headers: Invalid or revoked API key. (close 4403, unauthenticated)',
+      );
     await page.locator('.graphiql-response').screenshot({ path: '/tmp/console-subscription-refused.png' });
     expect(frames.filter((f) => f.type === 'connection_init')).toHaveLength(1);
     // Finished, not left running: the button runs again.

@@ -138,4 +138,31 @@ describe('the console fetcher', () => {
     expect(completed).toBe(true);
     expect(clients[0].disposed).toBe(true);
   });
+
+  it("shows the server's close reason, REST's code and message, when it gives one", async () => {
+    const { fetcher, clients } = load();
+    const seen: any[] = [];
+    for (const reason of [
+      'unauthenticated: Invalid or revoked API key.',
+      'rate_limited: Too many failed authentications from this address. Retry after 60 s.',
+    ]) {
+      fetcher(
+        { query: 'subscription { events { id } }' },
+        { headers: { Authorization: 'Bearer x' } },
+      ).subscribe({ next: (v: unknown) => seen.push(v), error: () => {}, complete: () => {} });
+      clients[clients.length - 1].sink?.error({ code: 4403, reason });
+    }
+    expect(seen.map((v) => v.errors[0])).toEqual([
+      {
+        message:
+          'The server refused the API key in Headers: Invalid or revoked API key. (close 4403, unauthenticated)',
+        extensions: { code: 'unauthenticated' },
+      },
+      {
+        message:
+          'The server refused the API key in Headers: Too many failed authentications from this address. Retry after 60 s. (close 4403, rate_limited)',
+        extensions: { code: 'rate_limited' },
+      },
+    ]);
+  });
 });

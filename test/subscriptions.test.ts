@@ -273,8 +273,8 @@ describe('revocation', () => {
     const row = await app.orm.em.fork().findOneOrFail(ApiKey, { prefix: doomed.slice(0, 14) });
     await revokeApiKey(app.orm.em.fork(), `key_${row.id}`);
     const closed = await within(a.closed);
-    expect(closed.code).toBe(4403);
-    expect(closed.reason).toMatch(/revoked/);
+    // REST's 401 for that key now, in its words (src/server/close-reason.ts).
+    expect(closed).toEqual({ code: 4403, reason: 'unauthenticated: Invalid or revoked API key.' });
     await createPatient();
     await subB.waitFor(1);
     expect(subA.results).toEqual([]);
@@ -297,7 +297,11 @@ describe('scope loss', () => {
     await em.flush();
     await announceKeyChange(em, row.hash);
     const closed = await within(a.closed);
-    expect(closed).toEqual({ code: 4403, reason: 'Forbidden: the API key lost a scope' });
+    // REST's 403 for what the key lost.
+    expect(closed).toEqual({
+      code: 4403,
+      reason: 'forbidden: This API key lacks the scope required here: chat:read.',
+    });
     await createPatient();
     await subB.waitFor(1);
   });

@@ -132,8 +132,15 @@ function subscribe(url, params, headers) {
 function explain(e, url) {
   if (Array.isArray(e)) return { errors: e };
   if (typeof e?.code === 'number') {
-    // The server's reason says more than "Forbidden" when it ends a running subscription (the
-    // key revoked or narrowed).
+    // The server's reason is REST's code and message for the same refusal (`unauthenticated:
+    // Invalid or revoked API key.`, src/server/close-reason.ts), at connect or when a running
+    // subscription's key is revoked or narrowed.
+    const said = e.code === 4403 && /^(unauthenticated|forbidden|rate_limited): (.+)$/s.exec(e.reason ?? '');
+    if (said)
+      return failure(
+        `The server refused the API key in Headers: ${said[2]} (close 4403, ${said[1]})`,
+        said[1],
+      );
     if (e.code === 4403 && (!e.reason || e.reason === 'Forbidden'))
       return failure(
         'The server refused the API key in Headers (close 4403 Forbidden): it is malformed, unknown ' +

@@ -4,11 +4,13 @@ import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { authenticate, keyChangeCount, keyHashOf, onKeyChange } from '../auth/keys.ts';
+import { forbidden } from '../auth/scopes.ts';
 import { clientAddressOf, type TrustProxy } from '../lib/client-address.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Limits } from '../lib/limits.ts';
 import { logger } from '../lib/logger.ts';
 import { type Principal, runRequest } from '../lib/request-context.ts';
+import { closeReason } from './close-reason.ts';
 import { toGraphQLError } from './graphql-errors.ts';
 import type { OperationRunner, PreparedRun } from './runner.ts';
 import { SocketGate, TOO_MANY_CLOSE } from './websocket-limits.ts';
@@ -17,7 +19,8 @@ import { SocketGate, TOO_MANY_CLOSE } from './websocket-limits.ts';
  * graphql-ws at /graphql (docs/events.md, Subscriptions). The key comes in `connection_init`'s
  * payload, `{"Authorization": "Bearer <key>"}` as the HTTP header is spelled, or `{"apiKey":
  * "<key>"}`; a missing, invalid or revoked key closes the socket with 4403 Forbidden (graphql-ws's
- * code for a refused connection). Every operation then goes through the one runner
+ * code for a refused connection), its reason REST's code and message (`unauthenticated: Invalid
+ * or revoked API key.`, close-reason.ts). Every operation then goes through the one runner
  * (src/server/runner.ts): the key is authenticated again, the same limits and the same cost
  * spent from its budget as over HTTP. A key revoked, or losing a scope it had when the socket
  * opened, closes its sockets at once with 4403 (any process's change is heard: key-changes.ts).
@@ -62,8 +65,8 @@ const tooManyOperations = (max: number) =>
     ),
   );
 
-const lostScope = (before: Principal, after: Principal) =>
-  [...before.scopes].some((s) => !after.scopes.has(s));
+const lostScopes = (before: Principal, after: Principal) =>
+  [...before.scopes].filter((s) => !after.scopes.has(s));
 
 export function serveSubscriptions(
   server: Server,
@@ -110,6 +113,7 @@ export function serveSubscriptions(
     }
     for (const [credential, list] of byKey) {
       let now: Principal | null = null;
+      let refusal: AppError | undefined;
       try {
         now = await authenticate(deps.em, credential, deps.keyCacheTtlMs);
       } catch (e) {
@@ -117,16 +121,15 @@ export function serveSubscriptions(
           logger.warn({ err: e }, 'could not check a websocket key again; kept open');
           continue;
         }
+        refusal = e;
       }
       for (const c of list) {
-        const reason = !now
-          ? 'Forbidden: the API key was revoked'
-          : lostScope(c.principal, now)
-            ? 'Forbidden: the API key lost a scope'
-            : null;
+        // What REST would answer this key now: its 401, or the 403 naming the scopes it lost.
+        const lost = now ? lostScopes(c.principal, now) : [];
+        const reason = refusal ?? (lost.length ? forbidden(lost) : null);
         if (!reason) continue;
         connections.delete(c.socket);
-        c.socket.close(KEY_REVOKED_CLOSE, reason);
+        c.socket.close(KEY_REVOKED_CLOSE, closeReason(reason));
       }
     }
   }
@@ -164,7 +167,10 @@ export function serveSubscriptions(
           return true;
         } catch (e) {
           if (!(e instanceof AppError)) throw e;
-          // graphql-ws closes with 4403 Forbidden: unauthenticated and rate_limited alike.
+          // 4403 Forbidden, graphql-ws's code for a refused connection, for unauthenticated and
+          // rate_limited alike; the reason says which, in REST's words. graphql-ws's own close
+          // ('Forbidden') comes second and is ignored by a closing socket.
+          refuse(ctx.extra.socket, { code: CloseCode.Forbidden, reason: closeReason(e) });
           return false;
         }
       },

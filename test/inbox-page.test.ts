@@ -84,6 +84,18 @@ const conversationLink = (page: Page, id: string) => page.locator(`#conversation
 const hubSize = () => app.server.app.eventHub.size;
 
 describe.skipIf(!available)('the live inbox in Chromium', () => {
+  it('is a page of this origin only, revalidated on each visit', async () => {
+    const page = await fetch(`${app.url}/inbox`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await page.text()).not.toMatch(/<script>|https?:\/\//);
+    const post = await fetch(`${app.url}/inbox`, { method: 'POST' });
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+    expect((await fetch(`${app.url}/inbox/assets/inbox.0000000000000000.js`)).status).toBe(404);
+  });
+
   it('shows a new message without a reload, and a reply from the page moves through its ticks', async () => {
     const first = await patientWrites('050-111-0001', 'Is the clinic open on Friday?');
     const { page, offHost, errors } = await watchedPage();

@@ -34,6 +34,7 @@ export function printWelcome(url: string, demo: DemoKeys | null): void {
   out.push('', `clinic-gateway is listening on ${url}`);
   out.push(`  GraphQL + GraphiQL  ${url}/graphql`);
   out.push(`  REST                ${url}/v1   (docs: ${url}/v1/docs, contract: ${url}/v1/openapi.json)`);
+  out.push(`  Live chat inbox     ${url}/inbox   (in a browser, with a chat:read key; chat:write to reply)`);
   if (demo) {
     const read = demo.keys.readAll?.key;
     const write = demo.keys.chatWrite?.key;

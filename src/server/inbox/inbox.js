@@ -15,6 +15,8 @@
     lastOutboundAt isHandled freeTextWindowExpiresAt updatedAt patients { firstName lastName }`;
   const MESSAGE = `id conversationId direction type status text createdAt updatedAt failureReason
     template media { available type }`;
+  /** A signed link, valid hours: read with the thread, and for a media message that arrives live. */
+  const MEDIA_LINK = 'mediaLink { url }';
 
   /** Where a message stands, in order: a later status never gives way to an earlier one. */
   const STATUS = {
@@ -274,7 +276,9 @@
             },
             el('span', { class: 'name', text: conversationName(c) }),
             when(c.lastActivityAt),
-            el('span', { class: 'preview', text: c.lastMessagePreview ?? ' ' }),
+            c.lastMessagePreview === null
+              ? el('span', { class: 'preview no-text', text: 'Media or a sticker, no text' })
+              : el('span', { class: 'preview', text: c.lastMessagePreview }),
             needsReply ? el('span', { class: 'badge', text: 'awaits a reply' }) : null,
           ),
         );
@@ -309,16 +313,38 @@
       const rank = (x) => STATUS[x.status]?.rank ?? 0;
       if (rank(m) < rank(had) || (rank(m) === rank(had) && !newer(m.updatedAt, had.updatedAt))) return false;
     }
-    state.messages.set(m.id, m);
+    state.messages.set(m.id, m.mediaLink || !had?.mediaLink ? m : { ...m, mediaLink: had.mediaLink });
+    if (m.media?.available && !state.messages.get(m.id).mediaLink) fetchMediaLink(m.id);
     return true;
+  }
+
+  /** A live event carries no signed link: it is read for the message on its own. */
+  function fetchMediaLink(id) {
+    gql(`query InboxMedia($id: ID!) { message(id: $id) { ${MEDIA_LINK} } }`, { id }, state.keys.read)
+      .then((data) => {
+        const m = state.messages.get(id);
+        if (!m || !data.message?.mediaLink) return;
+        state.messages.set(id, { ...m, mediaLink: data.message.mediaLink });
+        renderMessages();
+      })
+      .catch(() => {});
   }
 
   function messageItem(m) {
     const status = STATUS[m.status] ?? { tick: '', label: m.status };
-    const media = m.media?.available
-      ? el('span', { class: 'media', text: `[${m.media.type ?? 'media'}]` })
-      : null;
-    const text = m.text ?? (media ? null : `[${m.type}]`);
+    const kind = (m.media?.type ?? 'media').toLowerCase();
+    const media = !m.media?.available
+      ? null
+      : m.mediaLink?.url
+        ? el('a', {
+            class: 'media',
+            href: m.mediaLink.url,
+            target: '_blank',
+            rel: 'noopener noreferrer',
+            text: `[${kind}]`,
+          })
+        : el('span', { class: 'media', text: `[${kind}]` });
+    const text = m.text ?? (media ? null : `[${m.type.toLowerCase()}]`);
     return el(
       'li',
       {
@@ -419,7 +445,7 @@
       data = await gql(
         `query InboxThread($id: ID!, $first: Int, $after: String) {
           conversation(id: $id) { ${CONVERSATION}
-            messages(first: $first, after: $after) { edges { node { ${MESSAGE} } } pageInfo { hasNextPage endCursor } }
+            messages(first: $first, after: $after) { edges { node { ${MESSAGE} ${MEDIA_LINK} } } pageInfo { hasNextPage endCursor } }
           }
         }`,
         { id, first: PAGE, after },

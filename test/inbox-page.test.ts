@@ -180,6 +180,46 @@ describe.skipIf(!available)('the live inbox in Chromium', () => {
     await page.close();
   }, 60_000);
 
+  it('after a lost connection, reconnects and shows what happened while it was away', async () => {
+    const away = await patientWrites('050-111-0004', 'Before the drop');
+    const { page, errors } = await watchedPage();
+    // The page's websockets go through the test, which can cut them and refuse new ones.
+    let refuse = false;
+    const open: { close(): Promise<void> }[] = [];
+    await page.routeWebSocket(/\/graphql$/, (ws) => {
+      if (refuse) return void ws.close({ code: 1012, reason: 'test: still away' });
+      const server = ws.connectToServer();
+      open.push({
+        close: () => ws.close({ code: 1012, reason: 'test: dropped' }).then(() => server.close()),
+      });
+    });
+    await page.goto(`${app.url}/inbox#${away}`, { waitUntil: 'load' });
+    await pasteKeys(page, readKey, writeKey);
+    await expect.poll(() => page.locator('#messages').innerText()).toContain('Before the drop');
+    await expect.poll(() => page.locator('#live').innerText(), { timeout: 5_000 }).toBe('Live');
+    await expect.poll(hubSize, { timeout: 5_000 }).toBe(2);
+
+    refuse = true;
+    for (const socket of open.splice(0)) await socket.close();
+    await expect.poll(() => page.locator('#live').innerText(), { timeout: 5_000 }).toBe('Reconnecting…');
+    await expect.poll(hubSize, { timeout: 5_000 }).toBe(0);
+    // No socket hears these: only reading again after the reconnection can show them.
+    await patientWrites('050-111-0004', 'Written while the inbox was away');
+    const other = await patientWrites('050-111-0005', 'A new patient meanwhile');
+    refuse = false;
+    await expect.poll(() => page.locator('#live').innerText(), { timeout: 15_000 }).toBe('Live');
+    await expect
+      .poll(() => page.locator('#messages').innerText(), { timeout: 5_000 })
+      .toContain('Written while the inbox was away');
+    await conversationLink(page, other).waitFor({ timeout: 5_000 });
+    // And it is live again.
+    await expect.poll(hubSize, { timeout: 5_000 }).toBe(2);
+    await patientWrites('050-111-0004', 'Back again');
+    await page.locator('#messages li', { hasText: 'Back again' }).waitFor({ timeout: 2_000 });
+    expect(errors.filter((e) => !/WebSocket/.test(e))).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('says so when the reading key is revoked, live and on a reload', async () => {
     const made = await createApiKey(app.orm.em.fork(), {
       clinicId,

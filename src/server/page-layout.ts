@@ -54,7 +54,15 @@ pre { background: var(--soft); border: 1px solid var(--line); border-radius: 6px
 table { border-collapse: collapse; width: 100%; font-size: .93rem; }
 th, td { text-align: left; vertical-align: top; padding: .5rem .6rem; border-bottom: 1px solid var(--line); }
 th { font-weight: 600; color: var(--muted); font-size: .8rem; text-transform: uppercase; letter-spacing: .04em; }
+td code { overflow-wrap: normal; }
+td:first-child code, td > a > code { white-space: nowrap; }
 tr:target, tr:target td { background: var(--mark); }
+@media (max-width: 40rem) {
+  body { font-size: 16px; }
+  h1 { font-size: 1.7rem; }
+  /* A wide table scrolls on its own; the page does not scroll sideways. */
+  table { display: block; overflow-x: auto; }
+}
 tr[id] { scroll-margin-top: 1rem; }
 .links { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(15rem, 1fr)); gap: .75rem; }
 .links li { border: 1px solid var(--line); border-radius: 8px; padding: .8rem 1rem; }

@@ -121,7 +121,10 @@ describe.skipIf(!available)('pages in Chromium', () => {
     expect(await row.innerText()).toContain('422');
     // The targeted row is marked (CSS :target), its neighbours are not.
     const background = (sel: string) =>
-      page.locator(sel).first().evaluate((el) => getComputedStyle(el).backgroundColor);
+      page
+        .locator(sel)
+        .first()
+        .evaluate((el) => getComputedStyle(el).backgroundColor);
     expect(await background('tr#validation_failed td')).not.toBe(await background('tr#not_found td'));
     await page.screenshot({ path: '/tmp/pages-errors-target.png' });
     // Every code has its row, the status the service answers it with in the first cell.

@@ -16,7 +16,6 @@ beforeAll(async () => {
   ({ key } = await app.clinicWithKey('dental', ['patients:read']));
 });
 
-
 const page = async (path: string, init: RequestInit = {}) => {
   const res = await fetch(`${app.url}${path}`, init);
   return { res, html: await res.text() };

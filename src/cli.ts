@@ -16,6 +16,7 @@ import { ormConfig } from '../mikro-orm.config.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './auth/keys.ts';
 import { allScopes } from './auth/scopes.ts';
 import { listenAndForward } from './cli/events-listen.ts';
+import { triggerSample } from './cli/events-trigger.ts';
 import { DEMO_KEY_ROLES, seedDemo } from './demo/seed-demo.ts';
 import { seedPatients } from './demo/seed-patients.ts';
 import { Clinic, clinicKinds } from './entities/clinic.ts';
@@ -591,6 +592,21 @@ events
     });
     cleanups.push(() => listener.stop());
     await listener.done;
+  });
+
+events
+  .command('trigger')
+  .description(
+    "send a sample event of a type to every enabled webhook subscription of the key's clinic that receives it, through the service's real queue and signing (POST /v1/events); its envelope carries test: true and its data is a fixed sample (docs/events.md, Sample events)",
+  )
+  .argument('<type>', 'the event type, e.g. appointment.created')
+  .requiredOption('--key <key>', 'the API key (webhooks:manage; chat:read for chat.* types)')
+  .option('--url <url>', 'the service', 'http://127.0.0.1:4000')
+  .action(async (type: string, opts: { key: string; url: string }) => {
+    const sent = await triggerSample({ url: opts.url, key: opts.key, type });
+    process.stdout.write(
+      `Sent ${sent.type} sample ${sent.id} to the clinic's subscriptions that receive it.\n`,
+    );
   });
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

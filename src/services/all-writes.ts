@@ -16,6 +16,7 @@ import './catalog/catalog-writes.ts';
 import './availability/working-hours-writes.ts';
 import './webhooks/webhook-writes.ts';
 import './webhooks/delivery-writes.ts';
+import './webhooks/sample-events.ts';
 // Chat's (their GraphQL and Rest faces are written in src/schema/chat/mutations.ts).
 import './chat/react.ts';
 import './chat/handled.ts';

@@ -1,0 +1,155 @@
+import { WebhookSubscription as Entity } from '../../entities/index.ts';
+import { eventSamples } from '../../events/samples.ts';
+import { EVENT_TYPES, type EventType, EventTypeSet, scopeToSee } from '../../events/types.ts';
+import { valuesOf } from '../../lib/enums.ts';
+import { AppError, invalid, notFound } from '../../lib/errors.ts';
+import { EventEnvelope } from '../events/event.resource.ts';
+import { eventTypesParam } from '../events/events.ts';
+import { text, z } from '../write-input.ts';
+import { defineWrite, type WriteContext } from '../writes.ts';
+import { enqueueDeliveries } from './delivery-jobs.ts';
+import { getWebhook } from './webhooks.ts';
+
+/**
+ * Sample events (issue 29): a fixed sample of a type (src/events/samples.ts) recorded in the
+ * outbox marked `test`, and delivered through the same queue, worker and signing as any event,
+ * its envelope carrying `"test": true`. One attempt each (trigger manual: a sample is not retried
+ * on the schedule). GET /v1/events, the GraphQL subscription and recover never see a sample
+ * (src/services/events/events.ts, relay.ts; delivery-writes.ts); the delivery log shows it.
+ *
+ * Any clinic may send them today. Test clinics (per-clinic test mode) will be the only ones
+ * allowed to trigger samples at every subscription (docs/events.md, Sample events).
+ */
+
+/**
+ * Records the sample of `type` and queues one attempt to each subscription of the clinic it is
+ * for: enabled, not deleted, subscribed to the type (an empty list is every type) and, when
+ * `only` is given, that one. The rule is the one real events are queued by
+ * (src/services/unit-of-work.ts, insertEventsSql). Answers the event's id and how many were queued.
+ */
+async function recordSample(w: WriteContext, type: EventType, only?: number) {
+  const rows = (await w.em.getConnection().execute(
+    `with "ev" as (
+       insert into "event" ("clinic_id", "type", "scope", "data", "created_at", "test")
+       values (?, ?, ?, ?, ?, true) returning "id", "type")
+     select "ev"."id", "s"."id" as "subscription" from "ev"
+     left join "webhook_subscription" as "s" on "s"."clinic_id" = ? and "s"."enabled" and "s"."deleted_at" is null
+       and ("ev"."type" = any("s"."event_types") or "s"."event_types" = '{}')
+       and (?::int is null or "s"."id" = ?::int)
+     order by "s"."id"`,
+    [
+      w.clinicId,
+      type,
+      scopeToSee(type) ?? '',
+      JSON.stringify(eventSamples[type]),
+      w.now,
+      w.clinicId,
+      only ?? null,
+      only ?? null,
+    ],
+    'all',
+    w.em.getTransactionContext(),
+  )) as { id: number; subscription: number | null }[];
+  const subscriptions = rows.map((r) => r.subscription).filter((s): s is number => s != null);
+  await enqueueDeliveries(
+    w.em,
+    subscriptions.map((subscription) => ({
+      subscription,
+      event: Number(rows[0].id),
+      attempt: 1,
+      trigger: 'manual',
+    })),
+  );
+  return { event: Number(rows[0].id), queued: subscriptions.length };
+}
+
+const typeInput = valuesOf(EventTypeSet, text(64));
+
+const SAMPLE_NOTE =
+  "Its `data` is a fixed sample of the type's object (docs/events.md, Samples), not one of the clinic: its ids name nothing. The envelope carries `test: true`; the sample is never listed by GET /v1/events nor streamed to GraphQL subscriptions, and shows in the delivery log like any delivery. One attempt, not retried on the schedule.";
+
+export const testWebhook = defineWrite({
+  name: 'testWebhook',
+  method: 'POST',
+  path: '/webhooks/:id/test',
+  ids: { id: 'WebhookSubscription' },
+  status: 202,
+  tag: 'Webhooks',
+  summary: 'Send a sample event',
+  description: `Delivers a sample event of \`type\` to this subscription only, through the same queue, signing and log as every event. Accepted (202) with the sample's envelope (its id is the X-Service-Event-Id the receiver gets). ${SAMPLE_NOTE} A type the subscription does not receive: 422 (type); a chat.* type on a key without chat:read: 403; a disabled subscription: 409.`,
+  scopes: ['webhooks:manage'],
+  input: z.strictObject({
+    type: typeInput.optional().meta({
+      description:
+        "The sample's event type; omitted: the first of the subscription's types (patient.created when it receives every type).",
+    }),
+  }),
+  example: { type: 'appointment.created' },
+  resource: EventEnvelope,
+  ifMatch: false,
+  errors: {
+    '409': {
+      code: 'conflict',
+      description: '`conflict`: the subscription is disabled; PATCH it with enabled true, or recover it.',
+      message: 'The subscription is disabled; enable it first (PATCH /v1/webhooks/{id} with enabled true).',
+    },
+  },
+  async prepare(ctx, input, id) {
+    await getWebhook(ctx, String(id));
+    if (input.type) eventTypesParam(ctx, [input.type], 'type');
+  },
+  async run(w, input, id) {
+    const s = await w.load(Entity, 'WebhookSubscription', id);
+    if (s.deletedAt) throw notFound('webhook subscription', String(id));
+    if (!s.enabled)
+      throw new AppError(
+        'conflict',
+        'The subscription is disabled; enable it first (PATCH /v1/webhooks/{id} with enabled true).',
+      );
+    const type = (input.type ?? s.eventTypes[0] ?? EVENT_TYPES[0]) as EventType;
+    if (s.eventTypes.length && !s.eventTypes.includes(type))
+      throw invalid(
+        'type',
+        `The subscription does not receive ${type} (its event_types: ${s.eventTypes.join(', ')}); change them first (PATCH /v1/webhooks/{id}).`,
+      );
+    return (await recordSample(w, type, s.id)).event;
+  },
+});
+
+export const triggerEvent = defineWrite({
+  name: 'triggerEvent',
+  method: 'POST',
+  path: '/events',
+  status: 202,
+  tag: 'Events',
+  summary: 'Trigger a sample event',
+  description: `Delivers a sample event of \`type\` to every enabled subscription of the clinic that receives the type, as a real event of that type would be (\`cli events trigger <type>\` calls this). Accepted (202) with the sample's envelope. ${SAMPLE_NOTE} No subscription receives the type: 409. A chat.* type on a key without chat:read: 403.`,
+  scopes: ['webhooks:manage'],
+  input: z.strictObject({
+    type: typeInput.meta({ description: "The sample's event type." }),
+  }),
+  example: { type: 'patient.created' },
+  resource: EventEnvelope,
+  errors: {
+    '409': {
+      code: 'conflict',
+      description:
+        '`conflict`: no enabled subscription of the clinic receives the type; nothing would be delivered.',
+      message: 'No enabled webhook subscription of this clinic receives patient.created; nothing was sent.',
+    },
+  },
+  async prepare(ctx, input) {
+    eventTypesParam(ctx, [input.type], 'type');
+  },
+  async run(w, input) {
+    const type = input.type as EventType;
+    const { event, queued } = await recordSample(w, type);
+    // Rolled back with the write: no sample stays in the outbox for no one.
+    if (!queued)
+      throw new AppError(
+        'conflict',
+        `No enabled webhook subscription of this clinic receives ${type}; nothing was sent.`,
+      );
+    return event;
+  },
+});

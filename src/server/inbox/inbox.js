@@ -50,6 +50,8 @@
     messages: new Map(),
     messagesCursor: null,
     client: null,
+    /** The live connection took the reading key once: a later refusal means it was revoked. */
+    keyWorked: false,
     stopList: null,
     stopThread: null,
     /** The reply being sent: the same text sent again keeps its Idempotency key. */
@@ -140,6 +142,7 @@
 
   function connect() {
     state.client?.dispose();
+    state.keyWorked = false;
     let connectedBefore = false;
     state.client = graphqlWs.createClient({
       url: ws,
@@ -150,6 +153,7 @@
       retryWait: (retries) => new Promise((r) => setTimeout(r, Math.min(10_000, 500 * 2 ** retries))),
       on: {
         connected: () => {
+          state.keyWorked = true;
           setLive('live', 'Live');
           // Changes made while the socket was away came as no event: read again.
           if (connectedBefore) refresh();
@@ -182,14 +186,14 @@
   function failed(e) {
     if (e && typeof e.code === 'number') {
       if (e.code === 4403) {
-        const revoked = /revoked/i.test(e.reason ?? '');
-        const narrowed = /scope/i.test(e.reason ?? '');
+        // The reason is REST's refusal, `code: message` (src/server/close-reason.ts).
+        const [, code, message] = /^(\w+): (.*)$/s.exec(e.reason ?? '') ?? [];
         stop(
-          revoked
+          code === 'unauthenticated' && state.keyWorked
             ? 'The reading key was revoked: the inbox stopped updating. Paste a current chat:read key.'
-            : narrowed
-              ? 'The reading key lost its chat:read scope: the inbox stopped updating. Paste a current key.'
-              : 'The server refused the reading key on the live connection (unknown, revoked, or too many bad keys from this address).',
+            : code === 'forbidden'
+              ? `The reading key lost a scope: ${message} The inbox stopped updating; paste a current chat:read key.`
+              : `The server refused the reading key on the live connection: ${message ?? e.reason ?? 'Forbidden'}`,
         );
         return;
       }
@@ -562,7 +566,10 @@
       state.keys.read = cleanKey($('read-key').value);
       state.keys.write = cleanKey($('write-key').value);
       saveKeys();
-      start();
+      // The keys form goes away: the focus goes where the work is, not back to the page's top.
+      start().then(() => {
+        if ($('keys').hidden) ($('conversations').querySelector('a') ?? $('thread')).focus();
+      });
     });
     $('forget').addEventListener('click', () => {
       try {

@@ -146,6 +146,8 @@ describe.skipIf(!available)('the live inbox in Chromium', () => {
     await expect.poll(() => page.locator('#thread-title').innerText()).toBe('0501110002');
     await expect.poll(() => page.locator('#messages').innerText()).toContain('I need to move my appointment');
     await expect.poll(hubSize, { timeout: 5_000 }).toBe(2);
+    // The patient just wrote: the reply box says the text goes out as it is (the 24-hour window).
+    expect(await page.locator('#reply-hint').innerText()).toMatch(/until .+ the text goes out as it is/);
     const again = Date.now();
     await patientWrites('050-111-0002', 'Thursday would suit me');
     await page.locator('#messages li', { hasText: 'Thursday would suit me' }).waitFor({ timeout: 2_000 });

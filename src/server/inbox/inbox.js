@@ -411,11 +411,16 @@
     const canWrite = Boolean(state.keys.write);
     $('reply-text').disabled = !canWrite;
     $('reply-send').disabled = !canWrite;
+    // The window was judged when the conversation was read; a page left open sees it close.
+    const closes = Date.parse(c.freeTextWindowExpiresAt ?? '');
     $('reply-hint').textContent = !canWrite
       ? 'Replying needs a chat:write key: add one under Keys.'
-      : c.freeTextWindowExpiresAt
-        ? 'Ctrl+Enter sends. The patient wrote within 24 hours: the text goes out as it is.'
+      : closes > Date.now()
+        ? `Ctrl+Enter sends. The patient wrote within 24 hours: until ${timeFormat.format(closes)} the text goes out as it is.`
         : "Ctrl+Enter sends. The patient has not written in 24 hours: the text goes out in the clinic's message template.";
+    clearTimeout(state.windowTimer);
+    if (closes > Date.now() && state.keys.write)
+      state.windowTimer = setTimeout(renderThreadHeader, Math.min(closes - Date.now() + 100, 2 ** 31 - 1));
   }
 
   async function openConversation(id) {

@@ -43,6 +43,7 @@ try {
     ...(config.NETWORK_SECRET ? { networkSecret: config.NETWORK_SECRET } : {}),
     ...(config.MEDIA_LINK_SECRET ? { mediaLinkSecret: config.MEDIA_LINK_SECRET } : {}),
     ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
+    ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
     allowLoopbackUrls: config.ALLOW_LOOPBACK_URLS,
     deliveryWorkers: config.WORKERS,
     tuning: queueTuningOf(config),

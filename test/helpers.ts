@@ -92,6 +92,8 @@ export async function startTestApp(
     workers?: boolean;
     /** false: WORKERS=off (webhook deliveries left to `npm run worker`). */
     deliveryWorkers?: boolean;
+    /** METRICS_TOKEN: GET /metrics served to it (docs/metrics.md). */
+    metricsToken?: string;
   } = {},
 ): Promise<TestApp & { proxy?: TcpProxy; databaseUrl: string }> {
   const db = await testDatabase();
@@ -115,6 +117,7 @@ export async function startTestApp(
     trustProxy: opts.trustProxy,
     ...(opts.workers === false ? { workers: false } : {}),
     ...(opts.deliveryWorkers === false ? { deliveryWorkers: false } : {}),
+    ...(opts.metricsToken ? { metricsToken: opts.metricsToken } : {}),
     sandboxDelays: opts.sandboxDelays ?? { sent: 10, delivered: 20, read: 30 },
     networkSecret: NETWORK_SECRET,
     // Media servers in tests are plain http on loopback.

@@ -8,6 +8,7 @@ import {
 } from 'rate-limiter-flexible';
 import { AppError } from '../lib/errors.ts';
 import type { Limits } from '../lib/limits.ts';
+import { rateLimitRefusals } from '../lib/metrics.ts';
 
 type SetHeader = (name: string, value: string) => void;
 
@@ -56,6 +57,7 @@ export function createRateLimiter(pool: pg.Pool | null, limits: Limits): RateLim
       if (!keys) return;
       const cost = Math.max(1, Math.ceil(points));
       if (cost > budget) {
+        rateLimitRefusals.inc({ limit: 'key' });
         throw new AppError(
           'rate_limited',
           `This request costs ${cost} points, more than this API key's budget of ${budget} per ${window} s.`,
@@ -65,6 +67,7 @@ export function createRateLimiter(pool: pg.Pool | null, limits: Limits): RateLim
         headers(await keys.consume(keyId, cost), setHeader);
       } catch (e) {
         if (!(e instanceof RateLimiterRes)) throw e;
+        rateLimitRefusals.inc({ limit: 'key' });
         headers(e, setHeader);
         setHeader('Retry-After', String(resetSeconds(e)));
         await held();
@@ -83,6 +86,7 @@ export function createRateLimiter(pool: pg.Pool | null, limits: Limits): RateLim
         return;
       }
       const seconds = String(Math.max(1, Math.ceil(wait / 1000)));
+      rateLimitRefusals.inc({ limit: 'address' });
       setHeader('Retry-After', seconds);
       await held();
       throw new AppError(

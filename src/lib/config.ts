@@ -74,6 +74,8 @@ const schema = z.object({
   /** On SIGTERM, how long requests in flight may take to finish. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
   PUBLIC_URL: z.string().optional(),
+  /** The Bearer token GET /metrics takes (docs/metrics.md); unset, /metrics is a 404. */
+  METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   /**
    * Proxies whose X-Forwarded-For names the client (failed-authentication throttling is per
    * client address): empty (none, the default), a hop count, or addresses and CIDR ranges.

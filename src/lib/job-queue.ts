@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { CompiledQuery } from 'kysely';
 import { type Db, type JobInsert, PgBoss, type Queue, type WorkHandler, type WorkOptions } from 'pg-boss';
 import { type CappedWorker, type CappedWorkerDefinition, startCappedWorker } from './capped-worker.ts';
+import { stampRequestId } from './job-scope.ts';
 import { logger } from './logger.ts';
 
 /**
@@ -174,7 +175,9 @@ export async function enqueueInTransaction(
 ): Promise<void> {
   if (!jobs.length) return;
   const queue = await queueOf(em);
-  await queue.boss.insert(name, jobs, { db: transactionDb(em) });
+  // Each job names the request that queued it: its worker's log lines carry that id (job-scope.ts).
+  const stamped = jobs.map((j) => ({ ...j, data: stampRequestId(j.data) }));
+  await queue.boss.insert(name, stamped, { db: transactionDb(em) });
 }
 
 /** A claim on a job as a worker fetched it: its id and the attempt (`retry_count`) it was handed. */

@@ -32,6 +32,10 @@ export interface RequestInfo {
   setHeader(name: string, value: string): void;
   /** The API key's id once known (request logs). */
   keyId?: string;
+  /** The route table's pattern it matched, never its raw path (metrics: src/lib/metrics.ts). */
+  route?: string;
+  /** The GraphQL operation type it ran (query, mutation, subscription), once known. */
+  operationType?: string;
   /** The peer address of the connection (failed authentications are throttled by it). */
   readonly clientAddress: string;
   /** Set when the request's deadline passes or its client goes away: its work stops (budget.ts). */

@@ -13,6 +13,7 @@ import {
   visit,
 } from 'graphql';
 import { AppError } from '../lib/errors.ts';
+import { costSpent } from '../lib/metrics.ts';
 import type { RequestContext } from '../lib/request-context.ts';
 import type { Field } from '../services/resource.ts';
 
@@ -180,13 +181,15 @@ export function limitExceeded(limit: string, max: number, actual?: number): AppE
  * Step 3 of the operation runner (src/server/runner.ts): refuses an operation over the cost limit before it runs, and spends its cost from the
  * key's rate-limit budget (`rate_limited` when spent). One cost model for GraphQL and REST.
  */
-export function chargeOperation(
-  ctx: Pick<RequestContext, 'spend'>,
+export async function chargeOperation(
+  ctx: Pick<RequestContext, 'spend'> & { rest?: boolean },
   schema: GraphQLSchema,
   document: DocumentNode,
   variables: Record<string, unknown> | undefined,
   operationName: string | undefined | null,
   maxCost: number,
 ): Promise<void> {
-  return ctx.spend(checkCost(schema, document, variables, operationName, maxCost));
+  const cost = checkCost(schema, document, variables, operationName, maxCost);
+  await ctx.spend(cost);
+  costSpent.inc({ face: ctx.rest ? 'rest' : 'graphql' }, cost);
 }

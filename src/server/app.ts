@@ -10,6 +10,7 @@ import { AppError, findAppError, toAppError } from '../lib/errors.ts';
 import { parseJsonBody, utf8Text } from '../lib/json-text.ts';
 import type { Limits } from '../lib/limits.ts';
 import { logger } from '../lib/logger.ts';
+import { httpRequestDuration } from '../lib/metrics.ts';
 import { currentRequest, type RequestContext, type RequestInfo, runRequest } from '../lib/request-context.ts';
 import type { MessagingNetwork } from '../network/adapter.ts';
 import { CALLBACK_PATH } from '../network/adapter.ts';
@@ -36,6 +37,7 @@ import { createGraphQLPipeline } from './graphql-pipeline.ts';
 import { serveInbox } from './inbox/page.ts';
 import { serveLanding } from './landing-page.ts';
 import { serveMedia } from './media-route.ts';
+import { createMetricsRoute, routeLabel } from './metrics-route.ts';
 import { handleNetworkCallback } from './network-callback.ts';
 import { createOperationRunner } from './runner.ts';
 
@@ -56,6 +58,8 @@ export interface AppOptions {
   media: MediaOptions;
   /** TRUST_PROXY: which peers' X-Forwarded-For names the client (src/lib/client-address.ts); none by default. */
   trustProxy?: string;
+  /** METRICS_TOKEN: GET /metrics answers a scraper that sends it (docs/metrics.md); absent, /metrics is a 404. */
+  metricsToken?: string;
 }
 
 const READY_TIMEOUT_MS = 2000;
@@ -101,6 +105,9 @@ export function createApp(opts: AppOptions) {
   const openapi = JSON.stringify(openApiDocument(documented));
   const cors = corsPolicy(opts.corsOrigins);
   const trustProxy = parseTrustProxy(opts.trustProxy ?? '');
+  const metrics = opts.metricsToken
+    ? createMetricsRoute({ token: opts.metricsToken, em: opts.orm.em, clock: opts.clock })
+    : null;
 
   function dispatch(req: IncomingMessage, res: ServerResponse, scope: RequestInfo) {
     const { requestId } = scope;
@@ -114,6 +121,7 @@ export function createApp(opts: AppOptions) {
       if (path === '/') return serveLanding(req, res);
       if (path === ERROR_REFERENCE_PATH) return serveErrorReference(req, res);
     }
+    if (path === '/metrics' && metrics) return metrics(req, res, requestId);
     if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res, scope);
     const inbox = serveInbox(req, res, path);
     if (inbox) return inbox;
@@ -154,6 +162,7 @@ export function createApp(opts: AppOptions) {
       }
       if (head) req.method = 'GET';
       const { route } = m;
+      scope.route = `/v1${route.path}`;
       return authenticateThen(req, res, scope, async (ctx) => {
         // After authentication (a 401 comes first), before anything else is read.
         const search = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
@@ -276,6 +285,16 @@ export function createApp(opts: AppOptions) {
     res.setHeader('cache-control', 'no-store');
     res.setHeader('x-content-type-options', 'nosniff');
     res.on('finish', () => {
+      const ms = performance.now() - started;
+      httpRequestDuration.observe(
+        {
+          route: routeLabel(scope.route, req.url),
+          operation: scope.operationType ?? '',
+          method: req.method ?? '',
+          status: res.statusCode,
+        },
+        ms / 1000,
+      );
       logger.info(
         {
           request_id: requestId,
@@ -284,7 +303,7 @@ export function createApp(opts: AppOptions) {
           // A media link's token is a credential for ten hours: it stays out of the logs.
           route: req.url?.startsWith('/media/') ? '/media/:token' : req.url?.split('?')[0],
           status: res.statusCode,
-          duration_ms: Math.round((performance.now() - started) * 10) / 10,
+          duration_ms: Math.round(ms * 10) / 10,
         },
         'request',
       );

@@ -128,6 +128,7 @@ export function createOperationRunner(yoga: Yoga, deps: AppDeps): OperationRunne
         const kind = getOperationAST(document, operation.operationName)?.operation;
         if (!kind)
           return [toGraphQLError(new AppError('invalid_request', 'No operation to run by that name.'))];
+        ctx.operationType = kind;
         const args: ExecutionArgs = {
           schema: enveloped.schema,
           document,

@@ -61,6 +61,8 @@ export async function startHttpServer(opts: {
   allowLoopbackUrls?: boolean;
   /** TRUST_PROXY (src/lib/client-address.ts): none by default. */
   trustProxy?: string;
+  /** METRICS_TOKEN: GET /metrics for a scraper that sends it (docs/metrics.md); absent, a 404. */
+  metricsToken?: string;
   /** Whether this process runs any of the queue's workers; true by default (tests turn them off). */
   workers?: boolean;
   /**
@@ -96,6 +98,7 @@ export async function startHttpServer(opts: {
     rateLimitPool: (await opts.orm.em.getConnection().getNativeClient()) as pg.Pool,
     corsOrigins: opts.corsOrigins ?? [],
     trustProxy: opts.trustProxy ?? '',
+    ...(opts.metricsToken ? { metricsToken: opts.metricsToken } : {}),
     network,
     networkSecret,
     media: {

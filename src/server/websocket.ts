@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { getOperationAST } from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -9,7 +10,8 @@ import { clientAddressOf, type TrustProxy } from '../lib/client-address.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Limits } from '../lib/limits.ts';
 import { logger } from '../lib/logger.ts';
-import { type Principal, runRequest } from '../lib/request-context.ts';
+import { countSockets, websocketOperations } from '../lib/metrics.ts';
+import { type Principal, type RequestInfo, runRequest } from '../lib/request-context.ts';
 import { closeReason } from './close-reason.ts';
 import { toGraphQLError } from './graphql-errors.ts';
 import type { OperationRunner, PreparedRun } from './runner.ts';
@@ -68,6 +70,36 @@ const tooManyOperations = (max: number) =>
 const lostScopes = (before: Principal, after: Principal) =>
   [...before.scopes].filter((s) => !after.scopes.has(s));
 
+/** An operation under way on a socket, from its subscribe message to its end. */
+interface RunningOperation {
+  info: RequestInfo;
+  name: string | null;
+  started: number;
+  subscription: boolean;
+  outcome: 'ok' | 'error';
+}
+
+/**
+ * One line per websocket operation, as HTTP writes one per request (src/server/app.ts): its
+ * request id (the scope's logger), key, operation type and name, duration (a subscription's
+ * whole life), outcome; and its count by type and outcome (src/lib/metrics.ts).
+ */
+function operationEnded(info: RequestInfo, name: string | null, started: number, outcome: string) {
+  const operation = info.operationType ?? 'unknown';
+  websocketOperations.inc({ operation, outcome });
+  info.log.info(
+    {
+      key_id: info.keyId,
+      transport: 'websocket',
+      operation_type: operation,
+      operation_name: name?.slice(0, 100) ?? null,
+      outcome,
+      duration_ms: Math.round((performance.now() - started) * 10) / 10,
+    },
+    'websocket operation',
+  );
+}
+
 export function serveSubscriptions(
   server: Server,
   opts: { runner: OperationRunner; limits: Limits; trustProxy: TrustProxy },
@@ -100,6 +132,14 @@ export function serveSubscriptions(
   server.on('upgrade', onUpgrade);
   const connections = new Map<WebSocket, Connection>();
   const prepared = new WeakMap<object, PreparedRun>();
+  // Each socket's operations under way, by graphql-ws's operation id.
+  const running = new WeakMap<WebSocket, Map<string, RunningOperation>>();
+  const stopCounting = countSockets(() => {
+    let subscriptions = 0;
+    for (const socket of wss.clients)
+      for (const op of running.get(socket)?.values() ?? []) if (op.subscription) subscriptions++;
+    return { sockets: wss.clients.size, subscriptions };
+  });
 
   /** Checks the key of each socket that uses it (every socket when `hash` is unknown) again. */
   async function recheck(hash?: string) {
@@ -177,11 +217,10 @@ export function serveSubscriptions(
       onClose: (ctx) => {
         connections.delete(ctx.extra.socket);
       },
-      onSubscribe: async (ctx, _id, payload) => {
+      onSubscribe: async (ctx, id, payload) => {
+        const started = performance.now();
         const connection = ctx.extra.connection as Connection;
-        // The socket stays open: only this operation is refused.
-        if (!gate.startOperation(ctx.extra.socket))
-          return [tooManyOperations(opts.limits.wsMaxOperationsPerSocket)];
+        const name = payload.operationName ?? null;
         // Each operation is a request of its own: authenticated again (a revoked key is refused),
         // its cost spent from the key's budget, its deadline until its first result.
         const info = runner.begin({
@@ -189,6 +228,11 @@ export function serveSubscriptions(
           maxResponseBytes: opts.limits.responseMaxBytes,
           streaming: true,
         });
+        // The socket stays open: only this operation is refused.
+        if (!gate.startOperation(ctx.extra.socket)) {
+          operationEnded(info, name, started, 'refused');
+          return [tooManyOperations(opts.limits.wsMaxOperationsPerSocket)];
+        }
         // In the operation's scope: a refusal carries its request id, as over HTTP.
         const result = await runRequest(info, async () => {
           try {
@@ -206,11 +250,36 @@ export function serveSubscriptions(
             return [toGraphQLError(e)];
           }
         });
-        if (!('run' in result)) return result;
+        if (!('run' in result)) {
+          operationEnded(info, name, started, 'refused');
+          return result;
+        }
         // graphql-ws hands these arguments back to execute or subscribe: the run is found by them.
         const run = result;
         prepared.set(run.args, run);
+        const ops = running.get(ctx.extra.socket) ?? new Map<string, RunningOperation>();
+        running.set(ctx.extra.socket, ops);
+        // The name the document gives the operation it runs, when the message named none.
+        const named = name ?? getOperationAST(run.args.document, run.args.operationName)?.name?.value ?? null;
+        ops.set(id, { info, name: named, started, subscription: run.subscription, outcome: 'ok' });
         return run.args;
+      },
+      onNext: (ctx, id, _payload, _args, result) => {
+        const op = running.get(ctx.extra.socket)?.get(id);
+        if (op && (result as { errors?: unknown[] }).errors?.length) op.outcome = 'error';
+      },
+      onError: (ctx, id) => {
+        const op = running.get(ctx.extra.socket)?.get(id);
+        if (op) op.outcome = 'error';
+      },
+      // After its result (a query, a mutation) or its end (a subscription completed by the client,
+      // by its source, or by the socket closing).
+      onComplete: (ctx, id) => {
+        const ops = running.get(ctx.extra.socket);
+        const op = ops?.get(id);
+        if (!op) return;
+        ops?.delete(id);
+        operationEnded(op.info, op.name, op.started, op.outcome);
       },
       execute: (args) => (prepared.get(args) as PreparedRun).run() as any,
       subscribe: (args) => (prepared.get(args) as PreparedRun).run() as any,
@@ -224,6 +293,7 @@ export function serveSubscriptions(
     },
     async close() {
       stopListening();
+      stopCounting();
       gate.stop();
       server.off('upgrade', onUpgrade);
       for (const socket of wss.clients) socket.close(1001, 'Server shutting down');

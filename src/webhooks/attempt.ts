@@ -4,6 +4,8 @@ import { WebhookDelivery, WebhookSubscription } from '../entities/index.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Resolver } from '../lib/guarded-lookup.ts';
 import { completeInTransaction, type JobClaim } from '../lib/job-queue.ts';
+import { scopeLog } from '../lib/job-scope.ts';
+import { deliveryAttempts } from '../lib/metrics.ts';
 import { type EventRow, serializeEnvelope } from '../services/events/envelope.ts';
 import { clinicWrite } from '../services/unit-of-work.ts';
 import { responseExcerpt } from '../services/webhooks/delivery.resource.ts';
@@ -60,12 +62,53 @@ export type AttemptOutcome =
 /** The queue job an attempt runs as (completed with the attempt's record), as the worker fetched it. */
 export type { JobClaim };
 
-/** `read`: the job's rows when the worker read its batch's at once (readAttempts). */
+/**
+ * `read`: the job's rows when the worker read its batch's at once (readAttempts). Every attempt
+ * is counted by outcome (src/lib/metrics.ts) and writes a log line, in the scope of the request
+ * that queued it (src/lib/job-scope.ts).
+ */
 export async function attemptDelivery(
   deps: AttemptDeps,
   job: DeliveryJob,
   claim?: JobClaim,
   read?: AttemptRead,
+): Promise<AttemptOutcome> {
+  const ids = {
+    subscription: job.subscription,
+    event: job.event,
+    attempt: job.attempt,
+    trigger: job.trigger,
+  };
+  let done: AttemptOutcome;
+  try {
+    done = await attemptOnce(deps, job, claim, read);
+  } catch (err) {
+    deliveryAttempts.inc({ outcome: 'error' });
+    throw err;
+  }
+  const outcome = done.outcome === 'skipped' && done.lapsed ? 'lapsed' : done.outcome;
+  deliveryAttempts.inc({ outcome });
+  scopeLog().info(
+    done.outcome === 'skipped'
+      ? { ...ids, outcome, reason: done.reason }
+      : {
+          ...ids,
+          outcome,
+          status: done.result.status,
+          duration_ms: done.result.durationMs,
+          ...(done.result.error ? { error: done.result.error } : {}),
+          ...(done.disabled ? { disabled: true } : {}),
+        },
+    'webhook delivery attempt',
+  );
+  return done;
+}
+
+async function attemptOnce(
+  deps: AttemptDeps,
+  job: DeliveryJob,
+  claim: JobClaim | undefined,
+  read: AttemptRead | undefined,
 ): Promise<AttemptOutcome> {
   read ??= (await readAttempts(deps.em, [job]))[0];
   const skip = whyNot(read);

@@ -1,6 +1,6 @@
 import type { JobResult } from 'pg-boss';
 import type { CappedWorkerDefinition } from '../lib/capped-worker.ts';
-import { logger } from '../lib/logger.ts';
+import { asQueuedBy, scopeLog } from '../lib/job-scope.ts';
 import { DELIVERY_QUEUE, type DeliveryJob, deliverySlots } from '../services/webhooks/delivery-jobs.ts';
 import { type AttemptDeps, attemptDelivery, readAttempts } from './attempt.ts';
 
@@ -48,18 +48,21 @@ export function deliveryWorker(opts: DeliveryWorkerOptions): CappedWorkerDefinit
         opts.em,
         jobs.map((j) => j.data),
       );
-      return jobs.map(async (job, i): Promise<JobResult | null> => {
-        try {
-          const claim = { id: job.id, retryCount: job.retryCount };
-          const done = await attemptDelivery(opts, job.data, claim, (await reads)[i]);
-          // An attempt completes its job in the statement that records it (or lost the claim to
-          // another worker); a job with nothing to attempt is completed by the worker.
-          return done.outcome === 'skipped' && !done.lapsed ? { id: job.id, status: 'completed' } : null;
-        } catch (err) {
-          logger.error({ err, job: job.id, data: job.data }, 'webhook delivery attempt not recorded');
-          return { id: job.id, status: 'failed', output: { message: (err as Error).message } };
-        }
-      });
+      // Each job as the request that queued it: its log lines carry that request's id.
+      return jobs.map((job, i) =>
+        asQueuedBy(job.data, async (): Promise<JobResult | null> => {
+          try {
+            const claim = { id: job.id, retryCount: job.retryCount };
+            const done = await attemptDelivery(opts, job.data, claim, (await reads)[i]);
+            // An attempt completes its job in the statement that records it (or lost the claim to
+            // another worker); a job with nothing to attempt is completed by the worker.
+            return done.outcome === 'skipped' && !done.lapsed ? { id: job.id, status: 'completed' } : null;
+          } catch (err) {
+            scopeLog().error({ err, job: job.id, data: job.data }, 'webhook delivery attempt not recorded');
+            return { id: job.id, status: 'failed', output: { message: (err as Error).message } };
+          }
+        }),
+      );
     },
   };
 }

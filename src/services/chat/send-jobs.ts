@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { enqueueInTransaction, QUEUE_SCHEMA, type QueueDefinition } from '../../lib/job-queue.ts';
+import type { QueuedBy } from '../../lib/job-scope.ts';
 
 /**
  * The chat's network sends (issue 17, Outbound messages through the same queue): one job per
@@ -12,7 +13,7 @@ export const SEND_QUEUE = 'chat-send';
 /** Where a send that ran out of attempts goes, to fail its message with a reason. */
 export const SEND_FAILED_QUEUE = 'chat-send-failed';
 
-export interface SendJob {
+export interface SendJob extends QueuedBy {
   /** The message's row id (`out_N`'s N). */
   message: number;
   clinic: number;

@@ -5,7 +5,8 @@ import { bounded } from '../../lib/bounded.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { messageId } from '../../lib/ids.ts';
 import { completeInTransaction, type JobClaim, type WorkerDefinition } from '../../lib/job-queue.ts';
-import { logger } from '../../lib/logger.ts';
+import { asQueuedBy, scopeLog } from '../../lib/job-scope.ts';
+import { chatSends } from '../../lib/metrics.ts';
 import { atWriteTime } from '../../lib/request-context.ts';
 import { type MessagingNetwork, NetworkRefusal, type OutboundMessage } from '../../network/adapter.ts';
 import { clinicWrite } from '../unit-of-work.ts';
@@ -63,7 +64,10 @@ export function chatSendWorkers(deps: SendWorkerDeps): WorkerDefinition[] {
         notifyPollingIntervalSeconds: 2,
       },
       handler: async (jobs: Job<SendJob>[]) => {
-        for (const job of jobs) await sendQueued(deps, job.data, { id: job.id, retryCount: job.retryCount });
+        for (const job of jobs)
+          await asQueuedBy(job.data, () =>
+            sendQueued(deps, job.data, { id: job.id, retryCount: job.retryCount }),
+          );
       },
     },
     {
@@ -73,11 +77,14 @@ export function chatSendWorkers(deps: SendWorkerDeps): WorkerDefinition[] {
         for (const job of jobs) {
           const attempts = (job.sourceRetryCount ?? 0) + 1;
           const last = lastError(job.sourceOutput);
-          await failSend(
-            deps,
-            job.data,
-            `The messaging network could not take the message in ${attempts} attempt(s)${last ? `: ${last}` : '.'}`,
-          );
+          await asQueuedBy(job.data, async () => {
+            await failSend(
+              deps,
+              job.data,
+              `The messaging network could not take the message in ${attempts} attempt(s)${last ? `: ${last}` : '.'}`,
+            );
+            chatSends.inc({ outcome: 'failed' });
+          });
         }
       },
     },
@@ -98,11 +105,34 @@ export const ORDER_WAIT_MS = 15 * 60 * 1000;
  */
 export const recheckSeconds = (waitedMs: number) => Math.min(30, Math.max(2, Math.round(waitedMs / 4000)));
 
+/** What one attempt came to (the `outcome` label of chat_sends_total: src/lib/metrics.ts). */
+type SendOutcome = 'sent' | 'refused' | 'waiting' | 'skipped';
+
 /**
  * One attempt to hand a message to the network; throws to have it tried again. `claim` is the
- * job as fetched, for a send that steps back to be replaced by a later one.
+ * job as fetched, for a send that steps back to be replaced by a later one. Counted by outcome
+ * and logged, in the scope of the request that queued it (src/lib/job-scope.ts).
  */
 export async function sendQueued(deps: SendWorkerDeps, job: SendJob, claim?: JobClaim): Promise<void> {
+  const started = performance.now();
+  const line = (outcome: string) => ({
+    message: messageId('outbound', job.message),
+    outcome,
+    duration_ms: Math.round((performance.now() - started) * 10) / 10,
+  });
+  let outcome: SendOutcome;
+  try {
+    outcome = await sendOnce(deps, job, claim);
+  } catch (err) {
+    chatSends.inc({ outcome: 'error' });
+    scopeLog().warn({ ...line('error'), err }, 'chat send attempt');
+    throw err;
+  }
+  chatSends.inc({ outcome });
+  scopeLog().info(line(outcome), 'chat send attempt');
+}
+
+async function sendOnce(deps: SendWorkerDeps, job: SendJob, claim?: JobClaim): Promise<SendOutcome> {
   const em = deps.em.fork({ clear: true });
   const m = await em.findOne(
     Message,
@@ -110,8 +140,8 @@ export async function sendQueued(deps: SendWorkerDeps, job: SendJob, claim?: Job
     { filters: false },
   );
   // Sent by an earlier attempt (its completion lost), or failed meanwhile: nothing to do.
-  if (!m || m.networkMessageId || m.failedAt) return;
-  if (await waitsForEarlier(deps, em, job, m, claim)) return;
+  if (!m || m.networkMessageId || m.failedAt) return 'skipped';
+  if (await waitsForEarlier(deps, em, job, m, claim)) return 'waiting';
   const out = await outboundOf(em, deps, m);
   let networkMessageId: string;
   const timeoutMs = deps.networkTimeoutMs ?? NETWORK_TIMEOUT_MS;
@@ -124,9 +154,10 @@ export async function sendQueued(deps: SendWorkerDeps, job: SendJob, claim?: Job
   } catch (e) {
     if (!(e instanceof NetworkRefusal)) throw e;
     await failSend(deps, job, `The messaging network refused the message: ${e.message}`);
-    return;
+    return 'refused';
   }
   await saveNetworkId(deps, job, networkMessageId);
+  return 'sent';
 }
 
 /**
@@ -164,7 +195,7 @@ async function waitsForEarlier(
   const waited = now.getTime() - new Date(since).getTime();
   const earlierId = messageId('outbound', earlier);
   if (waited >= ORDER_WAIT_MS) {
-    logger.warn(
+    scopeLog().warn(
       { message: messageId('outbound', m.id), earlier: earlierId, waitedMs: waited },
       'chat send no longer waits for an earlier unsent message',
     );
@@ -185,7 +216,8 @@ async function waitsForEarlier(
       if (e instanceof LapsedClaim) return false;
       throw e;
     });
-  if (replaced) logger.debug({ message: messageId('outbound', m.id), earlier: earlierId }, 'chat send waits');
+  if (replaced)
+    scopeLog().debug({ message: messageId('outbound', m.id), earlier: earlierId }, 'chat send waits');
   return true;
 }
 
@@ -246,7 +278,7 @@ async function failSend(deps: SendWorkerDeps, job: SendJob, reason: string): Pro
       await change.em.flush();
     }),
   );
-  logger.warn({ message: messageId('outbound', job.message), reason }, 'chat send failed');
+  scopeLog().warn({ message: messageId('outbound', job.message), reason }, 'chat send failed');
 }
 
 /** The message of the error a failed attempt stored (pg-boss keeps it as the job's output). */

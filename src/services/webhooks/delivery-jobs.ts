@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { GroupCap } from '../../lib/group-slots.ts';
 import { enqueueInTransaction, QUEUE_SCHEMA, type QueueDefinition } from '../../lib/job-queue.ts';
+import type { QueuedBy } from '../../lib/job-scope.ts';
 
 /**
  * The delivery queue's jobs (issue 17, Delivery): one job per attempt to deliver one event to one
@@ -11,7 +12,7 @@ import { enqueueInTransaction, QUEUE_SCHEMA, type QueueDefinition } from '../../
  */
 export const DELIVERY_QUEUE = 'webhook-delivery';
 
-export interface DeliveryJob {
+export interface DeliveryJob extends QueuedBy {
   subscription: number;
   event: number;
   /** The attempt's number for this event and subscription: 1 for the first. */

@@ -1,0 +1,156 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type pg from 'pg';
+import { Gauge, Registry } from 'prom-client';
+import type { Clock } from '../lib/clock.ts';
+import { AppError } from '../lib/errors.ts';
+import { QUEUE_SCHEMA } from '../lib/job-queue.ts';
+import { logger } from '../lib/logger.ts';
+import { registry } from '../lib/metrics.ts';
+import { CALLBACK_PATH } from '../network/adapter.ts';
+import { errorBody } from '../rest/errors.ts';
+import { DELIVERY_QUEUE } from '../services/webhooks/delivery-jobs.ts';
+
+/**
+ * `GET /metrics` (docs/metrics.md): the process's registry (src/lib/metrics.ts) and what is read
+ * from the database at scrape time, in Prometheus's text format. Served only when METRICS_TOKEN
+ * is set (otherwise the path is the 404 any unknown path is), and only to a request that names
+ * that token as its Bearer credential: the figures describe every clinic at once, so no API key
+ * reads them.
+ */
+export interface MetricsOptions {
+  /** METRICS_TOKEN: the Bearer token a scraper sends. */
+  token: string;
+  em: EntityManager;
+  clock: Clock;
+}
+
+/** Live jobs counted per scrape at most: a larger backlog shows as this floor (its size is the news). */
+export const MAX_COUNTED_JOBS = 100_000;
+/** Queued attempts read per scrape for the outbox lag at most (a lower bound past that). */
+export const MAX_LAG_JOBS = 10_000;
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+export function createMetricsRoute(opts: MetricsOptions) {
+  const expected = digest(`Bearer ${opts.token}`);
+  const own = new Registry();
+  const sql = <T>(text: string, params: unknown[] = []) => opts.em.getConnection().execute<T[]>(text, params);
+  // A gauge read at scrape time; a failing read (the database away) leaves it out of this scrape.
+  const scraped = (name: string, help: string, labelNames: string[], read: (g: Gauge) => Promise<void>) =>
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [own],
+      async collect() {
+        this.reset();
+        await read(this).catch((err) => logger.warn({ err, metric: name }, 'metric not read'));
+      },
+    });
+
+  scraped(
+    'db_pool_connections',
+    "The service's database pool: connections in use and idle.",
+    ['state'],
+    async (g) => {
+      const pool = (await opts.em.getConnection().getNativeClient()) as pg.Pool;
+      g.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
+      g.set({ state: 'idle' }, pool.idleCount);
+    },
+  );
+  scraped(
+    'db_pool_waiting',
+    "Queries waiting for a connection of the service's database pool.",
+    [],
+    async (g) => {
+      const pool = (await opts.em.getConnection().getNativeClient()) as pg.Pool;
+      g.set(pool.waitingCount);
+    },
+  );
+  // Live jobs only: pg-boss's index on (name, state) covers them, never the queue's history.
+  scraped(
+    'job_queue_depth',
+    'Jobs waiting, waiting to retry or under way, by queue.',
+    ['queue', 'state'],
+    async (g) => {
+      const rows = await sql<{ name: string; state: string; n: string }>(
+        `select "name", "state", count(*) as "n" from (select "name", "state" from "${QUEUE_SCHEMA}"."job"
+         where "state" in ('created', 'retry', 'active') limit ${MAX_COUNTED_JOBS}) as "j" group by "name", "state"`,
+      );
+      for (const r of rows) g.set({ queue: r.name, state: r.state }, Number(r.n));
+    },
+  );
+  // An event is waiting while an attempt to deliver it to an enabled subscription is queued: the
+  // oldest such event's age, on the service's clock (the one events are stamped with); 0 when none.
+  scraped(
+    'outbox_lag_seconds',
+    'Age of the oldest event with a delivery still queued for an enabled subscription (0: none).',
+    [],
+    async (g) => {
+      const [row] = await sql<{ oldest: string | Date | null }>(
+        `select min("e"."created_at") as "oldest" from (select "data" from "${QUEUE_SCHEMA}"."job"
+           where "name" = ? and "state" in ('created', 'retry', 'active') limit ${MAX_LAG_JOBS}) as "j"
+         join "webhook_subscription" as "s" on "s"."id" = ("j"."data"->>'subscription')::int
+           and "s"."enabled" and "s"."deleted_at" is null
+         join "event" as "e" on "e"."id" = ("j"."data"->>'event')::int`,
+        [DELIVERY_QUEUE],
+      );
+      const oldest = row?.oldest == null ? null : new Date(row.oldest).getTime();
+      g.set(oldest == null ? 0 : Math.max(0, (opts.clock.now().getTime() - oldest) / 1000));
+    },
+  );
+
+  return async function serveMetrics(req: IncomingMessage, res: ServerResponse, requestId: string) {
+    const given = req.headers.authorization;
+    if (!given || !timingSafeEqual(digest(given), expected)) {
+      const err = new AppError('unauthenticated', 'GET /metrics takes the METRICS_TOKEN as a Bearer token.');
+      res.writeHead(err.status, {
+        'content-type': 'application/json; charset=utf-8',
+        'www-authenticate': 'Bearer realm="metrics"',
+      });
+      res.end(JSON.stringify(errorBody(err, requestId)));
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      const err = new AppError('method_not_allowed', `${req.method} is not allowed on /metrics; use GET.`);
+      res.writeHead(err.status, { 'content-type': 'application/json; charset=utf-8', allow: 'GET, HEAD' });
+      res.end(JSON.stringify(errorBody(err, requestId)));
+      return;
+    }
+    const [process, scrapedNow] = await Promise.all([registry.metrics(), own.metrics()]);
+    res.writeHead(200, { 'content-type': registry.contentType });
+    res.end(req.method === 'HEAD' ? undefined : `${process}\n${scrapedNow}`);
+  };
+}
+
+/** Paths served as they are (no parameter in them): their own route label. */
+const FIXED_PATHS = new Set([
+  '/',
+  '/health',
+  '/ready',
+  '/metrics',
+  '/graphql',
+  '/inbox',
+  '/v1/openapi.json',
+  '/v1/docs',
+  CALLBACK_PATH,
+]);
+
+/**
+ * A request's route label: the pattern it matched (a REST route sets it: src/server/app.ts), a
+ * fixed path, a family of paths with a parameter in them, or `other` (a 404): never the raw path,
+ * so a client sending random paths makes no new series.
+ */
+export function routeLabel(matched: string | undefined, url: string | undefined): string {
+  if (matched) return matched;
+  const raw = url ?? '/';
+  const q = raw.indexOf('?');
+  const path = q < 0 ? raw : raw.slice(0, q);
+  if (FIXED_PATHS.has(path)) return path;
+  if (path.startsWith('/graphql/')) return '/graphql';
+  if (path.startsWith('/media/')) return '/media/:token';
+  if (path.startsWith('/v1/docs/')) return '/v1/docs';
+  return 'other';
+}

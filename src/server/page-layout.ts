@@ -38,7 +38,7 @@ body {
 }
 main, header.site, footer.site { max-width: 52rem; margin: 0 auto; padding: 0 1.25rem; }
 header.site { display: flex; align-items: baseline; gap: 1rem; padding-top: 1.25rem; padding-bottom: .75rem; border-bottom: 1px solid var(--line); }
-header.site a.home { font-weight: 650; color: var(--text); text-decoration: none; letter-spacing: -.01em; }
+header.site a.home { font-weight: 650; color: var(--text); text-decoration: none; letter-spacing: -.01em; white-space: nowrap; }
 header.site nav { display: flex; flex-wrap: wrap; gap: .25rem 1rem; font-size: .92rem; }
 footer.site { margin-top: 3rem; padding-top: 1rem; padding-bottom: 2rem; border-top: 1px solid var(--line); color: var(--muted); font-size: .88rem; }
 h1 { font-size: 2.1rem; line-height: 1.2; letter-spacing: -.02em; margin: 2rem 0 .5rem; }
@@ -60,6 +60,7 @@ tr:target, tr:target td { background: var(--mark); }
 @media (max-width: 40rem) {
   body { font-size: 16px; }
   h1 { font-size: 1.7rem; }
+  header.site { flex-direction: column; gap: .25rem; }
   /* A wide table scrolls on its own; the page does not scroll sideways. */
   table { display: block; overflow-x: auto; }
 }

@@ -21,6 +21,7 @@ import { Patient } from '../services/patients/patient.resource.ts';
 import { allShapes, type Field, includesOf } from '../services/resource.ts';
 import { requestBodies } from './request-bodies.ts';
 import { type RestRoute, restRoutes } from './routes.ts';
+import { webhookParameters, webhooksSection } from './webhooks-section.ts';
 
 /**
  * The /v1 OpenAPI document: SOFA's (fets') generated document, fixed up.
@@ -69,6 +70,9 @@ export function openApiDocument(
     converted.Event.examples = [EVENT_EXAMPLE];
   }
 
+  // After the component schemas are complete: each envelope's `data` refers to one of them.
+  const webhooks = webhooksSection(converted);
+
   const paths: Record<string, any> = {};
   for (const route of restRoutes) {
     const path = `/v1${oasPath(route.path)}`;
@@ -100,6 +104,7 @@ export function openApiDocument(
     })),
     security: [{ bearerAuth: [] }],
     paths,
+    webhooks,
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -142,7 +147,8 @@ export function openApiDocument(
         },
       },
       responses: sharedResponses,
-      schemas: reachableSchemas([paths, sharedResponses], converted),
+      parameters: webhookParameters,
+      schemas: reachableSchemas([paths, sharedResponses, webhooks], converted),
     },
   };
 }

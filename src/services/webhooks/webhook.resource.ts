@@ -42,11 +42,12 @@ export const WebhookSubscription = defineResource({
     previous_secret_expires_at: f.time('previousSecretExpiresAt', {
       nullable: true,
       description:
-        'After a rotation (POST /v1/webhooks/{id}/rotate-secret), until when the replaced secret still signs deliveries beside the new one; null when no replaced secret signs.',
+        'After a rotation (POST /v1/webhooks/{id}/rotate-secret), until when the replaced secret signs deliveries beside the new one (a past time: it no longer does); null before any rotation.',
     }),
     disabled_at: f.time('disabledAt', {
       nullable: true,
-      description: 'When deliveries were disabled after repeated failures; null while enabled.',
+      description:
+        'When deliveries were disabled (after repeated failures, or by a change with enabled false); null while enabled.',
     }),
     disabled_reason: f.column('disabledReason', 'String', {
       nullable: true,

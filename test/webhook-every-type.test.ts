@@ -7,6 +7,7 @@ import { syncTemplates } from '../src/services/chat/template-sync.ts';
 import { fixtures } from './fixtures.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { serve, type TestServer } from './media-files.ts';
+import { deliveryChecker } from './webhook-contract.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
 
 /**
@@ -21,6 +22,7 @@ let app: TestApp;
 let files: TestServer;
 const receivers: Receiver[] = [];
 const wav = toneWav(0.25);
+const check = deliveryChecker();
 
 beforeAll(async () => {
   // Receipts far enough apart that they arrive in order on a loaded machine (as test/outbox.test.ts).
@@ -97,6 +99,8 @@ async function expectDeliveredOnce(receiver: Receiver, events: any[]) {
       'x-service-timestamp': expect.stringMatching(/^\d+$/),
       'x-service-signature': expect.stringMatching(/^sha256=[0-9a-f]{64}$/),
     });
+    // What the OpenAPI document's webhooks entry of the type says it is (issue 29).
+    expect(check(e.type, JSON.parse(got?.raw ?? 'null'))).toBeNull();
   }
 }
 

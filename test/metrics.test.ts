@@ -122,6 +122,9 @@ describe('GET /metrics', () => {
     expect((await app.get('/metrics', key)).status).toBe(401);
     const families = await scrape();
     expect(families.get('http_request_duration_seconds')?.type).toBe('histogram');
+    // The pool as the scrape found it: its own reads do not show as waiting (nothing else runs now).
+    expect(sampleOf(families, 'db_pool_waiting')).toBe(0);
+    expect(sampleOf(families, 'db_pool_connections')).toBeGreaterThanOrEqual(1);
     for (const name of [
       'http_request_duration_seconds',
       'db_pool_connections',
@@ -192,12 +195,15 @@ describe('GET /metrics', () => {
   it('counts a delivery attempt by outcome; its log line carries the id of the request that queued it', async () => {
     let requestId = '';
     let succeeded = 0;
+    // The deliveries of the patients created so far (one each) are counted first.
+    await eventually(
+      async () => sampleOf(await scrape(), 'webhook_delivery_attempts_total', { outcome: 'succeeded' }) >= n,
+    );
     const lines = await logLinesOf(async (written) => {
       [succeeded] = await moves([['webhook_delivery_attempts_total', { outcome: 'succeeded' }]], async () => {
-        const before = receiver.accepted.length;
         const p = await newPatient();
         requestId = p.headers.get('x-request-id') as string;
-        await receiver.waitFor(before + 1);
+        await receiver.waitFor(n);
         await eventually(() => written.some((l) => l.includes('"webhook delivery attempt"')));
       });
     });

@@ -50,14 +50,20 @@ export function createMetricsRoute(opts: MetricsOptions) {
       },
     });
 
+  // The pool as it was when the scrape arrived: the scrape's own queries below would otherwise
+  // show as waiting (pg-pool queues a request for a connection until its next tick, idle ones too).
+  let pool = { total: 0, idle: 0, waiting: 0 };
+  const readPool = async () => {
+    const p = (await opts.em.getConnection().getNativeClient()) as pg.Pool;
+    pool = { total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount };
+  };
   scraped(
     'db_pool_connections',
     "The service's database pool: connections in use and idle.",
     ['state'],
     async (g) => {
-      const pool = (await opts.em.getConnection().getNativeClient()) as pg.Pool;
-      g.set({ state: 'in_use' }, pool.totalCount - pool.idleCount);
-      g.set({ state: 'idle' }, pool.idleCount);
+      g.set({ state: 'in_use' }, pool.total - pool.idle);
+      g.set({ state: 'idle' }, pool.idle);
     },
   );
   scraped(
@@ -65,8 +71,7 @@ export function createMetricsRoute(opts: MetricsOptions) {
     "Queries waiting for a connection of the service's database pool.",
     [],
     async (g) => {
-      const pool = (await opts.em.getConnection().getNativeClient()) as pg.Pool;
-      g.set(pool.waitingCount);
+      g.set(pool.waiting);
     },
   );
   // Live jobs only: pg-boss's index on (name, state) covers them, never the queue's history.
@@ -119,6 +124,7 @@ export function createMetricsRoute(opts: MetricsOptions) {
       res.end(JSON.stringify(errorBody(err, requestId)));
       return;
     }
+    await readPool();
     const [process, scrapedNow] = await Promise.all([registry.metrics(), own.metrics()]);
     res.writeHead(200, { 'content-type': registry.contentType });
     res.end(req.method === 'HEAD' ? undefined : `${process}\n${scrapedNow}`);

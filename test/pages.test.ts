@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../src/events/types.ts';
 import { errorStatuses } from '../src/lib/errors.ts';
+import { bareReference, renderReference } from '../src/server/error-reference.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
 /**
@@ -65,6 +66,12 @@ describe('/errors', () => {
     // Links to documents the service does not serve are named, not left to answer 404.
     expect(html).not.toMatch(/href="[\w-]+\.md/);
     expect(html).toContain('docs/limits.md');
+  });
+
+  it('without docs/errors.md (an installation without docs/) still has a row for every code', async () => {
+    const html = await renderReference(bareReference());
+    for (const code of Object.keys(errorStatuses))
+      expect(html).toMatch(new RegExp(`<tr id="${code}">\\s*<td>${errorStatuses[code as never]}</td>`));
   });
 });
 

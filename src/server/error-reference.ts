@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ERROR_REFERENCE_PATH } from '../lib/error-docs.ts';
-import { isErrorCode } from '../lib/errors.ts';
+import { errorStatuses, isErrorCode } from '../lib/errors.ts';
 import { escapeHtml, renderPage, sendPage } from './page-layout.ts';
 
 /**
@@ -22,8 +22,14 @@ export function serveErrorReference(req: IncomingMessage, res: ServerResponse): 
   return rendered.then((html) => sendPage(req, res, html));
 }
 
+/** The codes and their HTTP statuses alone, for when docs/errors.md is not there. */
+export function bareReference(): string {
+  const rows = Object.entries(errorStatuses).map(([code, status]) => `| ${status} | ${code} |`);
+  return ['# Errors', '', '| HTTP status | code |', '|---|---|', ...rows, ''].join('\n');
+}
+
 /** The page's HTML (exported for tests that read it without a server). */
-export async function renderReference(): Promise<string> {
+export async function renderReference(markdown?: string): Promise<string> {
   // Loaded on the first visit: most processes never serve this page.
   const { default: MarkdownIt } = await import('markdown-it');
   // html: false, the default: markdown-it escapes any HTML in the source.
@@ -64,7 +70,9 @@ export async function renderReference(): Promise<string> {
     }
     return self.renderToken(tokens, idx, options);
   };
-  const body = md.render(await readFile(SOURCE, 'utf8'));
+  // An installation without docs/ still answers every code's row (never a 500 for a doc_url).
+  const source = markdown ?? (await readFile(SOURCE, 'utf8').catch(() => bareReference()));
+  const body = md.render(source);
   return renderPage({
     title: 'Errors · clinic-gateway',
     body: `${body}<p class="muted">Every error answer names its row here: <code>doc_url</code> in REST's <code>error</code> object and in GraphQL's <code>extensions</code>, a path such as <code>${ERROR_REFERENCE_PATH}#validation_failed</code>.</p>`,

@@ -32,6 +32,7 @@ export function printWelcome(url: string, demo: DemoKeys | null): void {
   const out: string[] = [];
   const cli = `${cliEnv()}npm run cli --`;
   out.push('', `clinic-gateway is listening on ${url}`);
+  out.push(`  Start here          ${url}/   (every page, the event types, the error reference)`);
   out.push(`  GraphQL + GraphiQL  ${url}/graphql`);
   out.push(`  REST                ${url}/v1   (docs: ${url}/v1/docs, contract: ${url}/v1/openapi.json)`);
   out.push(`  Live chat inbox     ${url}/inbox   (in a browser, with a chat:read key; chat:write to reply)`);

@@ -1,7 +1,7 @@
 import { type GraphQLEnumType, type GraphQLObjectType, getNamedType, isObjectType } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readScopes } from '../src/auth/scopes.ts';
-import { camelOf, isMappableName, snakeOf } from '../src/lib/names.ts';
+import { camelOf, enumNameOf, isMappableName, snakeOf } from '../src/lib/names.ts';
 import { executionTwin } from '../src/schema/execution-schema.ts';
 import { schemas } from '../src/schema/index.ts';
 import { allShapes, shapeOf } from '../src/services/resource.ts';
@@ -61,6 +61,28 @@ describe('GraphQL names', () => {
       expect(isMappableName(n), n).toBe(true);
       expect(snakeOf(camelOf(n))).toBe(n);
     }
+  });
+
+  it('maps names as written out by hand (the parity tests use the same functions, so this table is what holds them)', () => {
+    const cases: [string, string][] = [
+      ['first_name', 'firstName'],
+      ['id_number', 'idNumber'],
+      ['address_line1', 'addressLine1'],
+      ['chat_conversations', 'chatConversations'],
+      ['previous_secret_expires_at', 'previousSecretExpiresAt'],
+      ['phone', 'phone'],
+    ];
+    for (const [snake, camel] of cases) {
+      expect(camelOf(snake)).toBe(camel);
+      expect(snakeOf(camel)).toBe(snake);
+    }
+    expect(
+      ['bank_transfer', 'chat.message.sent', 'call.recording.available', 'free_text', 'inbound'].map(
+        enumNameOf,
+      ),
+    ).toEqual(['BANK_TRANSFER', 'CHAT_MESSAGE_SENT', 'CALL_RECORDING_AVAILABLE', 'FREE_TEXT', 'INBOUND']);
+    // Names a definition may not use: their camelCase does not map back.
+    for (const bad of ['line_1', 'firstName', 'a__b', '_x']) expect(isMappableName(bad), bad).toBe(false);
   });
 
   it('the Public schema has no snake_case field and the Rest schema no camelCase one', () => {

@@ -54,18 +54,20 @@ afterEach(async () => {
 });
 
 /** A patient writes to the clinic through the sandbox network (its signed callback). */
-async function patientWrites(from: string, text: string): Promise<string> {
+async function patientWrites(from: string, text: string, name?: string): Promise<string> {
   const r = await app.gql(
-    'mutation($from: String!, $text: String!) { sandboxInbound(input: { from: $from, text: $text }) { message { id conversationId } } }',
-    { from, text },
+    'mutation($from: String!, $text: String!, $name: String) { sandboxInbound(input: { from: $from, text: $text, name: $name }) { message { id conversationId } } }',
+    { from, text, name },
     writeKey,
   );
   expect(r.body.errors, JSON.stringify(r.body.errors)).toBeUndefined();
   return r.body.data.sandboxInbound.message.conversationId;
 }
 
-async function watchedPage(): Promise<{ page: Page; offHost: string[]; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
+async function watchedPage(
+  options: { bypassCSP?: boolean } = {},
+): Promise<{ page: Page; offHost: string[]; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 700 }, ...options });
   pages.push(page);
   const offHost: string[] = [];
   const errors: string[] = [];
@@ -227,6 +229,35 @@ describe.skipIf(!available)('the live inbox in Chromium', () => {
     await patientWrites('050-111-0004', 'Back again');
     await page.locator('#messages li', { hasText: 'Back again' }).waitFor({ timeout: 2_000 });
     expect(errors.filter((e) => !/WebSocket/.test(e))).toEqual([]);
+  }, 60_000);
+
+  it("shows a patient's markup as text and runs none of it", async () => {
+    const name = '<img src=x onerror="window.__pwned=2"><i>Dr</i>';
+    const attack = '<img src=x onerror="window.__pwned=1">';
+    const id = await patientWrites('050-111-0006', attack, name);
+    await patientWrites('050-111-0006', '<b>bold</b>');
+    // Without the page's Content-Security-Policy, which alone would stop the inline handlers:
+    // what is tested is that the texts are never parsed as HTML.
+    const { page, errors } = await watchedPage({ bypassCSP: true });
+    await page.goto(`${app.url}/inbox#${id}`, { waitUntil: 'load' });
+    await pasteKeys(page, readKey, writeKey);
+    await expect.poll(() => page.locator('#messages').innerText()).toContain('<b>bold</b>');
+    expect(await page.locator('#messages').innerText()).toContain(attack);
+    expect(await page.locator('#thread-title').innerText()).toBe(name);
+    expect(await page.locator('#reply-label').innerText()).toBe(`Reply to ${name}`);
+    const link = await conversationLink(page, id).innerText();
+    expect(link).toContain(name);
+    expect(link).toContain('<b>bold</b>');
+    // A new message shown live is text too.
+    await expect.poll(hubSize, { timeout: 5_000 }).toBe(2);
+    await patientWrites('050-111-0006', '<img src=y onerror="window.__pwned=3"> live');
+    await page.locator('#messages li', { hasText: 'live' }).waitFor({ timeout: 2_000 });
+    expect(await page.locator('#messages').innerText()).toContain(
+      '<img src=y onerror="window.__pwned=3"> live',
+    );
+    expect(await page.locator('main img, main b, main i').count()).toBe(0);
+    expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
+    expect(errors).toEqual([]);
   }, 60_000);
 
   it('says so when the reading key is revoked, live and on a reload', async () => {

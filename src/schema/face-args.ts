@@ -1,5 +1,5 @@
-import { AppError } from '../lib/errors.ts';
 import { camelOf, snakeOf } from '../lib/names.ts';
+import { renamedError } from './input-errors.ts';
 
 /**
  * Arguments defined once for a Rest field and its Public twin (docs/graphql.md, Naming): written
@@ -23,17 +23,8 @@ export function serviceArgs(args: Record<string, unknown>): Record<string, any> 
 /**
  * A Public read's refusal naming the argument as its caller wrote it: the services name REST's
  * parameter (`updated_since must be …`, param `updated_since`), the query said `updatedSince`.
- * Only a name the message begins with is renamed, as a field's name may also be a word of it.
  */
-export function inArgNames(err: unknown): unknown {
-  if (!(err instanceof AppError) || !err.param) return err;
-  const param = camelOf(err.param);
-  if (param === err.param) return err;
-  const message = err.message.startsWith(err.param)
-    ? `${param}${err.message.slice(err.param.length)}`
-    : err.message;
-  return new AppError(err.code, message, { param, ...(err.details ? { details: err.details } : {}) });
-}
+export const inArgNames = (err: unknown): unknown => renamedError(err, camelOf);
 
 /** Runs a Public read with `serviceArgs`, its refusals in the argument names (`inArgNames`). */
 export async function withServiceArgs<T>(

@@ -22,28 +22,41 @@ export function inputParamOf(param: string): string {
 const escaped = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * The message says the field the way `param` does: a header's name anywhere (no word of a
- * sentence looks like one), a body field's path where the message begins with it
- * (`first_name is required.`, `status_id: no such record…`), since a one-word name (`phone`,
- * `end`, `note`) may also be a word of the sentence. Other field names it mentions
- * (`…needs a first_name or a last_name`, `its updated_at is now…`) are snake_case, which no
- * word is: those become GraphQL's (`firstName`), unless quoted (a value as sent) or part of a
- * path or URL.
+ * The one way a service's refusal is told in GraphQL's names (docs/graphql.md, Naming): `param`
+ * renamed by `paramOf` (undefined: not a name this face renames), and the message with it where
+ * the message begins with the name (`first_name is required.`; a one-word name such as `phone`
+ * may also be a word of the sentence, so only there), then `words` for anything else the face
+ * renames in the sentence. The read arguments (face-args.ts), the mutations' inputs (below) and
+ * the sandbox's (chat/mutations.ts) each pass their own two functions.
  */
-function messageOf(message: string, from: string, to: string): string {
-  const named =
-    from in headers
-      ? message.split(from).join(to)
-      : message.replace(new RegExp(`^(Unknown field )?${escaped(from)}(?=$|[\\s:.,'])`), `$1${to}`);
-  return named.replace(/(?<=^|[\s(,;:])[a-z][a-z0-9]*(?:_[a-z][a-z0-9]*)+(?=$|[\s),;:.!?])/g, camelOf);
-}
-
-/** An AppError naming a body field or header, renamed for GraphQL; anything else as it is. */
-export function inInputNames(err: unknown): unknown {
+export function renamedError(
+  err: unknown,
+  paramOf: (param: string) => string | undefined,
+  words: (message: string, from: string, to: string) => string = (m) => m,
+): unknown {
   if (!(err instanceof AppError) || !err.param) return err;
-  const param = inputParamOf(err.param);
-  return new AppError(err.code, messageOf(err.message, err.param, param), {
+  const param = paramOf(err.param);
+  if (param === undefined || param === err.param) return err;
+  const named = err.message.replace(
+    new RegExp(`^(Unknown field )?${escaped(err.param)}(?=$|[\\s:.,'])`),
+    `$1${param}`,
+  );
+  return new AppError(err.code, words(named, err.param, param), {
     param,
     ...(err.details ? { details: err.details } : {}),
   });
 }
+
+/**
+ * Beyond the field it names: a header's name anywhere (no word of a sentence looks like one),
+ * and other field names the message mentions (`…needs a first_name or a last_name`, `its
+ * updated_at is now…`), snake_case, which no word is: those become GraphQL's (`firstName`),
+ * unless quoted (a value as sent) or part of a path or URL.
+ */
+function inputWords(message: string, from: string, to: string): string {
+  const named = from in headers ? message.split(from).join(to) : message;
+  return named.replace(/(?<=^|[\s(,;:])[a-z][a-z0-9]*(?:_[a-z][a-z0-9]*)+(?=$|[\s),;:.!?])/g, camelOf);
+}
+
+/** A write's refusal naming a body field or header, as the mutation's input names it. */
+export const inInputNames = (err: unknown): unknown => renamedError(err, inputParamOf, inputWords);

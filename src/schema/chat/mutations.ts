@@ -15,6 +15,7 @@ import { type Sent, sendMessage } from '../../services/chat/send.ts';
 import { CORE, viewFor } from '../../services/resource.ts';
 import { builder } from '../builder.ts';
 import { enumTypeOf } from '../enums.ts';
+import { renamedError } from '../input-errors.ts';
 import { namedPerFace } from '../resource-types.ts';
 import { restOne } from '../shared.ts';
 import { definePayloadMembers, restWrite, restWriteAnswer } from '../write-faces.ts';
@@ -117,12 +118,12 @@ async function asSandboxInput<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    if (!(err instanceof AppError) || !err.param || !(err.param in inputNames)) throw err;
-    const rename = (m: string) =>
-      m.replace(/\b(media-url|media-type|reply-to)\b/g, (cli) => `input.${inputNames[cli]}`);
-    const param = `input.${inputNames[err.param]}`;
-    const message = rename(err.message).replace(new RegExp(`^${err.param}\\b`), param);
-    throw new AppError(err.code, message, { param, ...(err.details ? { details: err.details } : {}) });
+    throw renamedError(
+      err,
+      (param) => (param in inputNames ? `input.${inputNames[param]}` : undefined),
+      (message) =>
+        message.replace(/\b(media-url|media-type|reply-to)\b/g, (cli) => `input.${inputNames[cli]}`),
+    );
   }
 }
 

@@ -260,6 +260,28 @@ describe.skipIf(!available)('the live inbox in Chromium', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
+  it('takes a malformed address (#%E0) for no conversation, on load and on a change', async () => {
+    const id = await patientWrites('050-111-0007', 'Hello from a well-formed conversation');
+    const { page, errors } = await watchedPage();
+    await page.goto(`${app.url}/inbox#%E0`, { waitUntil: 'load' });
+    await pasteKeys(page, readKey);
+    await conversationLink(page, id).waitFor({ timeout: 5_000 });
+    await expect.poll(() => page.locator('#live').innerText(), { timeout: 5_000 }).toBe('Live');
+    expect(await page.locator('#thread-title').innerText()).toBe('Choose a conversation');
+    await conversationLink(page, id).click();
+    await expect
+      .poll(() => page.locator('#messages').innerText())
+      .toContain('Hello from a well-formed conversation');
+    // Typed into the address bar while a conversation is open: the thread closes.
+    await page.evaluate(() => {
+      location.hash = '%E0';
+    });
+    await expect.poll(() => page.locator('#thread-title').innerText()).toBe('Choose a conversation');
+    expect(await page.locator('#messages li').count()).toBe(0);
+    expect(await page.locator('#reply').isHidden()).toBe(true);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it('says so when the reading key is revoked, live and on a reload', async () => {
     const made = await createApiKey(app.orm.em.fork(), {
       clinicId,

@@ -225,13 +225,26 @@
     state.conversationsCursor = null;
     state.open = null;
     state.messages.clear();
+    clearThread();
+    renderConversations();
+    $('list-empty').hidden = true;
+  }
+
+  function clearThread() {
     $('messages').replaceChildren();
     $('thread-title').textContent = 'Choose a conversation';
     $('thread-meta').textContent = '';
     $('reply').hidden = true;
     $('earlier').hidden = true;
-    renderConversations();
-    $('list-empty').hidden = true;
+  }
+
+  /** The conversation the address names; a malformed one (`#%E0`) names none rather than throw. */
+  function hashConversation() {
+    try {
+      return decodeURIComponent(location.hash.slice(1)) || null;
+    } catch {
+      return null;
+    }
   }
 
   // --- the conversation list -----------------------------------------------------------------
@@ -435,7 +448,7 @@
     $('reply-error').textContent = '';
     $('earlier').hidden = true;
     renderConversations();
-    if (!id) return;
+    if (!id) return clearThread();
     // Subscribed before reading, so nothing that happens in between is missed; what arrives
     // twice is put in once (putMessage keeps the later status).
     state.stopThread = subscribe(
@@ -560,9 +573,8 @@
         if (data.conversationsChanged.id === state.open) renderThreadHeader();
       },
     );
-    const id = decodeURIComponent(location.hash.slice(1));
     state.open = null;
-    await openConversation(id || null);
+    await openConversation(hashConversation());
   }
 
   document.addEventListener('DOMContentLoaded', () => {
@@ -594,7 +606,7 @@
       if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) $('reply').requestSubmit();
     });
     window.addEventListener('hashchange', () => {
-      openConversation(decodeURIComponent(location.hash.slice(1)) || null).catch((e) => notice(e.message));
+      openConversation(hashConversation()).catch((e) => notice(e.message));
       $('thread').focus({ preventScroll: true });
     });
     loadKeys();

@@ -69,6 +69,27 @@ describe('POST /v1/webhooks/{id}/test', () => {
     expect(r.hits).toBe(0);
   });
 
+  it('a key without chat:read may not sample a subscription receiving chat.* (its first type, or every type)', async () => {
+    const { clinicId, key: chatKey } = await app.clinicWithKey('dental', ['webhooks:manage', 'chat:read']);
+    const plain = await app.key(clinicId, ['webhooks:manage']);
+    for (const types of [['chat.message.received', 'patient.created'], []]) {
+      const { r, id } = await subscribe(types, chatKey);
+      for (const body of [{}, { type: 'patient.created' }]) {
+        const res = await app.post(`/v1/webhooks/${id}/test`, body, plain);
+        expect(res.status, JSON.stringify(res.body)).toBe(403);
+        expect(res.body.error.required_scopes).toEqual(['chat:read']);
+      }
+      const gql = await app.gql(
+        'mutation($input: TestWebhookInput!) { testWebhook(input: $input) { event { id } } }',
+        { input: { id } },
+        plain,
+      );
+      expect(gql.body.errors?.[0]?.extensions?.code, JSON.stringify(gql.body)).toBe('forbidden');
+      await pause(200);
+      expect(r.hits).toBe(0);
+    }
+  });
+
   it('is the testWebhook mutation', async () => {
     const { r, id } = await subscribe([]);
     const res = await app.gql(

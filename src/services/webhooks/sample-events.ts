@@ -8,7 +8,7 @@ import { eventTypesParam } from '../events/events.ts';
 import { text, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { enqueueDeliveries } from './delivery-jobs.ts';
-import { getWebhook } from './webhooks.ts';
+import { assertTypesVisible, getWebhook } from './webhooks.ts';
 
 /**
  * Sample events (issue 29): a fixed sample of a type (src/events/samples.ts) recorded in the
@@ -76,7 +76,7 @@ export const testWebhook = defineWrite({
   status: 202,
   tag: 'Webhooks',
   summary: 'Send a sample event',
-  description: `Delivers a sample event of \`type\` to this subscription only, through the same queue, signing and log as every event. Accepted (202) with the sample's envelope (its id is the X-Service-Event-Id the receiver gets). ${SAMPLE_NOTE} A type the subscription does not receive: 422 (type); a chat.* type on a key without chat:read: 403; a disabled subscription: 409.`,
+  description: `Delivers a sample event of \`type\` to this subscription only, through the same queue, signing and log as every event. Accepted (202) with the sample's envelope (its id is the X-Service-Event-Id the receiver gets). ${SAMPLE_NOTE} A type the subscription does not receive: 422 (type); a chat.* type on a key without chat:read, or a subscription receiving one (or every type) on such a key: 403; a disabled subscription: 409.`,
   scopes: ['webhooks:manage'],
   input: z.strictObject({
     type: typeInput.optional().meta({
@@ -101,6 +101,7 @@ export const testWebhook = defineWrite({
   async run(w, input, id) {
     const s = await w.load(Entity, 'WebhookSubscription', id);
     if (s.deletedAt) throw notFound('webhook subscription', String(id));
+    assertTypesVisible(w, s.eventTypes);
     if (!s.enabled)
       throw new AppError(
         'conflict',

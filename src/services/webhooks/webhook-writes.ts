@@ -14,7 +14,7 @@ import { enableSubscription } from './enable-subscription.ts';
 import { DISABLE_AFTER_HOURS, JITTER, RETRY_DELAYS_TEXT } from './retry-schedule.ts';
 import { newSecret, ROTATION_OVERLAP_HOURS } from './secret-rotation.ts';
 import { WebhookSubscription } from './webhook.resource.ts';
-import { checkDeliveryUrl, getWebhook, subscribedTypes } from './webhooks.ts';
+import { assertTypesVisible, checkDeliveryUrl, getWebhook, subscribedTypes } from './webhooks.ts';
 
 /**
  * Creating, changing, rotating the secret of and deleting webhook subscriptions (spec, "Webhook
@@ -130,7 +130,7 @@ export const updateWebhook = defineWrite({
   tag: 'Webhooks',
   summary: 'Change a subscription',
   description:
-    'Absent fields are kept; description null clears it. The url is checked as on creation (422 url), event_types as well (422 event_types; a chat.* type on a key without chat:read: 403). enabled false disables it (disabled_reason says so); enabled true enables a disabled one (its failure streak starts again) without queuing the events it missed: POST /v1/webhooks/{id}/recover does that. The secret is not changed here: POST /v1/webhooks/{id}/rotate-secret. Events already queued are delivered to the URL the subscription has when they are attempted. Records no event (the catalog has no webhook type).',
+    'Absent fields are kept; description null clears it. The url is checked as on creation (422 url), event_types as well (422 event_types; a chat.* type on a key without chat:read: 403). A subscription receiving a type the key may not see (a chat.* type, or every type, without chat:read) is a 403 to change unless the same PATCH narrows event_types to types the key sees. enabled false disables it (disabled_reason says so); enabled true enables a disabled one (its failure streak starts again) without queuing the events it missed: POST /v1/webhooks/{id}/recover does that. The secret is not changed here: POST /v1/webhooks/{id}/rotate-secret. Events already queued are delivered to the URL the subscription has when they are attempted. Records no event (the catalog has no webhook type).',
   scopes: ['webhooks:manage'],
   input: updateWebhookInput,
   example: { url: 'https://hooks.example.com/v2/clinic-events', description: 'Billing sync', enabled: true },
@@ -152,6 +152,8 @@ export const updateWebhook = defineWrite({
   async run(w, input, id, prepared) {
     const s = await w.load(Entity, 'WebhookSubscription', id);
     if (s.deletedAt) throw notFound('webhook subscription', String(id));
+    // Judged on the locked row: a PATCH that narrows the types to visible ones may change the rest.
+    if (prepared.eventTypes === undefined) assertTypesVisible(w, s.eventTypes);
     if (prepared.url !== undefined) s.url = prepared.url;
     if (prepared.eventTypes !== undefined) s.eventTypes = prepared.eventTypes;
     if (input.description !== undefined) s.description = descriptionOf(input.description);
@@ -173,7 +175,7 @@ export const rotateWebhookSecret = defineWrite({
   status: 200,
   tag: 'Webhooks',
   summary: "Rotate a subscription's secret",
-  description: `A new signing secret, whole in this answer only (every read masks it). The secret it replaces keeps signing for ${ROTATION_OVERLAP_HOURS} h (previous_secret_expires_at): until then every delivery carries both signatures in X-Service-Signature (docs/events.md, Secret rotation), so the receiver can switch to the new secret at any time within the overlap. A second rotation within the overlap ends the oldest secret's at once: only the last two secrets sign.`,
+  description: `A new signing secret, whole in this answer only (every read masks it). The secret it replaces keeps signing for ${ROTATION_OVERLAP_HOURS} h (previous_secret_expires_at): until then every delivery carries both signatures in X-Service-Signature (docs/events.md, Secret rotation), so the receiver can switch to the new secret at any time within the overlap. A second rotation within the overlap ends the oldest secret's at once: only the last two secrets sign. A subscription receiving a type the key may not see (a chat.* type, or every type, without chat:read): 403.`,
   scopes: ['webhooks:manage'],
   input: z.strictObject({}),
   example: {},
@@ -184,6 +186,7 @@ export const rotateWebhookSecret = defineWrite({
   async run(w, _input, id) {
     const s = await w.load(Entity, 'WebhookSubscription', id);
     if (s.deletedAt) throw notFound('webhook subscription', String(id));
+    assertTypesVisible(w, s.eventTypes);
     s.previousSecret = s.secret;
     s.previousSecretExpiresAt = new Date(w.now.getTime() + ROTATION_OVERLAP_HOURS * 3600_000);
     s.secret = newSecret();

@@ -1,3 +1,4 @@
+import { forbidden } from '../../auth/scopes.ts';
 import { type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../../db/list.ts';
 import { WebhookSubscription as Entity } from '../../entities/index.ts';
 import { EVENT_TYPES, type EventType, scopeToSee } from '../../events/types.ts';
@@ -54,6 +55,21 @@ export function subscribedTypes(ctx: ServiceContext, raw: string[] | undefined):
     return scope === undefined || ctx.principal.scopes.has(scope);
   });
   return visible.length === EVENT_TYPES.length ? [] : visible;
+}
+
+/**
+ * The 403 creation gives (naming chat:read) when the subscription's stored types, [] being every
+ * type, include one the key may not see: a key that may not subscribe to chat.* must not redirect
+ * (url, enabled), re-key (rotate-secret) or sample (test) a subscription that receives them either.
+ */
+export function assertTypesVisible(ctx: Pick<ServiceContext, 'principal'>, stored: readonly string[]): void {
+  const types = stored.length ? stored : EVENT_TYPES;
+  const lacking = new Set<string>();
+  for (const t of types) {
+    const scope = scopeToSee(t as EventType);
+    if (scope !== undefined && !ctx.principal.scopes.has(scope)) lacking.add(scope);
+  }
+  if (lacking.size) throw forbidden([...lacking]);
 }
 
 /** How long a lookup of the URL's host may take at creation before it is given up (accepted). */

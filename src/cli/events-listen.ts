@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { EVENT_TYPES, isEventType } from '../events/types.ts';
+import { EVENT_TYPES, EventTypeSet, isEventType } from '../events/types.ts';
+import { enumValueOf } from '../lib/enums.ts';
 import { AppError, type ErrorCode } from '../lib/errors.ts';
 import { tryParseId } from '../lib/ids.ts';
 import { enumNameOf } from '../lib/names.ts';
@@ -114,13 +115,6 @@ const RETRYABLE_CODES = new Set<string>([
 
 type Outcome = { fatal: AppError } | { lost: string; healthy: boolean };
 
-/**
- * The subscription names event types as GraphQL's enum does (CHAT_MESSAGE_SENT); the command
- * line, the printed lines and the signed envelope as REST and webhook deliveries do
- * (chat.message.sent), so a receiver sees the bytes a real delivery would carry.
- */
-const typeOfEnumName = new Map<string, string>(EVENT_TYPES.map((t) => [enumNameOf(t), t]));
-
 interface Envelope {
   id: string;
   type: string;
@@ -128,11 +122,16 @@ interface Envelope {
   data: unknown;
 }
 
-/** An `events` subscription result as the REST envelope (src/services/events/envelope.ts). */
-const envelopeOf = (e: { id: string; type: string; createdAt: string; data: unknown }): Envelope => ({
+/**
+ * An `events` subscription result (the query aliases createdAt as created_at) as the REST
+ * envelope (src/services/events/envelope.ts): the subscription names event types as GraphQL's
+ * enum does (CHAT_MESSAGE_SENT), the command line, the printed lines and the signed envelope as
+ * REST and webhook deliveries do (chat.message.sent), so a receiver sees a real delivery's bytes.
+ */
+const envelopeOf = (e: Envelope): Envelope => ({
   id: e.id,
-  type: typeOfEnumName.get(e.type) ?? e.type,
-  created_at: e.createdAt,
+  type: enumValueOf(EventTypeSet, e.type) ?? e.type,
+  created_at: e.created_at,
   data: e.data,
 });
 
@@ -274,7 +273,7 @@ export function listenAndForward(opts: ListenOptions): {
       client.subscribe(
         {
           query:
-            'subscription($types: [EventType!], $after: ID) { events(types: $types, after: $after) { id type createdAt data } }',
+            'subscription($types: [EventType!], $after: ID) { events(types: $types, after: $after) { id type created_at: createdAt data } }',
           variables: { types, after },
         },
         {

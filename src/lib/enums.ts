@@ -44,6 +44,11 @@ export function enumWithValues(values: readonly string[]): EnumSet | undefined {
 
 export const allEnums = (): readonly EnumSet[] => registry;
 
+/** The value a GraphQL enum name stands for (`CHAT_MESSAGE_SENT` → `chat.message.sent`): a client turning an answer back into REST's form. */
+export function enumValueOf<V extends string>(set: EnumSet<V>, name: string): V | undefined {
+  return set.values.find((v) => enumNameOf(v) === name);
+}
+
 const typedAs = new WeakMap<object, EnumSet>();
 
 /**

@@ -1,0 +1,93 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUEUE_SCHEMA } from '../src/lib/job-queue.ts';
+import { createMetricsRoute } from '../src/server/metrics-route.ts';
+import { SEND_QUEUE } from '../src/services/chat/send-jobs.ts';
+import { DELIVERY_QUEUE } from '../src/services/webhooks/delivery-jobs.ts';
+import { startTestApp, type TestApp } from './helpers.ts';
+import { type Family, parsePrometheusText } from './prometheus-text.ts';
+import { type Receiver, startReceiver } from './webhook-receiver.ts';
+
+/**
+ * The scrape-time reads of /metrics past their caps (docs/metrics.md), with the caps lowered
+ * through the route's options instead of 100,000 rows: each queue's depth is counted under its
+ * own cap (a webhook backlog never hides the chat sends), and the outbox lag reads the oldest
+ * delivery attempts, not whichever rows the table returns first.
+ */
+const TOKEN = 'metrics-token-for-the-bounds';
+const CAP = 3;
+let app: TestApp;
+let key: string;
+let receiver: Receiver;
+let server: Server;
+let url: string;
+
+beforeAll(async () => {
+  // No workers: every job stays queued where the test put it.
+  app = await startTestApp({ workers: false });
+  key = (await app.clinicWithKey('dental', ['webhooks:manage', 'patients:write'])).key;
+  receiver = await startReceiver();
+  const sub = await app.post('/v1/webhooks', { url: receiver.url, event_types: ['patient.created'] }, key);
+  expect(sub.status, JSON.stringify(sub.body)).toBe(201);
+  const route = createMetricsRoute({
+    token: TOKEN,
+    em: app.orm.em,
+    clock: app.clock,
+    maxCountedJobs: CAP,
+    maxLagJobs: CAP,
+  });
+  server = createServer((req, res) => void route(req, res, 'req_test'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await receiver?.close();
+});
+
+async function scrape(): Promise<Map<string, Family>> {
+  const res = await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } });
+  expect(res.status).toBe(200);
+  return parsePrometheusText(await res.text());
+}
+
+const sampleValue = (families: Map<string, Family>, name: string, labels: Record<string, string> = {}) =>
+  families.get(name)?.samples.find((m) => Object.entries(labels).every(([k, v]) => m.labels[k] === v))?.value;
+
+const sql = (text: string, params: unknown[] = []) => app.orm.em.getConnection().execute(text, params);
+
+const newPatient = async () => {
+  const r = await app.post('/v1/patients', { first_name: 'Bound', last_name: 'B' }, key);
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+};
+
+describe('scrape-time reads past their caps', () => {
+  it('counts each queue and state under its own cap, so a backlog on one hides no other', async () => {
+    // A webhook backlog over the cap, then two chat sends after it in the table.
+    for (let i = 0; i < CAP + 4; i++) await newPatient();
+    for (let i = 0; i < 2; i++)
+      await app.server.jobs.queue.boss.insert(SEND_QUEUE, [
+        { data: { message: `out_${i}` }, startAfter: 3600 },
+      ]);
+    const families = await scrape();
+    expect(sampleValue(families, 'job_queue_depth', { queue: DELIVERY_QUEUE, state: 'created' })).toBe(CAP);
+    expect(sampleValue(families, 'job_queue_depth', { queue: SEND_QUEUE, state: 'created' })).toBe(2);
+    expect(sampleValue(families, 'job_queue_depth', { queue: SEND_QUEUE, state: 'active' })).toBe(0);
+  });
+
+  it('reads the oldest delivery attempts for the outbox lag, whatever order the table holds them in', async () => {
+    await sql(`delete from "${QUEUE_SCHEMA}"."job" where "name" = ?`, [DELIVERY_QUEUE]);
+    // The oldest event first; its delivery failed once (pg-boss rewrote its row: the new version
+    // lies after the others in the table), and more events an hour later, past the cap.
+    await newPatient();
+    app.clock.advance(3_600_000);
+    for (let i = 0; i < CAP + 4; i++) await newPatient();
+    const updated = await sql(
+      `update "${QUEUE_SCHEMA}"."job" set "state" = 'retry', "retry_count" = 1 where "id" = (select "id" from "${QUEUE_SCHEMA}"."job" where "name" = ? order by "created_on" limit 1) returning "id"`,
+      [DELIVERY_QUEUE],
+    );
+    expect(updated).toHaveLength(1);
+    expect(sampleValue(await scrape(), 'outbox_lag_seconds')).toBeGreaterThanOrEqual(3600);
+  });
+});

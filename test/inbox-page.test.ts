@@ -282,6 +282,35 @@ describe.skipIf(!available)('the live inbox in Chromium', () => {
     expect(errors).toEqual([]);
   }, 60_000);
 
+  it('forgets both keys on "Forget the keys": nothing of them is left in the browser', async () => {
+    await patientWrites('050-111-0008', 'Soon out of sight');
+    const { page, errors } = await watchedPage();
+    await page.goto(`${app.url}/inbox`, { waitUntil: 'load' });
+    await pasteKeys(page, readKey, writeKey);
+    await expect.poll(() => page.locator('#live').innerText(), { timeout: 5_000 }).toBe('Live');
+    const stored = () => page.evaluate(() => Object.values(localStorage).sort());
+    expect(await stored()).toEqual([readKey, writeKey].sort());
+
+    await page.getByRole('button', { name: 'Keys' }).click();
+    await page.getByRole('button', { name: 'Forget the keys' }).click();
+    await expect
+      .poll(() => page.locator('#notice').innerText())
+      .toBe('The keys are forgotten in this browser.');
+    expect(await stored()).toEqual([]);
+    expect(await page.locator('#live').innerText()).toBe('Not connected');
+    expect(await page.locator('#conversations li').count()).toBe(0);
+    expect(await page.getByLabel('Reading key').inputValue()).toBe('');
+    expect(await page.getByLabel('Replying key').inputValue()).toBe('');
+    await expect.poll(hubSize, { timeout: 5_000 }).toBe(0);
+
+    // Nothing to start from on a reload: the page asks for keys.
+    await page.reload({ waitUntil: 'load' });
+    expect(await page.locator('#keys').isVisible()).toBe(true);
+    expect(await page.getByLabel('Reading key').inputValue()).toBe('');
+    expect(await page.locator('#conversations li').count()).toBe(0);
+    expect(errors).toEqual([]);
+  }, 60_000);
+
   it('says so when the reading key is revoked, live and on a reload', async () => {
     const made = await createApiKey(app.orm.em.fork(), {
       clinicId,

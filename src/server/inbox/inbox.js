@@ -144,7 +144,7 @@
     state.client?.dispose();
     state.keyWorked = false;
     let connectedBefore = false;
-    state.client = graphqlWs.createClient({
+    const client = graphqlWs.createClient({
       url: ws,
       connectionParams: { Authorization: `Bearer ${state.keys.read}` },
       retryAttempts: Number.POSITIVE_INFINITY,
@@ -160,11 +160,13 @@
           connectedBefore = true;
         },
         closed: (e) => {
-          if (e?.code === 4403) return;
+          // A client disposed of (the keys forgotten or refused) closes after stop() said so.
+          if (e?.code === 4403 || state.client !== client) return;
           setLive('reconnecting', 'Reconnecting…');
         },
       },
     });
+    state.client = client;
   }
 
   function subscribe(query, variables, onData) {

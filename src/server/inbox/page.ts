@@ -22,7 +22,7 @@ import {
  * Security Policy allows only this origin: no inline script, nothing from another host.
  */
 export const INBOX_PATH = '/inbox';
-const INBOX_ASSETS = '/inbox/assets/';
+export const INBOX_ASSETS = '/inbox/assets/';
 
 const CSP = [
   "default-src 'none'",
@@ -98,7 +98,8 @@ function pageHtml(files: { css: string; graphqlWs: string; script: string }): st
   <h2 id="keys-title">Your API keys</h2>
   <p>The inbox reads with a <code>chat:read</code> key and replies with a <code>chat:write</code> key
   (a key never has both). <code>npm start</code> prints demo keys. They are kept in this browser
-  only (its local storage) and sent to this service alone.</p>
+  only (its local storage, which this service's other pages share) and sent to this service
+  alone, until “Forget the keys” removes both.</p>
   <form id="keys-form">
     <p><label for="read-key">Reading key (<code>chat:read</code>), required</label>
     <input id="read-key" name="read" type="password" autocomplete="off" spellcheck="false" required></p>

@@ -182,6 +182,36 @@ describe('POST /v1/webhooks/{id}/rotate-secret', () => {
     expect(r.accepted).toHaveLength(3);
   });
 
+  it('a second rotation within the overlap drops the oldest secret: only the last two sign', async () => {
+    app.clock.set('2031-05-10T09:00:00Z');
+    const r = await receiver();
+    const sub = await subscribe(r);
+    const s0 = sub.secret;
+    const s1 = (await app.post(`/v1/webhooks/${sub.id}/rotate-secret`, {}, key)).body.data.secret as string;
+    app.clock.advance(3600_000);
+    const second = await app.post(`/v1/webhooks/${sub.id}/rotate-secret`, {}, key);
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    const s2 = second.body.data.secret as string;
+    expect(new Set([s0, s1, s2]).size).toBe(3);
+    // The overlap is the second rotation's: s1 signs for 24 h from it.
+    expect(second.body.data.previous_secret_expires_at).toBe(
+      new Date(Date.parse('2031-05-10T10:00:00Z') + ROTATION_OVERLAP_HOURS * 3600_000).toISOString(),
+    );
+    r.known = [s2, s1, s0];
+    r.secret = s1;
+    await newPatient();
+    await r.waitFor(1);
+    expect(r.arrivals[0].signedBy).toEqual([s2, s1]);
+    // A receiver still on s0, well inside the first rotation's 24 h, is refused at once.
+    r.secret = s0;
+    await newPatient();
+    const until = Date.now() + 10_000;
+    while (r.refused === 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(r.refused).toBeGreaterThan(0);
+    expect(r.arrivals.every((a) => !a.signedBy.includes(s0))).toBe(true);
+    expect(r.accepted).toHaveLength(1);
+  });
+
   it('is the rotateWebhookSecret mutation, whose answer alone carries the whole secret', async () => {
     const r = await receiver();
     const sub = await subscribe(r);

@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { Gauge, Registry } from 'prom-client';
 import type { Clock } from '../lib/clock.ts';
+import { ERROR_REFERENCE_PATH } from '../lib/error-docs.ts';
 import { AppError } from '../lib/errors.ts';
 import { QUEUE_SCHEMA } from '../lib/job-queue.ts';
 import { logger } from '../lib/logger.ts';
@@ -11,6 +12,8 @@ import { registry } from '../lib/metrics.ts';
 import { CALLBACK_PATH } from '../network/adapter.ts';
 import { errorBody } from '../rest/errors.ts';
 import { DELIVERY_QUEUE } from '../services/webhooks/delivery-jobs.ts';
+import { CONSOLE_ASSETS } from './graphiql.ts';
+import { INBOX_ASSETS, INBOX_PATH } from './inbox/page.ts';
 
 /**
  * `GET /metrics` (docs/metrics.md): the process's registry (src/lib/metrics.ts) and what is read
@@ -162,8 +165,10 @@ const FIXED_PATHS = new Set([
   '/health',
   '/ready',
   '/metrics',
+  ERROR_REFERENCE_PATH,
   '/graphql',
-  '/inbox',
+  INBOX_PATH,
+  `${INBOX_PATH}/`,
   '/v1/openapi.json',
   '/v1/docs',
   CALLBACK_PATH,
@@ -180,6 +185,9 @@ export function routeLabel(matched: string | undefined, url: string | undefined)
   const q = raw.indexOf('?');
   const path = q < 0 ? raw : raw.slice(0, q);
   if (FIXED_PATHS.has(path)) return path;
+  // The pages' hashed files: one label per page (their names change with every version).
+  if (path.startsWith(CONSOLE_ASSETS)) return `${CONSOLE_ASSETS}:file`;
+  if (path.startsWith(INBOX_ASSETS)) return `${INBOX_ASSETS}:file`;
   if (path.startsWith('/graphql/')) return '/graphql';
   if (path.startsWith('/media/')) return '/media/:token';
   if (path.startsWith('/v1/docs/')) return '/v1/docs';

@@ -212,6 +212,33 @@ describe('POST /v1/webhooks/{id}/rotate-secret', () => {
     expect(r.accepted).toHaveLength(1);
   });
 
+  it('an Idempotency-Key replay rotates nothing and answers the secret that signs now', async () => {
+    app.clock.set('2031-05-12T09:00:00Z');
+    const r = await receiver();
+    const sub = await subscribe(r);
+    const k = { 'idempotency-key': `rotate-${sub.id}` };
+    const first = await app.post(`/v1/webhooks/${sub.id}/rotate-secret`, {}, key, k);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const s1 = first.body.data.secret as string;
+    app.clock.advance(1000);
+    const replay = await app.post(`/v1/webhooks/${sub.id}/rotate-secret`, {}, key, k);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    // The same rotation: its secret and overlap, the first secret still signing beside it.
+    expect(replay.body.data).toEqual(first.body.data);
+    r.known = [s1, sub.secret];
+    r.secret = s1;
+    await newPatient();
+    await r.waitFor(1);
+    expect(r.arrivals[0].signedBy).toEqual([s1, sub.secret]);
+    // After a later rotation the replay answers the current secret (the store keeps none):
+    // documented in docs/events.md, Secret rotation.
+    const later = await app.post(`/v1/webhooks/${sub.id}/rotate-secret`, {}, key);
+    const again = await app.post(`/v1/webhooks/${sub.id}/rotate-secret`, {}, key, k);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.data.secret).toBe(later.body.data.secret);
+    expect(again.body.data.previous_secret_expires_at).toBe(first.body.data.previous_secret_expires_at);
+  });
+
   it('is the rotateWebhookSecret mutation, whose answer alone carries the whole secret', async () => {
     const r = await receiver();
     const sub = await subscribe(r);

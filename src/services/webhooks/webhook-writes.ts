@@ -175,7 +175,7 @@ export const rotateWebhookSecret = defineWrite({
   status: 200,
   tag: 'Webhooks',
   summary: "Rotate a subscription's secret",
-  description: `A new signing secret, whole in this answer only (every read masks it). The secret it replaces keeps signing for ${ROTATION_OVERLAP_HOURS} h (previous_secret_expires_at): until then every delivery carries both signatures in X-Service-Signature (docs/events.md, Secret rotation), so the receiver can switch to the new secret at any time within the overlap. A second rotation within the overlap ends the oldest secret's at once: only the last two secrets sign. A subscription receiving a type the key may not see (a chat.* type, or every type, without chat:read): 403.`,
+  description: `A new signing secret, whole in this answer only (every read masks it). The secret it replaces keeps signing for ${ROTATION_OVERLAP_HOURS} h (previous_secret_expires_at): until then every delivery carries both signatures in X-Service-Signature (docs/events.md, Secret rotation), so the receiver can switch to the new secret at any time within the overlap. A second rotation within the overlap ends the oldest secret's at once: only the last two secrets sign. A subscription receiving a type the key may not see (a chat.* type, or every type, without chat:read): 403. An Idempotency-Key replay rotates nothing and answers the first answer again with the secret that signs now: the rotation's own, unless a later rotation replaced it (no secret is kept in the idempotency store).`,
   scopes: ['webhooks:manage'],
   input: z.strictObject({}),
   example: {},

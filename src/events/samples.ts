@@ -4,7 +4,8 @@ import type { EventType } from './types.ts';
  * The `data` of each type's sample event (POST /v1/webhooks/{id}/test, `cli events trigger`):
  * the envelopes of docs/events.md's Samples, real output of each operation of the catalog on a
  * fresh database. Their ids name no object of the clinic. A type missing here does not compile;
- * test/webhook-samples.test.ts holds each to its OpenAPI `webhooks` schema.
+ * test/webhook-samples.test.ts holds each to its OpenAPI `webhooks` schema, and
+ * test/event-samples-doc.test.ts to docs/events.md's envelope of its type.
  */
 export const eventSamples: Record<EventType, Record<string, unknown>> = {
   'patient.created': {

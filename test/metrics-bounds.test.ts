@@ -1,7 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRateLimiter } from '../src/auth/rate-limit.ts';
 import { QUEUE_SCHEMA } from '../src/lib/job-queue.ts';
+import { defaultLimits } from '../src/lib/limits.ts';
 import { createMetricsRoute } from '../src/server/metrics-route.ts';
 import { SEND_QUEUE } from '../src/services/chat/send-jobs.ts';
 import { DELIVERY_QUEUE } from '../src/services/webhooks/delivery-jobs.ts';
@@ -36,8 +38,16 @@ beforeAll(async () => {
     clock: app.clock,
     maxCountedJobs: CAP,
     maxLagJobs: CAP,
+    rateLimiter: createRateLimiter(null, defaultLimits),
   });
-  server = createServer((req, res) => void route(req, res, 'req_test'));
+  server = createServer(
+    (req, res) =>
+      void route(req, res, {
+        requestId: 'req_test',
+        clientAddress: '127.0.0.1',
+        setHeader: (name, value) => res.setHeader(name, value),
+      }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
 });

@@ -114,6 +114,24 @@ describe('without METRICS_TOKEN', () => {
   });
 });
 
+describe('a wrong METRICS_TOKEN', () => {
+  let strict: TestApp;
+  beforeAll(async () => {
+    strict = await startTestApp({ metricsToken: TOKEN, limits: { authFailuresPerMinute: 3 } });
+  });
+  it('is throttled as a wrong API key is: 429 past the failed-authentication budget', async () => {
+    for (let i = 0; i < 3; i++) expect((await strict.get('/metrics', `guess-${i}`)).status).toBe(401);
+    const r = await strict.get('/metrics', 'guess-again');
+    expect(r.status).toBe(429);
+    expect(r.body.error.code).toBe('rate_limited');
+    expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // The budget is the address's, shared with the API: its wrong keys are refused too.
+    expect((await strict.get('/v1/patients', 'cg_live_nope')).status).toBe(429);
+    // The scraper's own token is still served.
+    expect((await strict.get('/metrics', TOKEN)).status).toBe(200);
+  });
+});
+
 describe('GET /metrics', () => {
   it('takes the METRICS_TOKEN as a Bearer token, and nothing else', async () => {
     expect((await fetch(`${app.url}/metrics`)).status).toBe(401);

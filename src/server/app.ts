@@ -106,7 +106,12 @@ export function createApp(opts: AppOptions) {
   const cors = corsPolicy(opts.corsOrigins);
   const trustProxy = parseTrustProxy(opts.trustProxy ?? '');
   const metrics = opts.metricsToken
-    ? createMetricsRoute({ token: opts.metricsToken, em: opts.orm.em, clock: opts.clock })
+    ? createMetricsRoute({
+        token: opts.metricsToken,
+        em: opts.orm.em,
+        clock: opts.clock,
+        rateLimiter: deps.rateLimiter,
+      })
     : null;
 
   function dispatch(req: IncomingMessage, res: ServerResponse, scope: RequestInfo) {
@@ -121,7 +126,7 @@ export function createApp(opts: AppOptions) {
       if (path === '/') return serveLanding(req, res);
       if (path === ERROR_REFERENCE_PATH) return serveErrorReference(req, res);
     }
-    if (path === '/metrics' && metrics) return metrics(req, res, requestId);
+    if (path === '/metrics' && metrics) return metrics(req, res, scope);
     if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res, scope);
     const inbox = serveInbox(req, res, path);
     if (inbox) return inbox;

@@ -3,12 +3,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import { Gauge, Registry } from 'prom-client';
+import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { Clock } from '../lib/clock.ts';
 import { ERROR_REFERENCE_PATH } from '../lib/error-docs.ts';
-import { AppError } from '../lib/errors.ts';
+import { AppError, findAppError } from '../lib/errors.ts';
 import { QUEUE_SCHEMA } from '../lib/job-queue.ts';
 import { logger } from '../lib/logger.ts';
 import { registry } from '../lib/metrics.ts';
+import type { RequestInfo } from '../lib/request-context.ts';
 import { CALLBACK_PATH } from '../network/adapter.ts';
 import { errorBody } from '../rest/errors.ts';
 import { DELIVERY_QUEUE } from '../services/webhooks/delivery-jobs.ts';
@@ -27,6 +29,8 @@ export interface MetricsOptions {
   token: string;
   em: EntityManager;
   clock: Clock;
+  /** The API's limiter: a wrong token is a failed authentication like a wrong key (src/auth/rate-limit.ts). */
+  rateLimiter: RateLimiter;
   /** Jobs counted per queue and state at most (MAX_COUNTED_JOBS; tests lower it). */
   maxCountedJobs?: number;
   /** Queued delivery attempts read for the outbox lag at most (MAX_LAG_JOBS; tests lower it). */
@@ -135,13 +139,27 @@ export function createMetricsRoute(opts: MetricsOptions) {
     },
   );
 
-  return async function serveMetrics(req: IncomingMessage, res: ServerResponse, requestId: string) {
+  return async function serveMetrics(
+    req: IncomingMessage,
+    res: ServerResponse,
+    scope: Pick<RequestInfo, 'requestId' | 'clientAddress' | 'setHeader'>,
+  ) {
+    const { requestId } = scope;
     const given = req.headers.authorization;
     if (!given || !timingSafeEqual(digest(given), expected)) {
-      const err = new AppError('unauthenticated', 'GET /metrics takes the METRICS_TOKEN as a Bearer token.');
+      let err = new AppError('unauthenticated', 'GET /metrics takes the METRICS_TOKEN as a Bearer token.');
+      // Throttled as a wrong API key is (src/server/context.ts): the token is guessed at the same
+      // rate, from the same addresses; past the budget the answer is the 429, counted no further.
+      try {
+        await opts.rateLimiter.checkAddress(scope.clientAddress, scope.setHeader);
+        await opts.rateLimiter.authFailed(scope.clientAddress);
+      } catch (e) {
+        err = findAppError(e) ?? err;
+        if (err.code !== 'rate_limited') throw e;
+      }
       res.writeHead(err.status, {
         'content-type': 'application/json; charset=utf-8',
-        'www-authenticate': 'Bearer realm="metrics"',
+        ...(err.code === 'unauthenticated' ? { 'www-authenticate': 'Bearer realm="metrics"' } : {}),
       });
       res.end(JSON.stringify(errorBody(err, requestId)));
       return;

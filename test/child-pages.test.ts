@@ -97,6 +97,19 @@ describe('child pages planned at the page of patients', () => {
     expect(ids(same.appointments)).not.toContain(p.appointments.edges[0].node.id);
   });
 
+  it('the animals connection plans the same lists: each animal as patient(id:) answers it', async () => {
+    const nested = '{ id appointments(first: 3) { pageInfo { hasNextPage } edges { node { id start } } } }';
+    const animals = await run(`{ animals(first: 8) { edges { node ${nested} } } }`);
+    expect(animals.body.errors).toBeUndefined();
+    expect(animals.appointments).toHaveLength(1);
+    const nodes = animals.body.data.animals.edges.map((e: any) => e.node);
+    expect(nodes.filter((n: any) => n.appointments.edges.length).length).toBeGreaterThan(1);
+    const alone = await run(
+      `{ ${nodes.map((n: any, i: number) => `a${i}: patient(id: "${n.id}") ${nested}`).join(' ')} }`,
+    );
+    expect(nodes).toEqual(nodes.map((_: unknown, i: number) => alone.body.data[`a${i}`]));
+  });
+
   it('reads nothing for a list the key lacks the scope for: null and forbidden, as before', async () => {
     const k = await app.key(clinicId, ['patients:read']);
     const r = await run(

@@ -36,6 +36,18 @@ export interface ChildField {
   list: ChildList;
 }
 
+const byType = new Map<unknown, readonly ChildField[]>();
+
+/**
+ * The child lists of a GraphQL object type (Patient: its appointments, treatments, payments), so
+ * that every connection of that type plans them: `patients` and `animals` alike.
+ */
+export function registerChildFields(type: unknown, fields: readonly ChildField[]): void {
+  byType.set(type, fields);
+}
+
+export const childFieldsOf = (type: unknown): readonly ChildField[] => byType.get(type) ?? [];
+
 /** What the field on item `row`, as `info` runs it, reads from: its prefetched first page, if any. */
 export function prefetchedPage(row: Row, info: GraphQLResolveInfo): ListPage<Row> | undefined {
   return (row as { [PAGES]?: Map<FieldNode, ListPage<Row>> })[PAGES]?.get(info.fieldNodes[0]);
@@ -63,7 +75,7 @@ export async function prefetchChildPages(
   children: readonly ChildField[],
   items: readonly Row[],
 ): Promise<void> {
-  if (!items.length) return;
+  if (!items.length || !children.length) return;
   const planned = planOf(info, children);
   if (!planned.length) return;
   await Promise.all(planned.map((p) => prefetchOne(ctx, info, p, items)));

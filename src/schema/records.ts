@@ -1,3 +1,4 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import { allOf } from '../auth/scopes.ts';
 import { relayPageArgs } from '../db/list.ts';
 import { prefixes } from '../lib/ids.ts';
@@ -14,6 +15,7 @@ import { ownIncludesOf, restGroups } from '../services/resource.ts';
 import { treatmentRecords } from '../services/treatments/treatments.ts';
 import { builder } from './builder.ts';
 import { CallType } from './calls/types.ts';
+import { childFieldsOf, prefetchChildPages } from './child-pages.ts';
 import { argsOn, type Face, withServiceArgs } from './face-args.ts';
 import { AppointmentType, PatientType, PaymentType, TreatmentType } from './patients/types.ts';
 import { nodeType } from './resource-types.ts';
@@ -144,10 +146,12 @@ builder.queryFields((t) => {
       authScopes,
       description: r.description,
       args: filterArgs('Public'),
-      resolve: (_root: unknown, args: any, ctx: RequestContext) =>
-        withServiceArgs(args, async (a) =>
-          toConnection(await listRecords(ctx, r.list, { ...a, ...relayPageArgs(a) }, everything)),
-        ),
+      resolve: (_root: unknown, args: any, ctx: RequestContext, info: GraphQLResolveInfo) =>
+        withServiceArgs(args, async (a) => {
+          const page = await listRecords(ctx, r.list, { ...a, ...relayPageArgs(a) }, everything);
+          await prefetchChildPages(ctx, info, childFieldsOf(r.type), page.items);
+          return toConnection(page);
+        }),
     });
     fields[`list${cap(r.plural)}`] = t.field({
       type: restPage(`${cap(r.singular)}ListPage`, r.type),

@@ -13,7 +13,7 @@ import { patientPayments } from '../../services/payments/payments.ts';
 import { includesOf, type Row, viewFor, viewOfSelection } from '../../services/resource.ts';
 import { patientTreatments } from '../../services/treatments/treatments.ts';
 import { builder } from '../builder.ts';
-import { prefetchChildPages, prefetchedPage } from '../child-pages.ts';
+import { prefetchChildPages, prefetchedPage, registerChildFields } from '../child-pages.ts';
 import { argsOn, type Face, withServiceArgs } from '../face-args.ts';
 import { selectedFields } from '../selection.ts';
 import { connectionField, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
@@ -66,6 +66,8 @@ const records: Records[] = [
     description: "The patient's payments and refunds, newest first by paidAt.",
   },
 ];
+
+registerChildFields(PatientType, records);
 
 // ---------- Public (GraphQL) ----------
 

@@ -124,11 +124,18 @@ describe.skipIf(!available)('the live inbox in Chromium', () => {
       'Is the clinic open on Friday?',
     );
     await expect.poll(() => page.locator('#live').innerText(), { timeout: 5_000 }).toBe('Live');
-    // graphql-ws's browser build is the console's file, served the same way.
+    // graphql-ws's browser build is the console's file, served the same way; the script is
+    // modules by concern, each fetched once.
     expect(assets.map((a) => a.path.replace(/\.[0-9a-f]{16}\./, '.*.')).sort()).toEqual([
+      '/inbox/assets/api.*.js',
+      '/inbox/assets/dom.*.js',
       '/inbox/assets/graphql-ws.*.js',
       '/inbox/assets/inbox.*.css',
       '/inbox/assets/inbox.*.js',
+      '/inbox/assets/keys.*.js',
+      '/inbox/assets/render.*.js',
+      '/inbox/assets/reply.*.js',
+      '/inbox/assets/state.*.js',
     ]);
     for (const a of assets) expect(a.cacheControl).toBe('public, max-age=31536000, immutable');
 

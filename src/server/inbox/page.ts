@@ -9,6 +9,7 @@ import {
   JS,
   sendAsset,
 } from '../hashed-assets.ts';
+import { addModules } from '../hashed-modules.ts';
 
 /**
  * The live inbox at /inbox (docs/chat.md, The live inbox): a page for a person with a `chat:read`
@@ -17,7 +18,8 @@ import {
  * `conversationMessages`), replies with `sendMessage`. So the page needs no key to load, holds no
  * data of its own, and shows exactly what an integrator's client would see.
  *
- * Its script and stylesheet, with graphql-ws's browser build, are hashed files cached for good
+ * Its stylesheet, graphql-ws's browser build and its script, ES modules by concern from inbox.js
+ * down (src/server/hashed-modules.ts), are hashed files cached for good
  * (src/server/hashed-assets.ts, the console's mechanism); the page is revalidated. Its Content
  * Security Policy allows only this origin: no inline script, nothing from another host.
  */
@@ -66,15 +68,17 @@ export function serveInbox(req: IncomingMessage, res: ServerResponse, path: stri
 const inboxFiles = builtOnce(async (): Promise<Inbox> => {
   const assets: Assets = new Map();
   const here = (name: string) => readFile(new URL(`./${name}`, import.meta.url));
-  const [css, graphqlWs, script] = await Promise.all([
+  const [css, graphqlWs, modules] = await Promise.all([
     addAsset(assets, INBOX_ASSETS, 'inbox', 'css', CSS, await here('inbox.css')),
     addAsset(assets, INBOX_ASSETS, 'graphql-ws', 'js', JS, await graphqlWsBrowserBuild()),
-    addAsset(assets, INBOX_ASSETS, 'inbox', 'js', JS, await here('inbox.js')),
+    addModules(assets, INBOX_ASSETS, async (file) => String(await here(file)), 'inbox'),
   ]);
-  return { page: pageHtml({ css, graphqlWs, script }), assets };
+  return { page: pageHtml({ css, graphqlWs, modules }), assets };
 });
 
-function pageHtml(files: { css: string; graphqlWs: string; script: string }): string {
+function pageHtml(files: { css: string; graphqlWs: string; modules: string[] }): string {
+  // The entry comes last; the others are fetched at once rather than as each import is found.
+  const preloads = files.modules.slice(0, -1).map((url) => `<link rel="modulepreload" href="${url}">\n`);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -83,8 +87,8 @@ function pageHtml(files: { css: string; graphqlWs: string; script: string }): st
 <title>Inbox · clinic-gateway</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${files.css}">
-<script defer src="${files.graphqlWs}"></script>
-<script defer src="${files.script}"></script>
+${preloads.join('')}<script defer src="${files.graphqlWs}"></script>
+<script type="module" src="${files.modules.at(-1)}"></script>
 </head>
 <body>
 <a class="skip" href="#thread">Skip to the conversation</a>

@@ -558,7 +558,11 @@ export async function webhookFixtures(orm: MikroORM, clinicId: number) {
     url: 'https://hooks.example.com/a',
     eventTypes: [],
     enabled: true,
+    description: 'The CRM sync.',
     secret: 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA1234',
+    // Rotated: the replaced secret signs beside this one until then.
+    previousSecret: 'whsec_ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ0000',
+    previousSecretExpiresAt: new Date('2026-10-03T08:00:00Z'),
     createdAt: new Date('2026-10-01T08:00:00Z'),
     updatedAt: new Date('2026-10-02T08:00:00Z'),
   });

@@ -5,6 +5,8 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
+import { AppError } from '../lib/errors.ts';
+import { sendError } from './send-error.ts';
 
 /**
  * The files of the service's pages (the GraphQL console, the live inbox): each named by a hash
@@ -41,11 +43,14 @@ export async function addAsset(
   return `${prefix}${name}`;
 }
 
-/** Answers a GET or HEAD for one asset (gzipped when the browser takes it), or a 404. */
+/** Answers a GET or HEAD for one asset (gzipped when the browser takes it), or the JSON 404. */
 export function sendAsset(req: IncomingMessage, res: ServerResponse, asset: Asset | undefined): void {
   if (!asset) {
-    res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
-    res.end('No such asset.');
+    // An old page asking for files of a version since replaced gets this too.
+    sendError(
+      res,
+      new AppError('not_found', `No asset ${req.url?.split('?')[0]}: its page names the current ones.`),
+    );
     return;
   }
   const gzipped = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));

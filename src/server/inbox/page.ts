@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AppError } from '../../lib/errors.ts';
 import {
   type Assets,
   addAsset,
@@ -9,6 +10,7 @@ import {
   JS,
   sendAsset,
 } from '../hashed-assets.ts';
+import { sendError } from '../send-error.ts';
 import { addModules } from '../hashed-modules.ts';
 
 /**
@@ -47,8 +49,8 @@ interface Inbox {
 export function serveInbox(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> | null {
   if (path !== INBOX_PATH && path !== `${INBOX_PATH}/` && !path.startsWith(INBOX_ASSETS)) return null;
   if (req.method !== 'GET' && req.method !== 'HEAD') {
-    res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' });
-    res.end('The inbox is a page: GET it.');
+    const err = new AppError('method_not_allowed', `${req.method} is not allowed on ${path}; use GET, HEAD.`);
+    sendError(res, err, { allow: 'GET, HEAD' });
     return Promise.resolve();
   }
   return inboxFiles().then(({ page, assets }) => {

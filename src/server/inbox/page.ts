@@ -10,8 +10,8 @@ import {
   JS,
   sendAsset,
 } from '../hashed-assets.ts';
-import { sendError } from '../send-error.ts';
 import { addModules } from '../hashed-modules.ts';
+import { sendError } from '../send-error.ts';
 
 /**
  * The live inbox at /inbox (docs/chat.md, The live inbox): a page for a person with a `chat:read`

@@ -94,6 +94,8 @@ export async function startTestApp(
     deliveryWorkers?: boolean;
     /** METRICS_TOKEN: GET /metrics served to it (docs/metrics.md). */
     metricsToken?: string;
+    /** Where /errors reads docs/errors.md (src/server/error-reference.ts). */
+    errorReferenceSource?: URL;
   } = {},
 ): Promise<TestApp & { proxy?: TcpProxy; databaseUrl: string }> {
   const db = await testDatabase();
@@ -118,6 +120,7 @@ export async function startTestApp(
     ...(opts.workers === false ? { workers: false } : {}),
     ...(opts.deliveryWorkers === false ? { deliveryWorkers: false } : {}),
     ...(opts.metricsToken ? { metricsToken: opts.metricsToken } : {}),
+    ...(opts.errorReferenceSource ? { errorReferenceSource: opts.errorReferenceSource } : {}),
     sandboxDelays: opts.sandboxDelays ?? { sent: 10, delivered: 20, read: 30 },
     networkSecret: NETWORK_SECRET,
     // Media servers in tests are plain http on loopback.

@@ -31,7 +31,7 @@ import { callDeps } from './call-deps.ts';
 import { chatDeps, type MediaOptions } from './chat-deps.ts';
 import { settleRateLimit } from './context.ts';
 import { corsPolicy } from './cors.ts';
-import { serveErrorReference } from './error-reference.ts';
+import { createErrorReference } from './error-reference.ts';
 import { createGraphQLHandler } from './graphql.ts';
 import { createGraphQLPipeline } from './graphql-pipeline.ts';
 import { serveInbox } from './inbox/page.ts';
@@ -60,6 +60,8 @@ export interface AppOptions {
   trustProxy?: string;
   /** METRICS_TOKEN: GET /metrics answers a scraper that sends it (docs/metrics.md); absent, /metrics is a 404. */
   metricsToken?: string;
+  /** Where /errors reads docs/errors.md (the checkout's unless a test names another). */
+  errorReferenceSource?: URL;
 }
 
 const READY_TIMEOUT_MS = 2000;
@@ -105,6 +107,7 @@ export function createApp(opts: AppOptions) {
   const openapi = JSON.stringify(openApiDocument(documented));
   const cors = corsPolicy(opts.corsOrigins);
   const trustProxy = parseTrustProxy(opts.trustProxy ?? '');
+  const serveErrorReference = createErrorReference(opts.errorReferenceSource);
   const metrics = opts.metricsToken
     ? createMetricsRoute({
         token: opts.metricsToken,

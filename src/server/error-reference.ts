@@ -10,16 +10,26 @@ import { escapeHtml, renderPage, sendPage } from './page-layout.ts';
  * whose cell is an error code gets that code as its id, so `doc_url` (`/errors#validation_failed`)
  * lands on it and the browser marks the row.
  */
-const SOURCE = new URL('../../docs/errors.md', import.meta.url);
+/** Where the reference is read from: the checkout's docs/errors.md. */
+export const ERROR_REFERENCE_SOURCE = new URL('../../docs/errors.md', import.meta.url);
 
-let rendered: Promise<string> | undefined;
-
-export function serveErrorReference(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  rendered ??= renderReference().catch((e) => {
-    rendered = undefined;
-    throw e;
-  });
-  return rendered.then((html) => sendPage(req, res, html));
+/**
+ * The page's handler, reading `source` (ERROR_REFERENCE_SOURCE unless a test names another) on
+ * the first visit. Without that file it renders every code's row from the error table: /errors
+ * never answers 500, since every error body's doc_url points here.
+ */
+export function createErrorReference(source: URL = ERROR_REFERENCE_SOURCE) {
+  let rendered: Promise<string> | undefined;
+  return function serveErrorReference(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    rendered ??= readFile(source, 'utf8')
+      .catch(() => bareReference())
+      .then(renderReference)
+      .catch((e) => {
+        rendered = undefined;
+        throw e;
+      });
+    return rendered.then((html) => sendPage(req, res, html));
+  };
 }
 
 /** The codes and their HTTP statuses alone, for when docs/errors.md is not there. */
@@ -29,7 +39,7 @@ export function bareReference(): string {
 }
 
 /** The page's HTML (exported for tests that read it without a server). */
-export async function renderReference(markdown?: string): Promise<string> {
+export async function renderReference(markdown: string): Promise<string> {
   // Loaded on the first visit: most processes never serve this page.
   const { default: MarkdownIt } = await import('markdown-it');
   // html: false, the default: markdown-it escapes any HTML in the source.
@@ -70,9 +80,7 @@ export async function renderReference(markdown?: string): Promise<string> {
     }
     return self.renderToken(tokens, idx, options);
   };
-  // An installation without docs/ still answers every code's row (never a 500 for a doc_url).
-  const source = markdown ?? (await readFile(SOURCE, 'utf8').catch(() => bareReference()));
-  const body = md.render(source);
+  const body = md.render(markdown);
   return renderPage({
     title: 'Errors · clinic-gateway',
     body: `${body}<p class="muted">Every error answer names its row here: <code>doc_url</code> in REST's <code>error</code> object and in GraphQL's <code>extensions</code>, a path such as <code>${ERROR_REFERENCE_PATH}#validation_failed</code>.</p>`,

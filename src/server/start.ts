@@ -63,6 +63,8 @@ export async function startHttpServer(opts: {
   trustProxy?: string;
   /** METRICS_TOKEN: GET /metrics for a scraper that sends it (docs/metrics.md); absent, a 404. */
   metricsToken?: string;
+  /** Where /errors reads docs/errors.md (the checkout's unless a test names another). */
+  errorReferenceSource?: URL;
   /** Whether this process runs any of the queue's workers; true by default (tests turn them off). */
   workers?: boolean;
   /**
@@ -99,6 +101,7 @@ export async function startHttpServer(opts: {
     corsOrigins: opts.corsOrigins ?? [],
     trustProxy: opts.trustProxy ?? '',
     ...(opts.metricsToken ? { metricsToken: opts.metricsToken } : {}),
+    ...(opts.errorReferenceSource ? { errorReferenceSource: opts.errorReferenceSource } : {}),
     network,
     networkSecret,
     media: {

@@ -262,6 +262,15 @@ describe('GET /metrics', () => {
       request_id: requestId,
       outcome: 'sent',
     });
+    // The sandbox network's receipts for it are jobs too (src/network/sandbox-receipts.ts): each
+    // carries the id, added by the shared enqueue.
+    const receipts = await app.orm.em
+      .getConnection()
+      .execute<{ request_id: string | null }[]>(
+        `select "data"->>'requestId' as "request_id" from "pgboss"."job" where "name" = 'sandbox-receipts'`,
+      );
+    expect(receipts.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(receipts.map((r) => r.request_id))).toEqual(new Set([requestId]));
   });
 
   it('counts open websockets and subscriptions; each websocket operation writes a line like a request', async () => {

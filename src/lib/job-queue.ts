@@ -175,10 +175,20 @@ export async function enqueueInTransaction(
 ): Promise<void> {
   if (!jobs.length) return;
   const queue = await queueOf(em);
-  // Each job names the request that queued it: its worker's log lines carry that id (job-scope.ts).
-  const stamped = jobs.map((j) => ({ ...j, data: stampRequestId(j.data) }));
-  await queue.boss.insert(name, stamped, { db: transactionDb(em) });
+  await queue.boss.insert(name, stamped(jobs), { db: transactionDb(em) });
 }
+
+/**
+ * Creates `jobs` on queue `name` at once, outside any transaction: for jobs that belong to no
+ * change of ours (the sandbox network's receipts, which stand for the network's own state).
+ */
+export async function enqueue(queue: JobQueue, name: string, jobs: JobInsert[]): Promise<void> {
+  if (!jobs.length) return;
+  await queue.boss.insert(name, stamped(jobs));
+}
+
+/** Each job names the request that queued it: its worker's log lines carry that id (job-scope.ts). */
+const stamped = (jobs: JobInsert[]) => jobs.map((j) => ({ ...j, data: stampRequestId(j.data) }));
 
 /** A claim on a job as a worker fetched it: its id and the attempt (`retry_count`) it was handed. */
 export interface JobClaim {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Job, JobResult } from 'pg-boss';
-import { type JobQueue, QUEUE_SCHEMA, type QueueDefinition } from '../lib/job-queue.ts';
-import { logger } from '../lib/logger.ts';
+import { enqueue, type JobQueue, QUEUE_SCHEMA, type QueueDefinition } from '../lib/job-queue.ts';
+import { asQueuedBy, type QueuedBy, scopeLog } from '../lib/job-scope.ts';
 
 /**
  * The sandbox network's pending receipts, kept as jobs on the one job queue (src/lib/job-queue.ts)
@@ -65,7 +65,7 @@ export interface ReceiptSchedule {
   close(): void;
 }
 
-interface ReceiptJob extends MessageReceipts {
+interface ReceiptJob extends MessageReceipts, QueuedBy {
   /** When the network took the message (ms since the epoch, the real clock: pg-boss compares with its own). */
   acceptedAt: number;
   /** The place of the receipt this job posts. */
@@ -102,7 +102,8 @@ export class QueuedReceipts implements ReceiptSchedule {
     const boss = queue.boss;
     const handler = async (jobs: Job<ReceiptJob>[]): Promise<JobResult[]> => {
       try {
-        return await Promise.all(jobs.map((job) => this.#run(queue, job, post)));
+        // Each as the request whose send the network took (its id, kept from job to job).
+        return await Promise.all(jobs.map((job) => asQueuedBy(job.data, () => this.#run(queue, job, post))));
       } finally {
         // A backlog (after a restart) is drained at once, not one batch per poll.
         if (jobs.length && this.#workerId) boss.notifyWorker(this.#workerId);
@@ -152,13 +153,13 @@ export class QueuedReceipts implements ReceiptSchedule {
     job: Job<ReceiptJob>,
     post: (r: DueReceipt) => Promise<void>,
   ): Promise<JobResult> {
-    const { steps, step, acceptedAt: _at, ...message } = job.data;
+    const { steps, step, acceptedAt: _at, requestId: _id, ...message } = job.data;
     try {
       await post({ ...message, ...steps[step] });
       if (step + 1 < steps.length) await this.#enqueue(queue, { ...job.data, step: step + 1 });
       return { id: job.id, status: 'completed' };
     } catch (e) {
-      logger.warn(
+      scopeLog().warn(
         { networkMessageId: message.networkMessageId, status: steps[step].status, err: (e as Error).message },
         'sandbox receipt not posted; posted again later',
       );
@@ -168,7 +169,8 @@ export class QueuedReceipts implements ReceiptSchedule {
 
   async #enqueue(queue: JobQueue, job: ReceiptJob): Promise<void> {
     const due = job.acceptedAt + job.steps[job.step].afterMs;
-    await queue.boss.insert(SANDBOX_RECEIPTS_QUEUE, [
+    // Through the shared enqueue: the job carries the id of the request whose send it answers.
+    await enqueue(queue, SANDBOX_RECEIPTS_QUEUE, [
       { id: jobIdOf(job.networkMessageId, job.step), data: job, startAfter: new Date(due) },
     ]);
     this.#wakeAt(due);

@@ -732,8 +732,8 @@ function cpuSeconds(pid: number | string, children = false): number {
  * under load, so a backend's time is counted while it lives; ended backends (reaped by the
  * postmaster, whatever their database) are not.
  */
-function postgresCpuSeconds(): number {
-  let total = 0;
+function postgresCpuByPid(): Map<string, number> {
+  const out = new Map<string, number>();
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
@@ -742,9 +742,20 @@ function postgresCpuSeconds(): number {
       const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
       const backend = /^postgres: (?:\S+: )?\S+ (\S+) (?:\[local\]|\S+\(\d+\))/.exec(title);
       if (backend && backend[1] !== DB_NAME) continue;
-      total += cpuSeconds(pid);
+      out.set(pid, cpuSeconds(pid));
     } catch {}
   }
+  return out;
+}
+
+/**
+ * PostgreSQL's CPU seconds between two samples, process by process: a backend that ended in
+ * between (a pool closing an idle connection) drops out instead of taking its whole lifetime's
+ * time off the total (which made some rounds' figure negative); a new one counts from zero.
+ */
+function postgresCpuSince(before: Map<string, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of postgresCpuByPid()) total += seconds - (before.get(pid) ?? 0);
   return total;
 }
 
@@ -783,13 +794,13 @@ async function measure(
   // CPU per request of the server and of PostgreSQL: where a request's cost goes, whatever the
   // throughput.
   const pid = server.child.pid as number;
-  const before = { server: cpuSeconds(pid), postgres: postgresCpuSeconds() };
+  const before = { server: cpuSeconds(pid), postgres: postgresCpuByPid() };
   try {
     const res = await load(server, c, key, seconds);
     const n = Math.max(1, res.requests.total);
     const cpuMs = {
       server: ((cpuSeconds(pid) - before.server) * 1000) / n,
-      postgres: ((postgresCpuSeconds() - before.postgres) * 1000) / n,
+      postgres: (postgresCpuSince(before.postgres) * 1000) / n,
     };
     await sample();
     return { ...res, heapPeak, liveHeap, cpuMs };

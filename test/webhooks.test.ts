@@ -116,6 +116,10 @@ describe('POST /v1/webhooks', () => {
     for (const url of ['https://127.0.0.1/', 'https://localhost/', 'http://127.0.0.1/', 'https://[::1]/']) {
       await expect(checkDeliveryUrl(url, false), url).rejects.toMatchObject({ param: 'url' });
     }
+    // The refusal of a loopback receiver names the way out; another refusal does not.
+    for (const url of ['http://127.0.0.1:4242/hooks', 'https://localhost/hooks'])
+      await expect(checkDeliveryUrl(url, false), url).rejects.toThrow(/ALLOW_LOOPBACK_URLS=true/);
+    await expect(checkDeliveryUrl('http://example.com/hooks', false)).rejects.not.toThrow(/ALLOW_LOOPBACK/);
     await expect(checkDeliveryUrl('https://10.0.0.1/', true)).rejects.toMatchObject({ param: 'url' });
     await expect(checkDeliveryUrl('http://10.0.0.1/', true)).rejects.toMatchObject({ param: 'url' });
     expect(await checkDeliveryUrl(PUBLIC, false)).toBe(PUBLIC);

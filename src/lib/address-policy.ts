@@ -32,6 +32,13 @@ export type UrlPolicy =
   | { refused: 'scheme'; message: string }
   | { refused: 'range'; range: string; message: string };
 
+/**
+ * The way out for a developer whose receiver or media server is on this machine: the refusal
+ * names the setting (README, Configuration; per clinic once test mode exists).
+ */
+export const LOOPBACK_HINT =
+  ' For local development, start the service with ALLOW_LOOPBACK_URLS=true to allow http and loopback addresses.';
+
 export function urlPolicy(u: URL, allowLoopback: boolean, param: string): UrlPolicy {
   const host = bareHost(u);
   let policy: AddressPolicy;
@@ -43,7 +50,7 @@ export function urlPolicy(u: URL, allowLoopback: boolean, param: string): UrlPol
       refused: 'scheme',
       message: allowLoopback
         ? `${param} must be an https URL (plain http only to a loopback address), not ${u.protocol}//${u.host}.`
-        : `${param} must be an https URL, not ${u.protocol}.`,
+        : `${param} must be an https URL, not ${u.protocol}.${isLoopbackHost(host) ? LOOPBACK_HINT : ''}`,
     };
   const range = isIP(host) ? refusedRange(host, policy) : null;
   if (range) return { refused: 'range', range, message: rangeRefusal(range, param) };
@@ -86,7 +93,9 @@ const RANGE_NAMES: Record<string, string> = {
 /** The refusal's text for a range `refusedRange` named, about the field `param`. */
 export function rangeRefusal(range: string, param: string): string {
   if (range === 'public') return `${param} uses plain http to an address that is not loopback; use https.`;
-  return `${param} points to an address that is not allowed (${RANGE_NAMES[range] ?? 'reserved'} range).`;
+  const refused = `${param} points to an address that is not allowed (${RANGE_NAMES[range] ?? 'reserved'} range).`;
+  // Loopback is refused only where ALLOW_LOOPBACK_URLS is off.
+  return range === 'loopback' ? `${refused}${LOOPBACK_HINT}` : refused;
 }
 
 /**

@@ -455,7 +455,14 @@ describe('retention', () => {
       [before],
     );
     expect(left).toHaveLength(total - 4);
-    expect(await pruneEvents(app.orm.em, before, { batch: 2 })).toBe(total - 4);
+    // The rest on the next calls. A row a delivery worker holds (the foreign key's KEY SHARE lock while it records an
+    // attempt) is skipped, not waited for, and goes on a later call: as the periodic sweep retries.
+    let rest = 0;
+    for (let i = 0; i < 50 && rest < total - 4; i++) {
+      rest += await pruneEvents(app.orm.em, before, { batch: 2 });
+      if (rest < total - 4) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(rest).toBe(total - 4);
     expect(await ids('event')).not.toContain(aged[0]);
   });
 

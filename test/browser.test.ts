@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, chromiumAvailable, launchChromium } from './chromium.ts';
 import { fixtures } from './fixtures.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
@@ -11,8 +11,7 @@ import { startTestApp, type TestApp } from './helpers.ts';
  * headers editor, and still has the key after a reload. Its subscriptions run over graphql-ws with
  * that key in connection_init, and without a key say so at once.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
+const available = chromiumAvailable;
 if (!available) {
   console.warn(
     `browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`,
@@ -34,20 +33,7 @@ beforeAll(async () => {
   await fixtures(app.orm, clinicId).patient({ first: 'Rivka', last: 'Mizrahi', phone: '054-765-4321' });
   eventsKey = await app.key(clinicId, ['webhooks:manage']);
   writer = await app.key(clinicId, ['patients:write']);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    // The flags that keep Chromium off the network it would reach for on its own (Playwright
-    // gives it a fresh, temporary profile).
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

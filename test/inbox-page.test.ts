@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../src/auth/keys.ts';
+import { chromiumAvailable, launchChromium } from './chromium.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
 /**
@@ -10,8 +10,7 @@ import { startTestApp, type TestApp } from './helpers.ts';
  * move with the sandbox's receipts, and a revoked key said plainly, live and on a reload. The
  * page makes no request to another host and throws nothing.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
+const available = chromiumAvailable;
 
 let app: TestApp;
 let browser: Browser;
@@ -29,18 +28,7 @@ beforeAll(async () => {
   app.clock.set(new Date());
   ({ clinicId, key: readKey } = await app.clinicWithKey('dental', ['chat:read']));
   writeKey = await app.key(clinicId, ['chat:write']);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../src/events/types.ts';
 import { errorStatuses } from '../src/lib/errors.ts';
+import { CHROMIUM, chromiumAvailable, launchChromium } from './chromium.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
 /**
@@ -11,8 +11,7 @@ import { startTestApp, type TestApp } from './helpers.ts';
  * every link of `/` answers, and an error body's `doc_url`, resolved against the URL called,
  * opens the reference at its code's row, marked. Screenshots go to /tmp/pages-*.png.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
+const available = chromiumAvailable;
 if (!available) {
   console.warn(
     `browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`,
@@ -27,19 +26,7 @@ beforeAll(async () => {
   if (!available) return;
   app = await startTestApp();
   ({ key } = await app.clinicWithKey('dental', ['patients:read']));
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    // Keeps Chromium off the network it would reach for on its own (as test/browser.test.ts).
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -169,5 +169,12 @@ const insertEventsStatements = new Map<number, string>();
 export const insertEventsSql = (count: number) =>
   cached(insertEventsStatements, count, () => {
     const values = Array.from({ length: count }, () => '(?, ?, ?, ?, ?)').join(', ');
-    return `with "ev" as (insert into "event" ("clinic_id", "type", "scope", "data", "created_at") values ${values} returning "id", "type") select "ev"."id", "s"."id" as "subscription" from "ev" left join "webhook_subscription" as "s" on "s"."clinic_id" = ? and "s"."enabled" and "s"."deleted_at" is null and ("ev"."type" = any("s"."event_types") or "s"."event_types" = '{}') order by "ev"."id"`;
+    return `with "ev" as (insert into "event" ("clinic_id", "type", "scope", "data", "created_at") values ${values} returning "id", "type") select "ev"."id", "s"."id" as "subscription" from "ev" left join "webhook_subscription" as "s" on ${SUBSCRIBED_TO_EVENT} order by "ev"."id"`;
   });
+
+/**
+ * The one rule of which subscriptions an event `"ev"` is queued to (`"s"`, the clinic `?`): live
+ * ones receiving its type, an empty `event_types` being every type. Real events and samples
+ * (src/services/webhooks/sample-events.ts) both join by it.
+ */
+export const SUBSCRIBED_TO_EVENT = `"s"."clinic_id" = ? and "s"."enabled" and "s"."deleted_at" is null and ("ev"."type" = any("s"."event_types") or "s"."event_types" = '{}')`;

@@ -5,6 +5,7 @@ import { valuesOf } from '../../lib/enums.ts';
 import { AppError, invalid, notFound } from '../../lib/errors.ts';
 import { EventEnvelope } from '../events/event.resource.ts';
 import { eventTypesParam } from '../events/events.ts';
+import { SUBSCRIBED_TO_EVENT } from '../unit-of-work.ts';
 import { text, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { enqueueDeliveries } from './delivery-jobs.ts';
@@ -24,8 +25,7 @@ import { assertTypesVisible, getWebhook } from './webhooks.ts';
 /**
  * Records the sample of `type` and queues one attempt to each subscription of the clinic it is
  * for: enabled, not deleted, subscribed to the type (an empty list is every type) and, when
- * `only` is given, that one. The rule is the one real events are queued by
- * (src/services/unit-of-work.ts, insertEventsSql). Answers the event's id and how many were queued.
+ * `only` is given, that one, by the rule real events are queued by (SUBSCRIBED_TO_EVENT). Answers the event's id and how many were queued.
  */
 async function recordSample(w: WriteContext, type: EventType, only?: number) {
   const rows = (await w.em.getConnection().execute(
@@ -33,8 +33,7 @@ async function recordSample(w: WriteContext, type: EventType, only?: number) {
        insert into "event" ("clinic_id", "type", "scope", "data", "created_at", "test")
        values (?, ?, ?, ?, ?, true) returning "id", "type")
      select "ev"."id", "s"."id" as "subscription" from "ev"
-     left join "webhook_subscription" as "s" on "s"."clinic_id" = ? and "s"."enabled" and "s"."deleted_at" is null
-       and ("ev"."type" = any("s"."event_types") or "s"."event_types" = '{}')
+     left join "webhook_subscription" as "s" on ${SUBSCRIBED_TO_EVENT}
        and (?::int is null or "s"."id" = ?::int)
      order by "s"."id"`,
     [

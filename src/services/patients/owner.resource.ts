@@ -1,5 +1,6 @@
 import { toLocal } from '../../lib/phone.ts';
 import { defineResource, f } from '../resource.ts';
+import { ownerNameAndEmail } from './owner-fields.ts';
 
 /** An animal's owner at a veterinary clinic; embedded in patients with include=owner. */
 export const Owner = defineResource({
@@ -10,22 +11,13 @@ export const Owner = defineResource({
   description: "An animal's owner at a veterinary clinic.",
   fields: {
     id: f.id({ description: 'The client id (own_…), as GET /v1/clients shows it.' }),
-    first_name: f.column('firstName', 'String', {
-      nullable: true,
-      description: 'First name; null when not recorded.',
-    }),
-    last_name: f.column('lastName', 'String', {
-      nullable: true,
-      description: 'Last (family) name; null when not recorded.',
-    }),
+    first_name: ownerNameAndEmail.first_name,
+    last_name: ownerNameAndEmail.last_name,
     phone: f.column('phone', 'String', {
       nullable: true,
       convert: (v, pc) => toLocal(v, pc.country),
       description: 'Phone, local form (e.g. 0501234567); null when not recorded.',
     }),
-    email: f.column('email', 'String', {
-      nullable: true,
-      description: 'Email address; null when not recorded.',
-    }),
+    email: ownerNameAndEmail.email,
   },
 });

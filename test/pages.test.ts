@@ -39,6 +39,16 @@ describe('/', () => {
     expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
   });
 
+  it("says the demo's clinics are test clinics and links the refusal a live clinic's key gets", async () => {
+    const { html } = await page('/');
+    expect(idsOf(html).has('test-mode')).toBe(true);
+    expect(html).toMatch(/The demo's clinics\s+are test clinics: <code>cg_test_<\/code> keys, the sandbox/);
+    expect(html).toContain('href="/errors#test_mode_only"');
+    expect(html).toContain('<code>docs/test-mode.md</code>');
+    // The link lands on the code's row of the reference.
+    expect(idsOf((await page('/errors')).html).has('test_mode_only')).toBe(true);
+  });
+
   it('answers HEAD without a body, and another method with the JSON 404 it always had', async () => {
     const head = await page('/', { method: 'HEAD' });
     expect(head.res.status).toBe(200);

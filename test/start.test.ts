@@ -128,8 +128,12 @@ describe('npm start', () => {
     }
 
     expect(count(out, 'Demo data was seeded')).toBe(1);
-    const read = /every read scope:\s+(cg_live_\S+)/.exec(out)?.[1];
-    const chat = /chat:write:\s+(cg_live_\S+)/.exec(out)?.[1];
+    // The demo's clinics are test clinics (docs/test-mode.md): the banner says so, the keys show it.
+    expect(out).toMatch(/Demo data was seeded: two test clinics \(cg_test_ keys, the sandbox network/);
+    expect(out).toContain('docs/test-mode.md');
+    expect(out).not.toContain('cg_live_');
+    const read = /every read scope:\s+(cg_test_\S+)/.exec(out)?.[1];
+    const chat = /chat:write:\s+(cg_test_\S+)/.exec(out)?.[1];
     expect(read, out).toBeTruthy();
     expect(chat, out).toBeTruthy();
     expect(chat).not.toBe(read);
@@ -177,7 +181,7 @@ describe('npm start', () => {
     expect(cliLines.length).toBeGreaterThan(2);
     for (const l of cliLines) expect(l).toContain(`DATA_DIR=${dataDir} npm run cli --`);
     // The availability example asks for a day with free slots, for the booking example after it.
-    const availability = /Bearer (cg_live_\S+)" "(\S+\/v1\/availability\?[^"]+)"/.exec(out);
+    const availability = /Bearer (cg_test_\S+)" "(\S+\/v1\/availability\?[^"]+)"/.exec(out);
     expect(availability, out).toBeTruthy();
     const slots = await get(availability![2], availability![1]);
     expect(slots.status, JSON.stringify(slots.body)).toBe(200);
@@ -195,7 +199,7 @@ describe('npm start', () => {
     const s = await start();
     const out = s.stdout();
     expect(out).not.toMatch(/migrations applied/);
-    expect(out).not.toMatch(/Demo data was seeded|cg_live_/);
+    expect(out).not.toMatch(/Demo data was seeded|cg_test_|cg_live_/);
     expect(out).toMatch(/Existing data kept/);
     expect(out).toMatch(/the demo keys printed on the first start still work/);
 

@@ -74,6 +74,14 @@ Authorization: Bearer &lt;your API key&gt;</code></pre>
 <p>A refusal says why: an <code>error</code> object with a stable <code>code</code>, a
 <code>message</code>, the <code>request_id</code> to quote, and <code>doc_url</code>, the code's
 entry in the <a href="${ERROR_REFERENCE_PATH}">error reference</a>.</p>
+<h2 id="test-mode">Test and live clinics</h2>
+<p>A clinic is a test clinic or a live one, for good, and its keys say which. The demo's clinics
+are test clinics: <code>cg_test_</code> keys, the sandbox messaging network (receipts come back, a
+simulated patient can answer), and webhook receivers or media over plain http and on loopback
+addresses. Live clinics (<code>cg_live_</code> keys) reach public https URLs only, and the
+sandbox's tools refuse them with
+<a href="${ERROR_REFERENCE_PATH}#test_mode_only"><code>test_mode_only</code></a>. The details:
+<code>docs/test-mode.md</code>.</p>
 <h2 id="events">Events</h2>
 <p>Each change is recorded once as an event and delivered to webhook subscriptions
 (<code>POST /v1/webhooks</code>, signed, retried for about a day), to GraphQL's

@@ -41,7 +41,12 @@ export function printWelcome(url: string, demo: DemoKeys | null): void {
     const write = demo.keys.chatWrite?.key;
     const vet = demo.keys.vetReadAll?.key;
     const clinic = demo.keys.clinicWrite?.key;
-    out.push('', 'Demo data was seeded. These API keys are shown ONCE (only their hashes are stored):');
+    out.push(
+      '',
+      'Demo data was seeded: two test clinics (cg_test_ keys, the sandbox network, webhooks and media',
+      'on http:// and localhost allowed; docs/test-mode.md).',
+      'These API keys are shown ONCE (only their hashes are stored):',
+    );
     out.push(`  dental clinic, every read scope:  ${read}`);
     out.push(`  dental clinic, chat:write:        ${write}`);
     if (vet) out.push(`  veterinary clinic, read scopes:   ${vet}`);

@@ -60,7 +60,7 @@ async function prepare(benchUrl: string, adminUrl: string) {
     const clinic = async (name: string, kind: 'dental' | 'veterinary', patients: number) => {
       let c = await em.findOne(Clinic, { name });
       if (!c) {
-        c = await createClinic(em, { name, kind, country: 'IL', timezone: 'Asia/Jerusalem' });
+        c = await createClinic(em, { name, kind, mode: 'test', country: 'IL', timezone: 'Asia/Jerusalem' });
         console.log(`seeding ${patients} patients into ${name}...`);
         await seedPatients(em.fork(), c.id, patients);
       }

@@ -100,6 +100,7 @@ try {
   const clinic = await createClinic(orm.em.fork(), {
     name: 'Deliveries bench',
     kind: 'dental',
+    mode: 'test',
     country: 'IL',
     phone: '+97235550199',
   });
@@ -138,7 +139,7 @@ try {
   /** One write recording `count` events (outbox rows and their deliveries' jobs), timed to its commit. */
   async function emit(count = 1): Promise<void> {
     const numbers = Array.from({ length: count }, () => ++seq);
-    const clinicOf = { id: clinic.id, kind: 'dental' as const, country: 'IL' };
+    const clinicOf = { id: clinic.id, kind: 'dental' as const, country: 'IL', mode: clinic.mode };
     await clinicWrite(orm.em.fork(), clinicOf, new Date(), async (w) => {
       for (const n of numbers)
         w.record({

@@ -16,7 +16,6 @@ const running = await startHttpServer({
   port: 0,
   host: '127.0.0.1',
   limits: { rateLimitPoints: 0 },
-  allowLoopbackUrls: true,
 });
 
 serveUntilParentLeaves(running.url, async () => {

@@ -51,6 +51,7 @@ await migrate(orm);
 const clinic = await createClinic(orm.em.fork(), {
   name: `Fan-out ${Date.now()}`,
   kind: 'dental',
+  mode: 'test',
   country: 'IL',
   phone: `+9723${String(Date.now()).slice(-7)}`,
 });

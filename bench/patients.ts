@@ -173,6 +173,7 @@ async function prepareDatabase(benchUrl: string, adminUrl: string): Promise<Data
     clinic ??= await createClinic(em, {
       name: CLINIC_NAME,
       kind: 'veterinary',
+      mode: 'test',
       country: 'IL',
       timezone: 'Asia/Jerusalem',
     });

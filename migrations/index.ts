@@ -17,6 +17,7 @@ import { Migration20261130000000MediaReferences } from './Migration2026113000000
 import { Migration20261201000000WebhookLastFailure } from './Migration20261201000000WebhookLastFailure.ts';
 import { Migration20261202000000IdempotencyKeyHash } from './Migration20261202000000IdempotencyKeyHash.ts';
 import { Migration20261203000000WebhookManagement } from './Migration20261203000000WebhookManagement.ts';
+import { Migration20261204000000ClinicMode } from './Migration20261204000000ClinicMode.ts';
 
 /** Listed explicitly so migrations load the same way under Node, vitest and the CLI. */
 export const migrationsList: MigrationObject[] = [
@@ -38,4 +39,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261201000000WebhookLastFailure', class: Migration20261201000000WebhookLastFailure },
   { name: 'Migration20261202000000IdempotencyKeyHash', class: Migration20261202000000IdempotencyKeyHash },
   { name: 'Migration20261203000000WebhookManagement', class: Migration20261203000000WebhookManagement },
+  { name: 'Migration20261204000000ClinicMode', class: Migration20261204000000ClinicMode },
 ];

@@ -20,6 +20,7 @@ import { triggerSample } from './cli/events-trigger.ts';
 import { DEMO_KEY_ROLES, seedDemo } from './demo/seed-demo.ts';
 import { seedPatients } from './demo/seed-patients.ts';
 import { Clinic, clinicKinds } from './entities/clinic.ts';
+import { clinicModes } from './lib/clinic-mode.ts';
 import { systemClock } from './lib/clock.ts';
 import { limitsOf, loadConfig } from './lib/config.ts';
 import { migrate, startDatabase } from './lib/database.ts';
@@ -40,6 +41,7 @@ import { recordNetworkEvent } from './services/chat/network-events.ts';
 import { PATIENT_MEDIA_TYPES, patientMessage, patientReaction } from './services/chat/patient-side.ts';
 import { replaceTemplates } from './services/chat/template-sync.ts';
 import { createClinic, listClinics, updateClinic } from './services/clinics/clinics.ts';
+import { requireTestClinic } from './services/clinics/test-mode.ts';
 import { pruneEvents, retentionCutoff } from './services/events/retention.ts';
 
 interface Run {
@@ -103,6 +105,18 @@ function clinicId(value: string): number {
   return /^[1-9][0-9]*$/.test(value) ? Number(value) : parseIdOr404('Clinic', value, 'clinic');
 }
 
+/**
+ * The clinic a sandbox command plays the outside world for: a test clinic only (docs/test-mode.md),
+ * so no made-up patient, reaction, template or call ever reaches a live clinic.
+ */
+async function testClinic(em: EntityManager, value: string, command: string): Promise<Clinic> {
+  const id = clinicId(value);
+  const c = await em.findOne(Clinic, id);
+  if (!c) throw new AppError('not_found', `No clinic with id '${toId('Clinic', id)}'.`);
+  requireTestClinic(c.mode, command);
+  return c;
+}
+
 function nonNegativeInt(value: string): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 0)
@@ -152,13 +166,14 @@ program
   .description(
     `seed the demo (two clinics, their data and ${countWord(DEMO_KEY_ROLES.length)} API keys) into an empty database, or bulk patients into a clinic`,
   )
-  .option('--clinic <id>', 'add bulk patients to this existing clinic instead of seeding the demo')
+  .option('--clinic <id>', 'add bulk patients to this existing test clinic instead of seeding the demo')
   .option('--patients <n>', 'bulk: patients to add (default 1000); demo: patients per clinic (default 40)')
   .action(
     withDb(async ({ em, json, out }, opts: { clinic?: string; patients?: string }) => {
       const patients = opts.patients === undefined ? undefined : positiveInt(opts.patients);
       if (opts.clinic) {
-        const id = clinicId(opts.clinic);
+        // Made-up patients go into test clinics only (docs/test-mode.md).
+        const { id } = await testClinic(em, opts.clinic, 'seed --clinic');
         const total = patients ?? 1000;
         // The bar draws on stderr and only on a terminal; --json keeps stderr quiet as well.
         const bar = json
@@ -221,6 +236,14 @@ clinic
   .description('create a clinic')
   .requiredOption('--name <name>', 'display name')
   .addOption(new Option('--kind <kind>', 'kind of clinic').choices(clinicKinds).makeOptionMandatory())
+  .addOption(
+    new Option(
+      '--mode <mode>',
+      'test (cg_test_ keys, the sandbox network, http and loopback URLs allowed) or live (cg_live_ keys, the configured network, public https only); for good',
+    )
+      .choices(clinicModes)
+      .makeOptionMandatory(),
+  )
   .requiredOption('--country <code>', 'ISO 3166 alpha-2 country code; phones are read in its conventions')
   .option('--phone <phone>', "the clinic's own messaging number")
   .option('--handled-marking', 'let integrations mark conversations handled')
@@ -228,26 +251,35 @@ clinic
     withDb(
       async (
         { em, out },
-        opts: { name: string; kind: string; country: string; phone?: string; handledMarking?: boolean },
+        opts: {
+          name: string;
+          kind: string;
+          mode: string;
+          country: string;
+          phone?: string;
+          handledMarking?: boolean;
+        },
       ) => {
         const c = await createClinic(em, {
           name: opts.name,
           kind: opts.kind,
+          mode: opts.mode,
           country: opts.country,
           phone: opts.phone,
           handledMarkingEnabled: opts.handledMarking ?? false,
         });
-        // The sandbox network holds every number's templates; a clinic with a number gets them.
-        if (c.phone) await replaceTemplates(em, c.id, SANDBOX_TEMPLATES);
+        // The sandbox network holds every number's templates: a test clinic with a number gets them.
+        if (c.phone && c.mode === 'test') await replaceTemplates(em, c.id, SANDBOX_TEMPLATES);
         const data = {
           id: toId('Clinic', c.id),
           name: c.name,
           kind: c.kind,
+          mode: c.mode,
           country: c.country,
           phone: c.phone ?? null,
           handled_marking_enabled: c.handledMarkingEnabled,
         };
-        out(data, `Created ${data.id} (${c.name}, ${c.kind}, ${c.country}).`);
+        out(data, `Created ${data.id} (${c.name}, ${c.kind}, ${c.mode}, ${c.country}).`);
       },
     ),
   );
@@ -258,7 +290,7 @@ clinic
   .action(
     withDb(async ({ em, out }) => {
       const data = await listClinics(em);
-      out({ data }, table(data, ['id', 'name', 'kind', 'country', 'phone']));
+      out({ data }, table(data, ['id', 'name', 'kind', 'mode', 'country', 'phone']));
     }),
   );
 
@@ -304,7 +336,7 @@ clinic
 
 const network = program
   .command('network')
-  .description("the sandbox messaging network: play the patient's side");
+  .description("the sandbox messaging network: play the patient's side (test clinics only)");
 
 network
   .command('inbound')
@@ -330,7 +362,7 @@ network
           replyTo?: string;
         },
       ) => {
-        const id = clinicId(opts.clinic);
+        const { id, mode } = await testClinic(em, opts.clinic, 'network inbound');
         const message = await patientMessage(em, id, {
           from: opts.from,
           text: opts.text,
@@ -339,9 +371,12 @@ network
           mediaType: opts.mediaType,
           replyTo: opts.replyTo,
         });
-        const config = loadConfig();
-        const copy = mediaCopier(pgMediaStore(em), limitsOf(config), config.ALLOW_LOOPBACK_URLS);
-        const recorded = await recordNetworkEvent(em, inboundEvent(message, new Date()), copy);
+        const copy = mediaCopier(pgMediaStore(em), limitsOf(loadConfig()));
+        const recorded = await recordNetworkEvent(
+          em,
+          inboundEvent(message, new Date()),
+          (c, _mode, url, mime) => copy(c, mode, url, mime),
+        );
         out(recorded, `Recorded ${recorded.id} in ${recorded.conversation_id}.`);
       },
     ),
@@ -355,7 +390,8 @@ network
   .requiredOption('--emoji <emoji>', 'one emoji')
   .action(
     withDb(async ({ em, out }, opts: { clinic: string; message: string; emoji: string }) => {
-      const r = await patientReaction(em, clinicId(opts.clinic), {
+      const { id } = await testClinic(em, opts.clinic, 'network react');
+      const r = await patientReaction(em, id, {
         message: opts.message,
         emoji: opts.emoji === '' ? null : opts.emoji,
       });
@@ -377,7 +413,7 @@ network
   .requiredOption('--clinic <id>', 'the clinic')
   .action(
     withDb(async ({ em, out }, opts: { clinic: string }) => {
-      const id = clinicId(opts.clinic);
+      const { id } = await testClinic(em, opts.clinic, 'network sync-templates');
       await replaceTemplates(em, id, SANDBOX_TEMPLATES);
       out(
         { clinic_id: toId('Clinic', id), templates: SANDBOX_TEMPLATES.length },
@@ -388,7 +424,9 @@ network
 
 const phone = program
   .command('phone')
-  .description("the clinic's phone system: play a call from end to transcript");
+  .description(
+    "the clinic's phone system, simulated: play a call from end to transcript (test clinics only)",
+  );
 
 phone
   .command('call')
@@ -433,9 +471,9 @@ phone
           store: pgMediaStore(em),
           secret: 'cli',
           baseUrl: () => 'http://localhost',
-          allowLoopback: true,
         };
-        const ctx = await phoneSystemContext(em, clinicId(opts.clinic), systemClock, {
+        const { id } = await testClinic(em, opts.clinic, 'phone call');
+        const ctx = await phoneSystemContext(em, id, systemClock, {
           calls: callDeps(media, limits, systemClock),
           writes: { idempotencyLeaseMs: limits.requestDeadlineMs + 60_000 },
         });

@@ -44,7 +44,6 @@ try {
     ...(config.MEDIA_LINK_SECRET ? { mediaLinkSecret: config.MEDIA_LINK_SECRET } : {}),
     ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
     ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
-    allowLoopbackUrls: config.ALLOW_LOOPBACK_URLS,
     deliveryWorkers: config.WORKERS,
     tuning: queueTuningOf(config),
     sandboxDelays: config.SANDBOX_RECEIPT_DELAYS_MS,

@@ -6,7 +6,7 @@ import { jpeg, pdf, png, serve, type TestServer } from './media-files.ts';
 
 /**
  * Media end to end: a send downloads the caller's file from a real HTTP server on loopback
- * (ALLOW_LOOPBACK_URLS is on in tests), keeps its own copy, and the network fetches it through a
+ * (the test app's clinics are test clinics, whose URLs may be plain http on loopback), keeps its own copy, and the network fetches it through a
  * signed link served by the service; inbound media is copied from the network into the store.
  */
 let app: TestApp;

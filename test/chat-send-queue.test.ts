@@ -74,7 +74,7 @@ async function startWorkers(network: MessagingNetwork = app.server.network, netw
   const boss = app.server.jobs.queue.boss;
   for (const w of chatSendWorkers({
     em: app.orm.em,
-    network,
+    networks: { test: network, live: null },
     clock: app.clock,
     ...(networkTimeoutMs ? { networkTimeoutMs } : {}),
   })) {

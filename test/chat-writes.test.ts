@@ -228,7 +228,7 @@ describe('the send worker', () => {
     } as unknown as MessagingNetwork;
     app.clock.set('2026-11-01T10:03:00Z');
     await sendQueued(
-      { em: app.orm.em, network: quiet, clock: app.clock },
+      { em: app.orm.em, networks: { test: quiet, live: null }, clock: app.clock },
       { message: Number(id.slice(4)), clinic: clinicId },
     );
     expect(await seqOf()).toEqual({ seq, network_message_id: `quiet-${id}` });

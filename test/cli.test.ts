@@ -99,6 +99,8 @@ describe('cli: clinics and keys', () => {
       'Smile Dental',
       '--kind',
       'dental',
+      '--mode',
+      'test',
       '--country',
       'il',
       '--phone',
@@ -108,6 +110,7 @@ describe('cli: clinics and keys', () => {
     expect(c).toMatchObject({
       name: 'Smile Dental',
       kind: 'dental',
+      mode: 'test',
       country: 'IL',
       phone: '+972501234567',
       handled_marking_enabled: true,
@@ -126,14 +129,38 @@ describe('cli: clinics and keys', () => {
   it('rejects an invalid kind through commander, before touching the database', {
     timeout: TIMEOUT,
   }, async () => {
-    const res = await cli(db, 'clinic', 'create', '--name', 'X', '--kind', 'cat', '--country', 'IL');
+    const res = await cli(
+      db,
+      'clinic',
+      'create',
+      '--name',
+      'X',
+      '--kind',
+      'cat',
+      '--mode',
+      'test',
+      '--country',
+      'IL',
+    );
     expect(res.code).not.toBe(0);
     expect(res.stderr).toMatch(/dental, veterinary/);
     expect(res.stdout).toBe('');
   });
 
   it('rejects a country code that names no country', { timeout: TIMEOUT }, async () => {
-    const res = await cli(db, 'clinic', 'create', '--name', 'X', '--kind', 'dental', '--country', 'ZZ');
+    const res = await cli(
+      db,
+      'clinic',
+      'create',
+      '--name',
+      'X',
+      '--kind',
+      'dental',
+      '--mode',
+      'test',
+      '--country',
+      'ZZ',
+    );
     expect(res.code).not.toBe(0);
     expect(res.stderr).toMatch(/country must be an ISO 3166 alpha-2 country code/);
   });
@@ -230,6 +257,8 @@ describe('cli: the sandbox network and clinic settings', () => {
       'Chat',
       '--kind',
       'dental',
+      '--mode',
+      'test',
       '--country',
       'IL',
       '--phone',

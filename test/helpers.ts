@@ -3,10 +3,12 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
 import { createApiKey } from '../src/auth/keys.ts';
+import type { ClinicMode } from '../src/lib/clinic-mode.ts';
 import { FixedClock } from '../src/lib/clock.ts';
 import { openOrm } from '../src/lib/database.ts';
 import { defaultLimits, type Limits } from '../src/lib/limits.ts';
 import { camelOf } from '../src/lib/names.ts';
+import type { MessagingNetwork } from '../src/network/adapter.ts';
 import { type RunningServer, startHttpServer } from '../src/server/start.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
 import { type Shape, shapeOf } from '../src/services/resource.ts';
@@ -44,8 +46,11 @@ export interface TestApp {
     kind: 'dental' | 'veterinary',
     scopes: string[],
     name?: string,
-    /** The clinic's IANA time zone (default UTC). */
-    opts?: { timezone?: string },
+    /**
+     * The clinic's IANA time zone (default UTC), and its mode: test by default, as the demo's
+     * clinics (their media servers and webhook receivers are plain http on loopback).
+     */
+    opts?: { timezone?: string; mode?: ClinicMode },
   ): Promise<{ clinicId: number; key: string }>;
   key(clinicId: number, scopes: string[]): Promise<string>;
   /** POSTs JSON (a string is sent as it is) to a path of the server. */
@@ -96,6 +101,8 @@ export async function startTestApp(
     metricsToken?: string;
     /** Where /errors reads docs/errors.md (src/server/error-reference.ts). */
     errorReferenceSource?: URL;
+    /** The network live clinics send through (docs/test-mode.md); absent, their sends are a 503. */
+    liveNetwork?: MessagingNetwork;
   } = {},
 ): Promise<TestApp & { proxy?: TcpProxy; databaseUrl: string }> {
   const db = await testDatabase();
@@ -121,10 +128,9 @@ export async function startTestApp(
     ...(opts.deliveryWorkers === false ? { deliveryWorkers: false } : {}),
     ...(opts.metricsToken ? { metricsToken: opts.metricsToken } : {}),
     ...(opts.errorReferenceSource ? { errorReferenceSource: opts.errorReferenceSource } : {}),
+    ...(opts.liveNetwork ? { liveNetwork: opts.liveNetwork } : {}),
     sandboxDelays: opts.sandboxDelays ?? { sent: 10, delivered: 20, read: 30 },
     networkSecret: NETWORK_SECRET,
-    // Media servers in tests are plain http on loopback.
-    allowLoopbackUrls: true,
   });
   afterAll(async () => {
     proxy?.restore();
@@ -166,6 +172,7 @@ export async function startTestApp(
       const clinic = await createClinic(orm.em.fork(), {
         name,
         kind,
+        mode: opts.mode ?? 'test',
         country: 'IL',
         ...(opts.timezone ? { timezone: opts.timezone } : {}),
         // Each clinic its own messaging number: the network's callbacks name the clinic by it.

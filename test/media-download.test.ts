@@ -11,9 +11,11 @@ const loopback: DownloadOptions = {
   declared: 'image',
   maxBytes: 16 * 1024 * 1024,
   timeoutMs: 5000,
-  allowLoopback: true,
+  // A test clinic's policy: plain http and loopback allowed (docs/test-mode.md).
+  mode: 'test',
 };
-const strict: DownloadOptions = { ...loopback, allowLoopback: false };
+/** A live clinic's: https to public addresses only. */
+const strict: DownloadOptions = { ...loopback, mode: 'live' };
 
 /** Expects a 422 validation_failed on media.url whose message matches. */
 async function refused(p: Promise<unknown>, message: RegExp): Promise<AppError> {
@@ -143,7 +145,7 @@ describe('downloadMedia: good files', () => {
     expect(r.bytes.length).toBe(1000);
   });
 
-  it('http://localhost with allowLoopback (the name resolves to loopback)', async () => {
+  it('http://localhost for a test clinic (the name resolves to loopback)', async () => {
     const r = await downloadMedia(`http://localhost:${files.port}/image.png`, loopback);
     expect(r.mime).toBe('image/png');
   });
@@ -165,6 +167,20 @@ describe('downloadMedia: the declared type', () => {
     await refused(
       downloadMedia(`${files.url}/files/Report%20Q3%E2%80%94final.pdf`, loopback),
       /not a JPEG or PNG image \(its content is application\/pdf\)/,
+    );
+  });
+});
+
+describe("downloadMedia: a network's media ('any')", () => {
+  it('keeps what the sniffer recognises, for test and live clinics alike', async () => {
+    const r = await downloadMedia(`${files.url}/image.png`, { ...loopback, declared: 'any' });
+    expect(r.mime).toBe('image/png');
+  });
+
+  it("a test clinic's download of something unrecognised (a service's text on loopback) is refused, not kept", async () => {
+    await refused(
+      downloadMedia(`${files.url}/text`, { ...loopback, declared: 'any', fallbackMime: 'application/pdf' }),
+      /not a media file of a recognised type; a test clinic's media must be one/,
     );
   });
 });
@@ -268,29 +284,32 @@ describe('downloadMedia: redirects', () => {
     expect(files.connections).toBe(before + 1);
   });
 
-  it('a redirect to plain http off loopback is refused', async () => {
+  it('a redirect to a private address is refused, each hop checked again', async () => {
     await refused(
-      downloadMedia(`${files.url}/to?location=${encodeURIComponent('http://example.com/x.png')}`, loopback),
-      /must be an https URL \(plain http only to a loopback address\)/,
+      downloadMedia(`${files.url}/to?location=${encodeURIComponent('http://10.0.0.1/x.png')}`, loopback),
+      /address that is not allowed \(private network range\)/,
     );
   });
 
   it('a redirect to another scheme is refused', async () => {
     await refused(
       downloadMedia(`${files.url}/to?location=${encodeURIComponent('file:///etc/passwd')}`, loopback),
-      /must be an https URL/,
+      /must be an http or https URL, not file:/,
     );
   });
 });
 
 describe('downloadMedia: addresses and schemes', () => {
-  it('plain http is refused without allowLoopback, before connecting', async () => {
+  it('plain http is refused for a live clinic, before connecting, naming test clinics', async () => {
     const before = files.connections;
-    await refused(downloadMedia(`${files.url}/image.png`, strict), /must be an https URL, not http:/);
+    await refused(
+      downloadMedia(`${files.url}/image.png`, strict),
+      /must be an https URL, not http:\. Plain http and loopback addresses are allowed for test clinics only/,
+    );
     expect(files.connections).toBe(before);
   });
 
-  it('https://localhost is refused without allowLoopback when its address is resolved, before connecting', async () => {
+  it('https://localhost is refused for a live clinic when its address is resolved, before connecting', async () => {
     const before = files.connections;
     await refused(
       downloadMedia(`https://localhost:${files.port}/image.png`, strict),
@@ -318,7 +337,7 @@ describe('downloadMedia: addresses and schemes', () => {
     'https://[ff02::1]/',
     'https://[::7f00:1]/',
     'https://[64:ff9b::a00:1]/',
-  ])('%s is refused, with or without allowLoopback', async (url) => {
+  ])('%s is refused, for test and live clinics alike', async (url) => {
     await refused(downloadMedia(url, strict), /address that is not allowed/);
     await refused(downloadMedia(url, loopback), /address that is not allowed/);
   });
@@ -330,21 +349,26 @@ describe('downloadMedia: addresses and schemes', () => {
     'https://[::ffff:127.0.0.1]/',
     'https://2130706433/',
     'https://0x7f.1/',
-  ])('loopback %s is refused without allowLoopback', async (url) => {
+  ])('loopback %s is refused for a live clinic', async (url) => {
     await refused(downloadMedia(url, strict), /address that is not allowed \(loopback range\)/);
   });
 
-  it.each(['http://10.0.0.1/x.png', 'http://example.com/x.png'])(
-    'plain http off loopback (%s) is refused even with allowLoopback',
-    async (url) => {
-      await refused(downloadMedia(url, loopback), /must be an https URL/);
-    },
-  );
+  it('plain http to a private address is refused for a test clinic too (its range, not its scheme)', async () => {
+    await refused(
+      downloadMedia('http://10.0.0.1/x.png', loopback),
+      /address that is not allowed \(private network range\)/,
+    );
+  });
+
+  it('plain http to a public host is refused for a live clinic', async () => {
+    await refused(downloadMedia('http://example.com/x.png', strict), /must be an https URL/);
+  });
 
   it.each(['ftp://example.com/x.png', 'file:///etc/passwd', 'data:image/png;base64,AAAA'])(
     '%s is refused',
     async (url) => {
-      await refused(downloadMedia(url, loopback), /must be an https URL/);
+      await refused(downloadMedia(url, loopback), /must be an http or https URL/);
+      await refused(downloadMedia(url, strict), /must be an https URL/);
     },
   );
 

@@ -192,7 +192,7 @@ describe('serveMedia over HTTP', () => {
       await db.drop();
     });
     const clinic = (name: string) =>
-      createClinic(orm.em.fork(), { name, kind: 'dental', country: 'IL' }).then((c) => c.id);
+      createClinic(orm.em.fork(), { name, kind: 'dental', mode: 'test', country: 'IL' }).then((c) => c.id);
     clinicA = await clinic('A');
     clinicB = await clinic('B');
     imageKey = await store.put(clinicA, png(), 'image/png');

@@ -27,7 +27,7 @@ beforeAll(async () => {
   storeOne = pgMediaStore(one.em);
   storeTwo = pgMediaStore(two.em);
   const clinic = (name: string) =>
-    createClinic(one.em.fork(), { name, kind: 'dental', country: 'IL' }).then((c) => c.id);
+    createClinic(one.em.fork(), { name, kind: 'dental', mode: 'test', country: 'IL' }).then((c) => c.id);
   clinicA = await clinic('A');
   clinicB = await clinic('B');
 });

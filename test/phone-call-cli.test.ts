@@ -64,6 +64,8 @@ beforeAll(async () => {
     'Phone test',
     '--kind',
     'dental',
+    '--mode',
+    'test',
     '--country',
     'IL',
     '--phone',

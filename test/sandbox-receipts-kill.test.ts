@@ -36,6 +36,7 @@ beforeAll(async () => {
   const clinic = await createClinic(orm.em.fork(), {
     name: 'Receipts clinic',
     kind: 'dental',
+    mode: 'test',
     country: 'IL',
     phone: '+97235550999',
   });

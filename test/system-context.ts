@@ -1,3 +1,4 @@
+import type { ClinicMode } from '../src/lib/clinic-mode.ts';
 import type { Clock } from '../src/lib/clock.ts';
 import { authenticated, newRequest, type RequestContext } from '../src/lib/request-context.ts';
 import type { AppDeps } from '../src/server/context.ts';
@@ -11,6 +12,8 @@ export function systemContext(
   opts: {
     clinicId: number;
     clinicKind: 'dental' | 'veterinary';
+    /** Test by default, as the test helpers' clinics. */
+    clinicMode?: ClinicMode;
     country: string;
     clock: Clock;
     scopes?: Iterable<string>;
@@ -23,6 +26,7 @@ export function systemContext(
       keyId: 'system',
       clinicId: opts.clinicId,
       clinicKind: opts.clinicKind,
+      clinicMode: opts.clinicMode ?? 'test',
       country: opts.country,
       scopes: new Set(opts.scopes ?? []),
     },

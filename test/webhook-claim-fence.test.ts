@@ -26,7 +26,6 @@ const deps = (): AttemptDeps => ({
   em: app.orm.em,
   clock: systemClock,
   timeoutMs: 1000,
-  allowLoopback: true,
 });
 
 interface Fetched {

@@ -35,7 +35,6 @@ const deps = (random: number): AttemptDeps => ({
   em: app.orm.em,
   clock,
   timeoutMs: 1000,
-  allowLoopback: true,
   random: () => random,
 });
 

@@ -34,7 +34,6 @@ const deps = (over: Partial<AttemptDeps> = {}): AttemptDeps => ({
   em: app.orm.em,
   clock,
   timeoutMs: 1000,
-  allowLoopback: true,
   random: () => 0.5,
   ...over,
 });
@@ -246,19 +245,39 @@ describe('what stops an attempt before it is sent', () => {
       'rebind.example.test resolved to an address that is not allowed when connecting (private range); not sent.',
     );
     expect(out.result.status).toBeNull();
-    // Without ALLOW_LOOPBACK_URLS, loopback is refused the same way.
-    await app.orm.em
-      .fork()
-      .nativeUpdate(WebhookSubscription, { id: sub }, { url: 'https://localhost:9/hooks' }, {
-        filters: false,
-      } as any);
-    const lo = await attemptDelivery(deps({ allowLoopback: false }), {
-      subscription: sub,
-      event,
-      attempt: 1,
-      trigger: 'scheduled',
-    });
-    expect(lo.outcome === 'failed' && lo.result.error).toContain('loopback range');
+    // A live clinic's receiver on loopback is refused the same way, at every attempt: the policy
+    // is its clinic's, read with the subscription (its mode set here behind the API's back).
+    const em = app.orm.em.fork();
+    await em.nativeUpdate(WebhookSubscription, { id: sub }, { url: 'https://localhost:9/hooks' }, {
+      filters: false,
+    } as any);
+    const setMode = (mode: 'test' | 'live') =>
+      em
+        .getConnection()
+        .execute(
+          'update clinic set mode = ? where id = (select clinic_id from webhook_subscription where id = ?)',
+          [mode, sub],
+        );
+    await setMode('live');
+    try {
+      const lo = await attemptDelivery(deps(), {
+        subscription: sub,
+        event,
+        attempt: 1,
+        trigger: 'scheduled',
+      });
+      expect(lo.outcome === 'failed' && lo.result.error).toContain('loopback range');
+      await setMode('test');
+      const test = await attemptDelivery(deps(), {
+        subscription: sub,
+        event,
+        attempt: 1,
+        trigger: 'scheduled',
+      });
+      expect(test.outcome === 'failed' && test.result.error).not.toContain('loopback range');
+    } finally {
+      await setMode('test');
+    }
   });
 
   it('a redirect is a failure, not followed', async () => {

@@ -24,12 +24,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 const send = (path: string, timeoutMs: number) =>
-  sendDelivery(
-    `${base}${path}`,
-    '{}',
-    { 'content-type': 'application/json' },
-    { timeoutMs, allowLoopback: true },
-  );
+  sendDelivery(`${base}${path}`, '{}', { 'content-type': 'application/json' }, { timeoutMs, mode: 'test' });
 
 it('waiting for a socket does not count against the deadline', async () => {
   const slow = Array.from({ length: MAX_SOCKETS_PER_HOST }, () => send('/slow', 5000));

@@ -7,7 +7,7 @@ import { startTestApp, type TestApp } from './helpers.ts';
  * Webhook subscriptions (issue 17, first part): POST, GET (list and one), DELETE over REST and
  * GraphQL; the URL's checks (https, the SSRF guard's address ranges), the event types' rules
  * (unknown 422, chat.* needs chat:read, the default list), the secret whole only at creation.
- * The test app runs with ALLOW_LOOPBACK_URLS on.
+ * The test app's clinics are test clinics: their receivers may be plain http on loopback (docs/test-mode.md).
  */
 let app: TestApp;
 let manage: string;
@@ -80,8 +80,15 @@ describe('POST /v1/webhooks', () => {
     expect(a).not.toBe(b);
   });
 
-  it('an https URL is required (422 url)', async () => {
-    for (const url of ['http://93.184.215.14/hooks', 'ftp://93.184.215.14/x', 'not a url', '']) {
+  it('an https URL is required of a live clinic, http or https of a test clinic (422 url)', async () => {
+    const live = (await app.clinicWithKey('dental', ['webhooks:manage'], 'live clinic', { mode: 'live' }))
+      .key;
+    const http = await refusal({ url: 'http://93.184.215.14/hooks' }, live);
+    expect(http.status).toBe(422);
+    expect(http.error).toMatchObject({ code: 'validation_failed', param: 'url' });
+    expect(http.error.message).toMatch(/must be an https URL, not http:.*test clinics only/);
+    expect((await create({ url: 'http://93.184.215.14/hooks' })).status).toBe(201);
+    for (const url of ['ftp://93.184.215.14/x', 'not a url', '']) {
       const r = await refusal({ url });
       expect(r.status, url).toBe(422);
       expect(r.error).toMatchObject({ code: 'validation_failed', param: 'url' });
@@ -90,7 +97,7 @@ describe('POST /v1/webhooks', () => {
     expect((await refusal({ url: 'https://user:pw@93.184.215.14/' })).error.param).toBe('url');
   });
 
-  it('a private, link-local, metadata or multicast address is refused, loopback allowed (ALLOW_LOOPBACK_URLS)', async () => {
+  it('a private, link-local, metadata or multicast address is refused, loopback allowed (a test clinic)', async () => {
     for (const url of [
       'https://10.1.2.3/hooks',
       'https://192.168.0.10/hooks',
@@ -112,17 +119,20 @@ describe('POST /v1/webhooks', () => {
     }
   });
 
-  it('without ALLOW_LOOPBACK_URLS, loopback (literal or resolved) is refused, and plain http always', async () => {
+  it("a live clinic's: loopback (literal or resolved) is refused, and plain http always; a test clinic's: private ranges still", async () => {
     for (const url of ['https://127.0.0.1/', 'https://localhost/', 'http://127.0.0.1/', 'https://[::1]/']) {
-      await expect(checkDeliveryUrl(url, false), url).rejects.toMatchObject({ param: 'url' });
+      await expect(checkDeliveryUrl(url, 'live'), url).rejects.toMatchObject({ param: 'url' });
     }
-    // The refusal of a loopback receiver names the way out; another refusal does not.
-    for (const url of ['http://127.0.0.1:4242/hooks', 'https://localhost/hooks'])
-      await expect(checkDeliveryUrl(url, false), url).rejects.toThrow(/ALLOW_LOOPBACK_URLS=true/);
-    await expect(checkDeliveryUrl('http://example.com/hooks', false)).rejects.not.toThrow(/ALLOW_LOOPBACK/);
-    await expect(checkDeliveryUrl('https://10.0.0.1/', true)).rejects.toMatchObject({ param: 'url' });
-    await expect(checkDeliveryUrl('http://10.0.0.1/', true)).rejects.toMatchObject({ param: 'url' });
-    expect(await checkDeliveryUrl(PUBLIC, false)).toBe(PUBLIC);
+    // The refusal of a loopback or plain-http receiver names the way out (a test clinic); another refusal does not.
+    for (const url of ['http://127.0.0.1:4242/hooks', 'https://localhost/hooks', 'http://example.com/hooks'])
+      await expect(checkDeliveryUrl(url, 'live'), url).rejects.toThrow(
+        /allowed for test clinics only \(cg_test_ keys/,
+      );
+    await expect(checkDeliveryUrl('https://10.0.0.1/', 'live')).rejects.not.toThrow(/test clinics/);
+    await expect(checkDeliveryUrl('https://10.0.0.1/', 'test')).rejects.toMatchObject({ param: 'url' });
+    await expect(checkDeliveryUrl('http://10.0.0.1/', 'test')).rejects.toMatchObject({ param: 'url' });
+    expect(await checkDeliveryUrl(PUBLIC, 'live')).toBe(PUBLIC);
+    expect(await checkDeliveryUrl('http://127.0.0.1:4242/hooks', 'test')).toBe('http://127.0.0.1:4242/hooks');
   });
 
   it('an unknown event type is a 422 naming it (event_types)', async () => {

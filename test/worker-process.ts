@@ -1,8 +1,8 @@
 import { type ChildProcess, fork } from 'node:child_process';
 
 /**
- * `npm run worker` as a real child process (src/worker.ts) on `databaseUrl`, loopback receivers
- * allowed; resolves once it says it is ready. The caller kills what it started (`children`).
+ * `npm run worker` as a real child process (src/worker.ts) on `databaseUrl` (the test clinics'
+ * receivers on loopback are allowed by their mode); resolves once it says it is ready. The caller kills what it started (`children`).
  */
 export function startWorkerProcess(
   databaseUrl: string,
@@ -13,7 +13,6 @@ export function startWorkerProcess(
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
-      ALLOW_LOOPBACK_URLS: 'true',
       LOG_LEVEL: 'silent',
       ...env,
     },

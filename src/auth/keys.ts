@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey } from '../entities/api-key.ts';
 import { Clinic } from '../entities/clinic.ts';
+import { keyPrefixOf } from '../lib/clinic-mode.ts';
 import { AppError } from '../lib/errors.ts';
 import { parseIdOr404, toId } from '../lib/ids.ts';
 import type { Principal } from '../lib/request-context.ts';
@@ -9,8 +10,6 @@ import { type Scope, validateScopes } from './scopes.ts';
 
 /** What a verified key grants a request (src/lib/request-context.ts). */
 export type { Principal };
-
-const KEY_PREFIX = 'cg_live_';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -22,11 +21,13 @@ export async function createApiKey(
   const scopes = validateScopes(input.scopes);
   const clinic = await em.findOne(Clinic, input.clinicId);
   if (!clinic) throw new AppError('not_found', `No clinic with id '${toId('Clinic', input.clinicId)}'.`);
-  const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  // The prefix says the clinic's mode (src/lib/clinic-mode.ts); a clinic's mode never changes.
+  const prefix = keyPrefixOf(clinic.mode);
+  const key = `${prefix}${randomBytes(32).toString('base64url')}`;
   const row = em.create(ApiKey, {
     clinic,
     name: input.name,
-    prefix: key.slice(0, KEY_PREFIX.length + 6),
+    prefix: key.slice(0, prefix.length + 6),
     hash: sha256(key),
     scopes,
     createdAt: new Date(),
@@ -139,6 +140,7 @@ export async function authenticate(
             keyId: toId('ApiKey', row.id),
             clinicId: row.clinic.id,
             clinicKind: row.clinic.kind,
+            clinicMode: row.clinic.mode,
             country: row.clinic.country,
             scopes: new Set(row.scopes as Scope[]),
           }

@@ -54,6 +54,8 @@ export async function seedDemo(
     const dental = await createClinic(tx, {
       name: 'Smile Dental',
       kind: 'dental',
+      // The demo's clinics are test clinics (docs/test-mode.md): cg_test_ keys, the sandbox network.
+      mode: 'test',
       country: 'IL',
       phone: '052-555-0142',
       handledMarkingEnabled: true,
@@ -62,6 +64,7 @@ export async function seedDemo(
     const vet = await createClinic(tx, {
       name: 'Happy Paws Veterinary',
       kind: 'veterinary',
+      mode: 'test',
       country: 'IL',
       phone: '04-855-0177',
       timezone: DEMO_TIMEZONE,

@@ -1,4 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/core';
+import { clinicModes } from '../lib/clinic-mode.ts';
 
 export const clinicKinds = ['dental', 'veterinary'] as const;
 export type ClinicKind = (typeof clinicKinds)[number];
@@ -9,6 +10,8 @@ const ClinicSchema = defineEntity({
     id: p.integer().primary().autoincrement(),
     name: p.string(),
     kind: p.enum(clinicKinds),
+    /** Test or live, for good (src/lib/clinic-mode.ts): its keys' prefix, network and URL policy. */
+    mode: p.enum(clinicModes),
     /** ISO 3166 alpha-2; phones are parsed and shown in this country's conventions. */
     country: p.string().length(2),
     timezone: p.string().default('UTC'),

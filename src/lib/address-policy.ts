@@ -1,16 +1,17 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import type { ClinicMode } from './clinic-mode.ts';
 
 /**
  * Which addresses the service may connect to on a caller's behalf (the SSRF guard): what media
  * downloads check at connect time (src/media/download.ts) and webhook subscriptions check when
- * created (src/services/webhooks/). Only public unicast addresses pass, loopback too when
- * allowed (ALLOW_LOOPBACK_URLS); IPv4-mapped IPv6 is judged as the IPv4 address it maps.
+ * created (src/services/webhooks/). Only public unicast addresses pass, loopback too for a test
+ * clinic (src/lib/clinic-mode.ts); IPv4-mapped IPv6 is judged as the IPv4 address it maps.
  */
 export interface AddressPolicy {
+  /** Loopback addresses pass too (a test clinic's). */
   loopback: boolean;
-  public: boolean;
 }
 
 /** The host of a URL without IPv6 brackets. */
@@ -22,10 +23,12 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * The policy a URL's connection is held to: https to public addresses (loopback too with
- * `allowLoopback`), plain http only to a loopback host and only with `allowLoopback`. `scheme`:
- * the URL's scheme is not allowed (its message, naming `param`); `range`: its host is an IP
- * literal the policy refuses (a range name). A host name is checked when it is resolved.
+ * The policy a URL's connection is held to, by the clinic's mode (docs/test-mode.md): a live
+ * clinic's URLs are https to public addresses; a test clinic's may be plain http too, and may
+ * point to loopback (a receiver or media server on the developer's machine). Private, link-local
+ * and metadata addresses are refused in both modes. `scheme`: the URL's scheme is not allowed
+ * (its message, naming `param`); `range`: its host is an IP literal the policy refuses (a range
+ * name). A host name is checked when it is resolved.
  */
 export type UrlPolicy =
   | { policy: AddressPolicy }
@@ -33,25 +36,23 @@ export type UrlPolicy =
   | { refused: 'range'; range: string; message: string };
 
 /**
- * The way out for a developer whose receiver or media server is on this machine: the refusal
- * names the setting (README, Configuration; per clinic once test mode exists).
+ * The way out for a developer whose receiver or media server is on this machine: a live clinic's
+ * refusal says where plain http and loopback are allowed.
  */
 export const LOOPBACK_HINT =
-  ' For local development, start the service with ALLOW_LOOPBACK_URLS=true to allow http and loopback addresses.';
+  ' Plain http and loopback addresses are allowed for test clinics only (cg_test_ keys; docs/test-mode.md).';
 
-export function urlPolicy(u: URL, allowLoopback: boolean, param: string): UrlPolicy {
+export function urlPolicy(u: URL, mode: ClinicMode, param: string): UrlPolicy {
   const host = bareHost(u);
-  let policy: AddressPolicy;
-  if (u.protocol === 'https:') policy = { loopback: allowLoopback, public: true };
-  else if (u.protocol === 'http:' && allowLoopback && isLoopbackHost(host))
-    policy = { loopback: true, public: false };
-  else
+  const test = mode === 'test';
+  if (u.protocol !== 'https:' && !(test && u.protocol === 'http:'))
     return {
       refused: 'scheme',
-      message: allowLoopback
-        ? `${param} must be an https URL (plain http only to a loopback address), not ${u.protocol}//${u.host}.`
-        : `${param} must be an https URL, not ${u.protocol}.${isLoopbackHost(host) ? LOOPBACK_HINT : ''}`,
+      message: test
+        ? `${param} must be an http or https URL, not ${u.protocol}.`
+        : `${param} must be an https URL, not ${u.protocol}.${u.protocol === 'http:' ? LOOPBACK_HINT : ''}`,
     };
+  const policy: AddressPolicy = { loopback: test };
   const range = isIP(host) ? refusedRange(host, policy) : null;
   if (range) return { refused: 'range', range, message: rangeRefusal(range, param) };
   return { policy };
@@ -75,7 +76,7 @@ export function refusedRange(address: string, policy: AddressPolicy): string | n
   // IPv4-compatible IPv6 (::a.b.c.d, deprecated) is "unicast" to ipaddr.js but names an IPv4 address.
   if (ip.kind() === 'ipv6' && ip.match(ipaddr.IPv6.parse('::'), 96)) return 'ipv4Compatible';
   if (METADATA.has(ip.toString())) return 'metadata';
-  return policy.public ? null : 'public';
+  return null;
 }
 
 const RANGE_NAMES: Record<string, string> = {
@@ -92,9 +93,8 @@ const RANGE_NAMES: Record<string, string> = {
 
 /** The refusal's text for a range `refusedRange` named, about the field `param`. */
 export function rangeRefusal(range: string, param: string): string {
-  if (range === 'public') return `${param} uses plain http to an address that is not loopback; use https.`;
   const refused = `${param} points to an address that is not allowed (${RANGE_NAMES[range] ?? 'reserved'} range).`;
-  // Loopback is refused only where ALLOW_LOOPBACK_URLS is off.
+  // Loopback is refused only for live clinics.
   return range === 'loopback' ? `${refused}${LOOPBACK_HINT}` : refused;
 }
 

@@ -57,11 +57,6 @@ const schema = z.object({
   MEDIA_LINK_SECRET: z.string().min(16).optional(),
   /** The messaging network's callback secret (the sandbox signs with it). Random per process when unset. */
   NETWORK_SECRET: z.string().min(16).optional(),
-  /** Plain http to loopback addresses for media URLs: tests and local development only. */
-  ALLOW_LOOPBACK_URLS: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
   /** The sandbox network's receipt delays in ms: sent,delivered,read. */
   SANDBOX_RECEIPT_DELAYS_MS: z
     .string()

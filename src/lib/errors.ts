@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'validation_failed'
   | 'unauthenticated'
   | 'forbidden'
+  | 'test_mode_only'
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
@@ -21,6 +22,7 @@ export type ErrorCode =
   | 'rate_limited'
   | 'internal_error'
   | 'service_unavailable'
+  | 'network_not_configured'
   | 'deadline_exceeded';
 
 const statusOf: Record<ErrorCode, number> = {
@@ -28,6 +30,7 @@ const statusOf: Record<ErrorCode, number> = {
   validation_failed: 422,
   unauthenticated: 401,
   forbidden: 403,
+  test_mode_only: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
@@ -38,6 +41,7 @@ const statusOf: Record<ErrorCode, number> = {
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
+  network_not_configured: 503,
   deadline_exceeded: 504,
 };
 

@@ -3,6 +3,7 @@ import { randomFillSync } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import type { Logger } from 'pino';
+import type { ClinicMode } from './clinic-mode.ts';
 import type { Clock } from './clock.ts';
 import { logger } from './logger.ts';
 import { cached } from './memo.ts';
@@ -18,6 +19,8 @@ export interface Principal {
   keyId: string;
   clinicId: number;
   clinicKind: 'dental' | 'veterinary';
+  /** Its clinic's mode (src/lib/clinic-mode.ts): what the request may reach outside the service. */
+  clinicMode: ClinicMode;
   country: string;
   scopes: ReadonlySet<string>;
 }

@@ -2,18 +2,18 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { fileTypeFromBuffer } from 'file-type';
 import { type AddressPolicy, rangeRefusal, urlPolicy } from '../lib/address-policy.ts';
+import type { ClinicMode } from '../lib/clinic-mode.ts';
 import { AppError } from '../lib/errors.ts';
 import { guardedLookup, RefusedAddress } from '../lib/guarded-lookup.ts';
 
 /**
  * Downloads the file behind a caller's `media.url` (spec, Chat: write) or a call's recording
  * `url` and checks it, refusing anything else with a 422 `validation_failed` on that field:
- * - https only; plain http only to a loopback host, and only with `allowLoopback`
- *   (ALLOW_LOOPBACK_URLS, tests and local development);
+ * - https; plain http too for a test clinic (`mode`, docs/test-mode.md);
  * - every address the service connects to is checked when it connects: an IP literal before the
  *   request, a host name in the socket's own `lookup`, so the address checked is the address used
  *   (a DNS answer that changes between a check and the connection cannot slip through). Only
- *   public unicast addresses pass (loopback too with `allowLoopback`); IPv4-mapped IPv6 is judged
+ *   public unicast addresses pass (loopback too for a test clinic); IPv4-mapped IPv6 is judged
  *   as the IPv4 address it maps;
  * - redirects are followed by hand, at most `maxRedirects` (3), each hop's scheme and address
  *   checked again;
@@ -30,7 +30,8 @@ export interface DownloadOptions {
   fallbackMime?: string;
   maxBytes: number;
   timeoutMs: number;
-  allowLoopback: boolean;
+  /** The clinic's mode: the URL policy its downloads are held to (src/lib/address-policy.ts). */
+  mode: ClinicMode;
   maxRedirects?: number;
   /** The field a refusal names (default `media.url`). */
   param?: string;
@@ -89,7 +90,7 @@ export async function downloadMedia(url: string, opts: DownloadOptions): Promise
   const timer = setTimeout(() => controller.abort(), opts.timeoutMs);
   try {
     for (let redirects = 0; ; redirects++) {
-      const policy = checkUrl(current, opts.allowLoopback, param);
+      const policy = checkUrl(current, opts.mode, param);
       const res = await request(current, policy, controller.signal);
       const status = res.statusCode ?? 0;
       if (REDIRECTS.has(status)) {
@@ -118,6 +119,14 @@ export async function downloadMedia(url: string, opts: DownloadOptions): Promise
       }
       const bytes = await readBody(res, opts.maxBytes, param);
       const type = await fileTypeFromBuffer(bytes);
+      // A test clinic's downloads may reach loopback: what it keeps must be a media file the
+      // sniffer recognises, so no answer of a service on the host (JSON, text) is ever stored and
+      // served back through a media link (docs/test-mode.md, Security).
+      if (opts.declared === 'any' && !type && opts.mode === 'test')
+        throw refuse(
+          `The file at ${param} is not a media file of a recognised type; a test clinic's media must be one.`,
+          param,
+        );
       if (opts.declared === 'any')
         return {
           bytes,
@@ -149,8 +158,8 @@ export async function downloadMedia(url: string, opts: DownloadOptions): Promise
 type Policy = AddressPolicy;
 
 /** The scheme and, for an IP literal, the address of one hop; the policy its connection is held to. */
-function checkUrl(u: URL, allowLoopback: boolean, param: string): Policy {
-  const checked = urlPolicy(u, allowLoopback, param);
+function checkUrl(u: URL, mode: ClinicMode, param: string): Policy {
+  const checked = urlPolicy(u, mode, param);
   if ('refused' in checked) throw refuse(checked.message, param);
   return checked.policy;
 }

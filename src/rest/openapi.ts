@@ -587,7 +587,12 @@ function operation(
   }
   for (const [status, r] of Object.entries(body?.errors ?? {}))
     if (!(bodiless && status === '422'))
-      responses[status] = errorResponse(r.description, { code: r.code, message: r.message, param: r.param });
+      responses[status] = errorResponse(
+        r.description,
+        { code: r.code, message: r.message, param: r.param },
+        // An operation's own 503 is also the shared one (the database away), with its Retry-After.
+        status === '503' ? { ...retryAfter, ...requestIdHeader } : undefined,
+      );
   if (invalid.length && !body) {
     const example = invalid.find((i) => i.param === 'limit') ?? invalid[0];
     responses['422'] = errorResponse(
@@ -598,7 +603,8 @@ function operation(
   responses['405'] = ref('MethodNotAllowed');
   responses['429'] = ref('RateLimited');
   responses['500'] = ref('InternalError');
-  responses['503'] = ref('ServiceUnavailable');
+  // An operation's own 503 (a live clinic's send without a network) says both of its causes.
+  responses['503'] ??= ref('ServiceUnavailable');
   responses['504'] = ref('DeadlineExceeded');
 
   return {

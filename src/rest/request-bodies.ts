@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { allWrites } from '../services/all-writes.ts';
+import { NETWORK_NOT_CONFIGURED_ERROR } from '../services/chat/networks.ts';
 import { CAPTION_MAX, PARAM_MAX, SEND_FIELDS, TEXT_MAX } from '../services/chat/send-input.ts';
 import { restFieldOf, type WriteOperation } from '../services/writes.ts';
 
@@ -161,6 +162,7 @@ const chatBodies: Record<string, BodyDoc> = {
       },
     ],
     errors: {
+      '503': NETWORK_NOT_CONFIGURED_ERROR,
       '409': {
         code: 'conflict',
         description:

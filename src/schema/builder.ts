@@ -48,7 +48,7 @@ function failedScopes(failure: any, out = new Set<string>()): Set<string> {
 export const builder = new SchemaBuilder<{
   Context: RequestContext;
   AuthScopes: Record<Scope, boolean>;
-  /** Sandbox: the sandbox network's mutations, in the Public schema only where that network is configured. */
+  /** Sandbox: the sandbox network's mutations, in the Public schema, for test clinics' keys (docs/test-mode.md). */
   SubGraphs: 'Public' | 'Rest' | 'Sandbox';
   DefaultFieldNullability: false;
   Scalars: {

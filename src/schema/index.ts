@@ -22,29 +22,21 @@ type Schemas = {
   restSchema: GraphQLSchema;
 };
 
-const built = new Map<boolean, Schemas>();
+let built: Schemas | undefined;
 
 /**
  * Both sub-graphs of the one builder: Public for /graphql, Rest for /v1 (src/rest/direct.ts; SOFA
- * documents it). `sandbox`: the Public schema has the sandbox network's mutations
- * (`sandboxInbound`, `sandboxReact`), for a service whose network is the sandbox; the committed
- * schema.graphql is the one without them.
+ * documents it). The Public schema holds the Sandbox sub-graph too (`sandboxInbound`,
+ * `sandboxReact`): every service has test clinics' sandbox, and the mutations refuse a live
+ * clinic's key (docs/test-mode.md).
  */
-export function schemas(opts: { sandbox?: boolean } = {}): Schemas {
-  const sandbox = opts.sandbox ?? false;
-  let s = built.get(sandbox);
-  if (!s) {
-    const restSchema =
-      built.get(!sandbox)?.restSchema ?? builder.toSchema({ subGraph: 'Rest', sortSchema: false });
-    s = {
-      publicSchema: builder.toSchema({
-        subGraph: sandbox ? ['Public', 'Sandbox'] : 'Public',
-        sortSchema: false,
-      }),
-      restSchema,
+export function schemas(): Schemas {
+  if (!built) {
+    built = {
+      publicSchema: builder.toSchema({ subGraph: ['Public', 'Sandbox'], sortSchema: false }),
+      restSchema: builder.toSchema({ subGraph: 'Rest', sortSchema: false }),
     };
-    executeOnTwin(s.publicSchema, executionTwin(s.publicSchema));
-    built.set(sandbox, s);
+    executeOnTwin(built.publicSchema, executionTwin(built.publicSchema));
   }
-  return s;
+  return built;
 }

@@ -12,9 +12,7 @@ import type { Limits } from '../lib/limits.ts';
 import { logger } from '../lib/logger.ts';
 import { httpRequestDuration } from '../lib/metrics.ts';
 import { currentRequest, type RequestContext, type RequestInfo, runRequest } from '../lib/request-context.ts';
-import type { MessagingNetwork } from '../network/adapter.ts';
 import { CALLBACK_PATH } from '../network/adapter.ts';
-import { SandboxNetwork } from '../network/sandbox.ts';
 import { createDirectRest } from '../rest/direct.ts';
 import { serveDocs } from '../rest/docs.ts';
 import { errorBody, errorHeaders } from '../rest/errors.ts';
@@ -23,6 +21,7 @@ import { checkQueryParams } from '../rest/params.ts';
 import { matchRoute } from '../rest/routes.ts';
 import { createOpenApiSource } from '../rest/sofa.ts';
 import { schemas } from '../schema/index.ts';
+import type { ChatNetworks } from '../services/chat/networks.ts';
 import { EventHub } from '../services/events/hub.ts';
 import { checkResources, type Row } from '../services/resource.ts';
 import { etagOf } from '../services/writes.ts';
@@ -50,8 +49,8 @@ export interface AppOptions {
   rateLimitPool: pg.Pool | null;
   /** Origins browsers may call from; empty: any origin, never with credentials (cors.ts). */
   corsOrigins: readonly string[];
-  /** The messaging network (the sandbox by default: src/server/start.ts). */
-  network: MessagingNetwork;
+  /** The messaging network of each clinic mode (src/server/start.ts): the sandbox for test clinics. */
+  networks: ChatNetworks;
   /** The network's secret: the HMAC key of its callbacks to /hooks/network. */
   networkSecret: string;
   /** The media store and its signed links (src/media). */
@@ -74,8 +73,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 
 /** The one HTTP handler: /health, /graphql (yoga), /v1 (the route table), /v1/openapi.json and /v1/docs. */
 export function createApp(opts: AppOptions) {
-  // The sandbox network's mutations exist where that network is the one configured.
-  const { publicSchema, restSchema } = schemas({ sandbox: opts.network instanceof SandboxNetwork });
+  const { publicSchema, restSchema } = schemas();
   // A definition that names a column or relation its entity lacks stops the service here.
   checkResources((name) => {
     try {
@@ -91,10 +89,9 @@ export function createApp(opts: AppOptions) {
     rateLimiter: createRateLimiter(opts.rateLimitPool, opts.limits),
     limits: opts.limits,
     services: {
-      chat: chatDeps(opts.network, opts.media, opts.limits, opts.clock),
+      chat: chatDeps(opts.networks, opts.media, opts.limits, opts.clock),
       calls: callDeps(opts.media, opts.limits, opts.clock),
       writes: { idempotencyLeaseMs: opts.limits.requestDeadlineMs + 60_000 },
-      webhooks: { allowLoopback: opts.media.allowLoopback },
       events: { hub: new EventHub() },
     },
   };

@@ -12,13 +12,13 @@ import type { MediaOptions } from './chat-deps.ts';
 export function callDeps(media: MediaOptions, limits: Limits, clock: Clock): CallDeps {
   return {
     recordings: {
-      async keep(clinicId, url) {
+      async keep(clinicId, mode, url) {
         const file = await downloadMedia(url, {
           declared: 'audio',
           param: 'url',
           maxBytes: limits.mediaMaxBytes,
           timeoutMs: limits.mediaDownloadTimeoutMs,
-          allowLoopback: media.allowLoopback,
+          mode,
         });
         return { key: await media.store.put(clinicId, file.bytes, file.mime), mime: file.mime };
       },

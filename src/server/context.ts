@@ -71,6 +71,8 @@ const ANONYMOUS: Principal = {
   keyId: 'anonymous',
   clinicId: 0,
   clinicKind: 'dental',
+  // No clinic: nothing outside the service is reachable in its name, so the stricter mode.
+  clinicMode: 'live',
   country: 'US',
   scopes: new Set(),
 };

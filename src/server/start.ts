@@ -10,7 +10,7 @@ import { defaultLimits, type Limits } from '../lib/limits.ts';
 import type { Sweeper } from '../lib/periodic-sweep.ts';
 import { startOrphanMediaSweep } from '../media/orphans.ts';
 import { pgMediaStore } from '../media/store.ts';
-import { CALLBACK_PATH } from '../network/adapter.ts';
+import { CALLBACK_PATH, type MessagingNetwork } from '../network/adapter.ts';
 import { SandboxNetwork } from '../network/sandbox.ts';
 import { QueuedReceipts } from '../network/sandbox-receipts.ts';
 import { chatSendWorkers } from '../services/chat/send-worker.ts';
@@ -57,8 +57,11 @@ export async function startHttpServer(opts: {
   mediaLinkSecret?: string;
   /** The address clients reach the service at (media links); the listening address when absent. */
   publicUrl?: string;
-  /** Plain http to loopback addresses for media URLs (tests, local development). */
-  allowLoopbackUrls?: boolean;
+  /**
+   * The messaging network live clinics send through (docs/test-mode.md); absent, a live clinic's
+   * send is a 503 `network_not_configured`. Test clinics always use this process's sandbox.
+   */
+  liveNetwork?: MessagingNetwork;
   /** TRUST_PROXY (src/lib/client-address.ts): none by default. */
   trustProxy?: string;
   /** METRICS_TOKEN: GET /metrics for a scraper that sends it (docs/metrics.md); absent, a 404. */
@@ -102,13 +105,12 @@ export async function startHttpServer(opts: {
     trustProxy: opts.trustProxy ?? '',
     ...(opts.metricsToken ? { metricsToken: opts.metricsToken } : {}),
     ...(opts.errorReferenceSource ? { errorReferenceSource: opts.errorReferenceSource } : {}),
-    network,
+    networks: { test: network, live: opts.liveNetwork ?? null },
     networkSecret,
     media: {
       store: pgMediaStore(opts.orm.em),
       secret: opts.mediaLinkSecret ?? randomBytes(32).toString('hex'),
       baseUrl: () => opts.publicUrl ?? url,
-      allowLoopback: opts.allowLoopbackUrls ?? false,
     },
   });
   const jobs = await startJobs({
@@ -127,13 +129,12 @@ export async function startHttpServer(opts: {
                     em: opts.orm.em,
                     clock: opts.clock ?? systemClock,
                     timeoutMs: limits.webhookTimeoutMs,
-                    allowLoopback: opts.allowLoopbackUrls ?? false,
                   }),
                 ]),
             // The network and media links as this process's requests have them.
             ...chatSendWorkers({
               em: opts.orm.em,
-              network,
+              networks: app.deps.services.chat.networks,
               mediaLink: app.deps.services.chat.media?.link,
               clock: opts.clock ?? systemClock,
             }),

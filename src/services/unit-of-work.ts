@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { runNamed, statementOf } from '../db/named-statements.ts';
 import { Clinic, type ClinicKind } from '../entities/index.ts';
 import { isEventType } from '../events/types.ts';
+import type { ClinicMode } from '../lib/clinic-mode.ts';
 import { cached } from '../lib/memo.ts';
 import { atWriteTime, currentRequest, type Principal } from '../lib/request-context.ts';
 import type { Row } from './resource.ts';
@@ -104,13 +105,14 @@ export interface KnownClinic {
   id: number;
   kind: ClinicKind;
   country: string;
+  mode: ClinicMode;
 }
 
 async function readerOf(tx: EntityManager, known: number | KnownClinic, now: Date): Promise<WriteReader> {
   const clinicId = typeof known === 'number' ? known : known.id;
   const clinic =
     typeof known === 'number'
-      ? await tx.findOneOrFail(Clinic, clinicId, { fields: ['kind', 'country'] })
+      ? await tx.findOneOrFail(Clinic, clinicId, { fields: ['kind', 'country', 'mode'] })
       : known;
   return {
     em: tx,
@@ -118,6 +120,7 @@ async function readerOf(tx: EntityManager, known: number | KnownClinic, now: Dat
       keyId: 'event',
       clinicId,
       clinicKind: clinic.kind,
+      clinicMode: clinic.mode,
       country: clinic.country,
       scopes: new Set(),
     },

@@ -317,7 +317,12 @@ async function writeOnce(
   let members: Record<string, unknown> | undefined;
   const data = await clinicWrite(
     ctx.em,
-    { id: principal.clinicId, kind: principal.clinicKind, country: principal.country },
+    {
+      id: principal.clinicId,
+      kind: principal.clinicKind,
+      country: principal.country,
+      mode: principal.clinicMode,
+    },
     now,
     async (w) => {
       const wc: WriteContext = {

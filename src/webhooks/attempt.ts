@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { runNamed, statementOf } from '../db/named-statements.ts';
 import { WebhookDelivery, WebhookSubscription } from '../entities/index.ts';
+import type { ClinicMode } from '../lib/clinic-mode.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Resolver } from '../lib/guarded-lookup.ts';
 import { completeInTransaction, type JobClaim } from '../lib/job-queue.ts';
@@ -42,7 +43,6 @@ export interface AttemptDeps {
   em: EntityManager;
   clock: Clock;
   timeoutMs: number;
-  allowLoopback: boolean;
   /** Tests: the DNS answers the guard checks at connect time. */
   resolve?: Resolver;
   /** Tests: the jitter's random number in [0, 1). */
@@ -122,7 +122,8 @@ async function attemptOnce(
     deliveryHeaders(signingSecrets(sub, attemptedAt), event, body, attemptedAt),
     {
       timeoutMs: deps.timeoutMs,
-      allowLoopback: deps.allowLoopback,
+      // The receiver is held to its clinic's URL policy at every attempt (docs/test-mode.md).
+      mode: sub.clinicMode,
       ...(deps.resolve ? { resolve: deps.resolve } : {}),
     },
   );
@@ -135,6 +136,7 @@ async function attemptOnce(
 interface Subscription {
   id: number;
   clinicId: number;
+  clinicMode: ClinicMode;
   url: string;
   eventTypes: string[];
   enabled: boolean;
@@ -156,10 +158,11 @@ export interface AttemptRead {
  */
 const readSql = statementOf(
   `select "s"."id", "s"."clinic_id", "s"."url", "s"."event_types", "s"."enabled", "s"."secret", "s"."deleted_at",
-     "s"."previous_secret", "s"."previous_secret_expires_at",
+     "s"."previous_secret", "s"."previous_secret_expires_at", "c"."mode",
      "e"."id" as "event_id", "e"."type", "e"."created_at", "e"."data", "e"."test"
    from unnest(?::int[], ?::int[]) with ordinality as "j"("subscription", "event", "n")
    left join "webhook_subscription" as "s" on "s"."id" = "j"."subscription"
+   left join "clinic" as "c" on "c"."id" = "s"."clinic_id"
    left join "event" as "e" on "e"."id" = "j"."event"
    order by "j"."n"`,
 );
@@ -177,6 +180,7 @@ export async function readAttempts(em: EntityManager, jobs: readonly DeliveryJob
           : {
               id: row.id,
               clinicId: row.clinic_id,
+              clinicMode: row.mode,
               url: row.url,
               eventTypes: row.event_types,
               enabled: row.enabled,

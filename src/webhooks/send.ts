@@ -2,6 +2,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { type AddressPolicy, bareHost, urlPolicy } from '../lib/address-policy.ts';
+import type { ClinicMode } from '../lib/clinic-mode.ts';
 import { guardedLookup, RefusedAddress, type Resolver } from '../lib/guarded-lookup.ts';
 
 /**
@@ -19,8 +20,8 @@ import { guardedLookup, RefusedAddress, type Resolver } from '../lib/guarded-loo
  */
 export interface SendOptions {
   timeoutMs: number;
-  /** ALLOW_LOOPBACK_URLS: plain http to loopback, and loopback addresses, for tests and local development. */
-  allowLoopback: boolean;
+  /** The subscription's clinic's mode: a test clinic's receiver may be plain http and on loopback. */
+  mode: ClinicMode;
   /** The DNS resolver the guard checks (tests stand in a rebinding one); dns.lookup by default. */
   resolve?: Resolver;
 }
@@ -52,7 +53,7 @@ const BODY_READ_MAX = 16 * 1024;
  */
 const agents = new Map<string, http.Agent>();
 function agentFor(https_: boolean, policy: AddressPolicy, resolve: Resolver | undefined): http.Agent {
-  const key = `${https_}:${policy.loopback}:${policy.public}:${resolve ? 'custom' : 'dns'}`;
+  const key = `${https_}:${policy.loopback}:${resolve ? 'custom' : 'dns'}`;
   let agent = agents.get(key);
   if (!agent) {
     // Only a test's stand-in resolver changes per run; it gets a fresh agent each time.
@@ -86,7 +87,7 @@ export async function sendDelivery(
   } catch {
     return refused('The URL is not valid; not sent.');
   }
-  const checked = urlPolicy(u, opts.allowLoopback, 'The URL');
+  const checked = urlPolicy(u, opts.mode, 'The URL');
   if ('refused' in checked) return refused(`${checked.message} Not sent.`);
   try {
     const res = await post(u, body, headers, checked.policy, opts);

@@ -12,6 +12,7 @@ import { getMessage } from '../../services/chat/messages.ts';
 import { patientMessage, patientReaction } from '../../services/chat/patient-side.ts';
 import { reactToMessage } from '../../services/chat/react.ts';
 import { type Sent, sendMessage } from '../../services/chat/send.ts';
+import { requireTestClinic } from '../../services/clinics/test-mode.ts';
 import { CORE, viewFor } from '../../services/resource.ts';
 import { builder } from '../builder.ts';
 import { enumTypeOf } from '../enums.ts';
@@ -88,13 +89,17 @@ builder.mutationType({
     'Every write: `name(input: NameInput!): NamePayload!`, the payload holding the written object under its own name (`createPatient { patient { id } }`). A refusal is in `errors`, its `extensions.code` as REST names it and `extensions.param` the input field it is about.',
 });
 
-// ---------- Sandbox (served only with the sandbox network: src/schema/index.ts) ----------
+// ---------- Sandbox (test clinics only: docs/test-mode.md) ----------
 
-/** The sandbox network of this app, or a 404 for a real network (these mutations do not exist there). */
-function sandboxOf(ctx: RequestContext): SandboxNetwork {
-  const network = ctx.services.chat.network;
+/** The sandbox network, for a test clinic's key; a 403 `test_mode_only` for a live clinic's. */
+function sandboxOf(ctx: RequestContext, mutation: string): SandboxNetwork {
+  requireTestClinic(ctx.principal.clinicMode, mutation);
+  const network = ctx.services.chat.networks.test;
   if (!(network instanceof SandboxNetwork))
-    throw new AppError('not_found', 'The sandbox mutations exist only with the sandbox network.');
+    throw new AppError(
+      'not_found',
+      'The sandbox mutations need the sandbox network, which this service does not run.',
+    );
   return network;
 }
 
@@ -191,7 +196,7 @@ builder.mutationFields((t) => ({
     subGraphs: ['Sandbox'],
     authScopes: chatWrite,
     description:
-      "Sandbox only: the patient writes to the clinic (the network's signed callback, as a real one makes it). Opens the 24-hour window.",
+      "Test clinics only (a live clinic's key gets `test_mode_only`): the patient writes to the clinic (the network's signed callback, as a real one makes it). Opens the 24-hour window.",
     args: {
       input: t.arg({
         type: SandboxInboundInput,
@@ -201,7 +206,7 @@ builder.mutationFields((t) => ({
     },
     resolve: (_root, { input }, ctx) =>
       asSandboxInput(async () => {
-        const network = sandboxOf(ctx);
+        const network = sandboxOf(ctx, 'sandboxInbound');
         const message = await patientMessage(ctx.em, ctx.principal.clinicId, {
           from: input.from,
           text: input.text,
@@ -217,13 +222,14 @@ builder.mutationFields((t) => ({
     type: SandboxReactPayload,
     subGraphs: ['Sandbox'],
     authScopes: chatWrite,
-    description: "Sandbox only: the patient reacts to a message; null withdraws the patient's reaction.",
+    description:
+      "Test clinics only (a live clinic's key gets `test_mode_only`): the patient reacts to a message; null withdraws the patient's reaction.",
     args: {
       input: t.arg({ type: SandboxReactInput, required: true, description: 'The input of sandboxReact.' }),
     },
     resolve: (_root, { input }, ctx) =>
       asSandboxInput(async () => {
-        const network = sandboxOf(ctx);
+        const network = sandboxOf(ctx, 'sandboxReact');
         const r = await patientReaction(ctx.em, ctx.principal.clinicId, {
           message: String(input.messageId),
           emoji: input.emoji ?? null,

@@ -243,7 +243,7 @@ export const addCallRecording = defineWrite({
     if (!row) throw notFound('call', String(id));
     checkVersion('Call', row.updatedAt, expected);
     checkRecordable(row as { recorded: boolean; recordingAvailable: boolean }, id);
-    return ctx.services.calls.recordings.keep(ctx.principal.clinicId, input.url);
+    return ctx.services.calls.recordings.keep(ctx.principal.clinicId, ctx.principal.clinicMode, input.url);
   },
   async run(w, _input, id, kept) {
     const call = await w.load(CallEntity, 'Call', id);

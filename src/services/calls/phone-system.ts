@@ -59,6 +59,7 @@ export async function phoneSystemContext(
     keyId: 'cli',
     clinicId,
     clinicKind: clinic.kind,
+    clinicMode: clinic.mode,
     country: clinic.country,
     scopes: new Set<string>(allScopes),
   };

@@ -1,8 +1,10 @@
-import type { MessagingNetwork } from '../../network/adapter.ts';
+import type { ClinicMode } from '../../lib/clinic-mode.ts';
+import type { ChatNetworks } from './networks.ts';
 
-/** What the chat services talk to: the messaging network (the sandbox by default) and the media store. */
+/** What the chat services talk to: the messaging network of each clinic mode and the media store. */
 export interface ChatDeps {
-  network: MessagingNetwork;
+  /** Resolved per request from the key's clinic (networkOf): never one network per process. */
+  networks: ChatNetworks;
   media?: ChatMedia;
   /** After this long an unanswered Idempotency-Key claim has no request left working on it. */
   idempotencyLeaseMs: number;
@@ -13,10 +15,12 @@ export interface ChatMedia {
   /** Downloads and checks a caller's file (422s on media.url), keeps a copy; the stored key. */
   keep(
     clinicId: number,
+    /** The clinic's mode: which URLs may be fetched (src/lib/address-policy.ts). */
+    mode: ClinicMode,
     media: { type: 'image' | 'document'; url: string; filename: string | null },
   ): Promise<{ key: string; mime: string; filename: string | null }>;
   /** Copies the network's media of an inbound message into the store; the stored key. */
-  copy(clinicId: number, url: string, mime: string): Promise<string>;
+  copy(clinicId: number, mode: ClinicMode, url: string, mime: string): Promise<string>;
   /** A signed link to a stored object, valid about 10 hours. */
   link(
     clinicId: number,

@@ -1,5 +1,6 @@
 import { type EntityManager, UniqueConstraintViolationException } from '@mikro-orm/postgresql';
 import { Clinic, Conversation, Message } from '../../entities/index.ts';
+import type { ClinicMode } from '../../lib/clinic-mode.ts';
 import { AppError } from '../../lib/errors.ts';
 import { messageId, toId } from '../../lib/ids.ts';
 import { clockNow, requestLogger } from '../../lib/request-context.ts';
@@ -23,8 +24,11 @@ export interface Recorded {
   reason?: string;
 }
 
-/** Copies a message's media from the network into the service's store; returns the store key. */
-export type MediaCopier = (clinicId: number, url: string, mime: string) => Promise<string>;
+/**
+ * Copies a message's media from the network into the service's store under the clinic's URL
+ * policy (its mode: src/lib/address-policy.ts); returns the store key.
+ */
+export type MediaCopier = (clinicId: number, mode: ClinicMode, url: string, mime: string) => Promise<string>;
 
 const noFilters = { filters: false } as const;
 
@@ -44,7 +48,9 @@ export async function recordNetworkEvent(
   if (first) return duplicate(first);
   // Fetched before the transaction: a slow media server must not hold the clinic's chat lock.
   const mediaKey =
-    event.media && copyMedia ? await copyMedia(clinic.id, event.media.url, event.media.mime_type) : null;
+    event.media && copyMedia
+      ? await copyMedia(clinic.id, clinic.mode, event.media.url, event.media.mime_type)
+      : null;
   try {
     return await recordMessage(em, clinic.id, event, mediaKey, async (change) => {
       // Under the clinic's chat lock: a copy of this callback that arrived meanwhile (its media

@@ -11,6 +11,7 @@ import { chatChangeIn } from './changes.ts';
 import { isSingleEmoji } from './emoji.ts';
 import { Message as MessageResource } from './message.resource.ts';
 import { presentMessage } from './messages.ts';
+import { NETWORK_NOT_CONFIGURED_ERROR, networkOf } from './networks.ts';
 import { windowOpen } from './window.ts';
 
 /** A reaction may be set on a message at most this old (spec, Limits: reaction age). */
@@ -62,6 +63,7 @@ export const reactToMessage = defineWrite<z.ZodObject<{ emoji: z.ZodType<string 
   example: { emoji: '👍' },
   resource: MessageResource,
   errors: {
+    '503': NETWORK_NOT_CONFIGURED_ERROR,
     '422': {
       code: 'validation_failed',
       description:
@@ -104,6 +106,8 @@ async function checkReaction(
   id: string | undefined,
   expected: number | '*' | undefined,
 ): Promise<Prepared> {
+  // As a send: a live clinic without a network is a 503 before anything else is checked.
+  const network = networkOf(ctx.services.chat.networks, ctx.principal.clinicMode);
   const parsed = parseMessageId(id ?? '');
   const message = parsed
     ? await ctx.em.findOne(Message, { id: parsed.n, direction: parsed.direction })
@@ -139,7 +143,7 @@ async function checkReaction(
     );
   return {
     message: message.id,
-    network: ctx.services.chat.network,
+    network,
     from: conversation.clinicPhone ?? '',
     to: conversation.patientPhone,
     networkMessageId: message.networkMessageId,

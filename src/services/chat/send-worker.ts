@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Job, JobWithMetadata } from 'pg-boss';
-import { Message, Template } from '../../entities/index.ts';
+import { Clinic, Message, Template } from '../../entities/index.ts';
 import { bounded } from '../../lib/bounded.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { messageId } from '../../lib/ids.ts';
@@ -8,11 +8,12 @@ import { completeInTransaction, type JobClaim, type WorkerDefinition } from '../
 import { asQueuedBy, scopeLog } from '../../lib/job-scope.ts';
 import { chatSends } from '../../lib/metrics.ts';
 import { atWriteTime } from '../../lib/request-context.ts';
-import { type MessagingNetwork, NetworkRefusal, type OutboundMessage } from '../../network/adapter.ts';
+import { NetworkRefusal, type OutboundMessage } from '../../network/adapter.ts';
 import { clinicWrite } from '../unit-of-work.ts';
 import { chatChange } from './changes.ts';
 import type { ChatMedia } from './deps.ts';
 import { messageEvent } from './events.ts';
+import { type ChatNetworks, networkOf } from './networks.ts';
 import { enqueueSend, SEND_FAILED_QUEUE, SEND_QUEUE, type SendJob } from './send-jobs.ts';
 import { earlierUnsent } from './unsent.ts';
 
@@ -33,7 +34,8 @@ import { earlierUnsent } from './unsent.ts';
 export interface SendWorkerDeps {
   /** The process's root EntityManager; each job forks its own. */
   em: EntityManager;
-  network: MessagingNetwork;
+  /** The network of each clinic mode: a message goes out through its clinic's (docs/test-mode.md). */
+  networks: ChatNetworks;
   /** Signed links the network fetches media from (ChatMedia.link); media sends fail without them. */
   mediaLink?: ChatMedia['link'];
   /** The time of the failures it records (the server's injected clock). */
@@ -142,12 +144,17 @@ async function sendOnce(deps: SendWorkerDeps, job: SendJob, claim?: JobClaim): P
   // Sent by an earlier attempt (its completion lost), or failed meanwhile: nothing to do.
   if (!m || m.networkMessageId || m.failedAt) return 'skipped';
   if (await waitsForEarlier(deps, em, job, m, claim)) return 'waiting';
+  const { mode } = await em.findOneOrFail(Clinic, job.clinic, { fields: ['mode'], filters: false });
+  // A live clinic's send was refused when no live network was configured. One queued to a process
+  // that has none (`npm run worker` never has: docs/test-mode.md) fails like a network down: it is
+  // tried again on the schedule, then failed.
+  const network = networkOf(deps.networks, mode);
   const out = await outboundOf(em, deps, m);
   let networkMessageId: string;
   const timeoutMs = deps.networkTimeoutMs ?? NETWORK_TIMEOUT_MS;
   try {
     ({ networkMessageId } = await bounded(
-      (signal) => deps.network.send(out, signal),
+      (signal) => network.send(out, signal),
       timeoutMs,
       () => new Error(`The messaging network did not answer within ${timeoutMs} ms.`),
     ));

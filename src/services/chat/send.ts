@@ -9,6 +9,7 @@ import { type ChatChange, chatChangeIn, clinicRef, noteMessage } from './changes
 import { type DeliveryMode as DeliveryModes, Message as MessageResource } from './message.resource.ts';
 import { presentMessage } from './messages.ts';
 import { conversationOf } from './network-events.ts';
+import { networkOf } from './networks.ts';
 import { parseSendInput, type SendInput, sendBody } from './send-input.ts';
 import { enqueueSend } from './send-jobs.ts';
 import { notSendableReason } from './template.resource.ts';
@@ -83,6 +84,8 @@ export const sendMessage = defineWrite<typeof sendBody, Prepared>({
 });
 
 async function prepareSend(ctx: RequestContext, input: SendInput): Promise<Prepared> {
+  // The key's clinic must have a network to send through before anything is checked or fetched.
+  networkOf(ctx.services.chat.networks, ctx.principal.clinicMode);
   const clinic = await ctx.em.findOneOrFail(Clinic, ctx.principal.clinicId);
   if (!clinic.phone)
     throw new AppError('validation_failed', 'This clinic has no messaging number to send from.', {
@@ -146,7 +149,7 @@ async function prepareSend(ctx: RequestContext, input: SendInput): Promise<Prepa
     );
     if (!windowOpen(conversation?.lastInboundAt, ctx.clock.now())) throw noFallback('media.caption');
   }
-  const kept = await media.keep(clinic.id, input.media);
+  const kept = await media.keep(clinic.id, ctx.principal.clinicMode, input.media);
   const first: Recorded = {
     type: input.media.type,
     text: null,

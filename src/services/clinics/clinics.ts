@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Clinic, type ClinicKind, clinicKinds } from '../../entities/clinic.ts';
+import { type ClinicMode, clinicModes } from '../../lib/clinic-mode.ts';
 import { AppError } from '../../lib/errors.ts';
 import { toId } from '../../lib/ids.ts';
 import { isPhoneCountry, toE164 } from '../../lib/phone.ts';
@@ -9,6 +10,8 @@ export async function createClinic(
   input: {
     name: string;
     kind: string;
+    /** Test or live, for good (docs/test-mode.md): no default, the choice is always made on purpose. */
+    mode: string;
     country: string;
     phone?: string | null;
     handledMarkingEnabled?: boolean;
@@ -19,6 +22,11 @@ export async function createClinic(
   if (!(clinicKinds as readonly string[]).includes(input.kind)) {
     throw new AppError('validation_failed', `kind must be one of ${clinicKinds.join(', ')}.`, {
       param: 'kind',
+    });
+  }
+  if (!(clinicModes as readonly string[]).includes(input.mode)) {
+    throw new AppError('validation_failed', `mode must be one of ${clinicModes.join(', ')}.`, {
+      param: 'mode',
     });
   }
   const country = input.country?.toUpperCase();
@@ -33,6 +41,7 @@ export async function createClinic(
   const clinic = em.create(Clinic, {
     name: input.name.trim(),
     kind: input.kind as ClinicKind,
+    mode: input.mode as ClinicMode,
     country,
     phone,
     timezone: input.timezone ?? 'UTC',
@@ -51,6 +60,7 @@ export async function listClinics(em: EntityManager) {
     id: toId('Clinic', c.id),
     name: c.name,
     kind: c.kind,
+    mode: c.mode,
     country: c.country,
     phone: c.phone,
   }));

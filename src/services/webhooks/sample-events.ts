@@ -3,6 +3,7 @@ import { eventSamples } from '../../events/samples.ts';
 import { EVENT_TYPES, type EventType, EventTypeSet, scopeToSee } from '../../events/types.ts';
 import { valuesOf } from '../../lib/enums.ts';
 import { AppError, invalid, notFound } from '../../lib/errors.ts';
+import { requireTestClinic } from '../clinics/test-mode.ts';
 import { EventEnvelope } from '../events/event.resource.ts';
 import { eventTypesParam } from '../events/events.ts';
 import { SUBSCRIBED_TO_EVENT } from '../unit-of-work.ts';
@@ -123,7 +124,7 @@ export const triggerEvent = defineWrite({
   status: 202,
   tag: 'Events',
   summary: 'Trigger a sample event',
-  description: `Delivers a sample event of \`type\` to every enabled subscription of the clinic that receives the type, as a real event of that type would be (\`cli events trigger <type>\` calls this). Accepted (202) with the sample's envelope. ${SAMPLE_NOTE} No subscription receives the type: 409. A chat.* type on a key without chat:read: 403.`,
+  description: `Test clinics only (a live clinic's key: 403 \`test_mode_only\`). Delivers a sample event of \`type\` to every enabled subscription of the clinic that receives the type, as a real event of that type would be (\`cli events trigger <type>\` calls this). Accepted (202) with the sample's envelope. ${SAMPLE_NOTE} No subscription receives the type: 409. A chat.* type on a key without chat:read: 403.`,
   scopes: ['webhooks:manage'],
   input: z.strictObject({
     type: typeInput.meta({ description: "The sample's event type." }),
@@ -131,6 +132,13 @@ export const triggerEvent = defineWrite({
   example: { type: 'patient.created' },
   resource: EventEnvelope,
   errors: {
+    '403': {
+      code: 'test_mode_only',
+      description:
+        "`test_mode_only`: the key's clinic is live; sample events on demand are for test clinics (docs/test-mode.md). `forbidden`: the key lacks `webhooks:manage`, or `chat:read` for a chat.* type; `required_scopes` names them.",
+      message:
+        "POST /v1/events is for test clinics only, and this clinic is live (its keys start cg_live_). Use a test clinic's key (cg_test_…); docs/test-mode.md.",
+    },
     '409': {
       code: 'conflict',
       description:
@@ -139,6 +147,7 @@ export const triggerEvent = defineWrite({
     },
   },
   async prepare(ctx, input) {
+    requireTestClinic(ctx.principal.clinicMode, 'POST /v1/events');
     eventTypesParam(ctx, [input.type], 'type');
   },
   async run(w, input) {

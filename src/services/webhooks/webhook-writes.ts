@@ -79,7 +79,7 @@ export const createWebhook = defineWrite({
   // The checks and the host's lookup happen before the transaction: a lookup can take seconds.
   async prepare(ctx, input) {
     const eventTypes = subscribedTypes(ctx, input.event_types);
-    const url = await checkDeliveryUrl(input.url, ctx.services.webhooks?.allowLoopback ?? false);
+    const url = await checkDeliveryUrl(input.url, ctx.principal.clinicMode);
     return { url, eventTypes, secret: newSecret() };
   },
   async run(w, input, _id, prepared) {
@@ -144,9 +144,7 @@ export const updateWebhook = defineWrite({
     await getWebhook(ctx, String(id));
     const eventTypes = input.event_types === undefined ? undefined : subscribedTypes(ctx, input.event_types);
     const url =
-      input.url === undefined
-        ? undefined
-        : await checkDeliveryUrl(input.url, ctx.services.webhooks?.allowLoopback ?? false);
+      input.url === undefined ? undefined : await checkDeliveryUrl(input.url, ctx.principal.clinicMode);
     return { url, eventTypes };
   },
   async run(w, input, id, prepared) {

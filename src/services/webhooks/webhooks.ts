@@ -3,6 +3,7 @@ import { type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../.
 import { WebhookSubscription as Entity } from '../../entities/index.ts';
 import { EVENT_TYPES, type EventType, scopeToSee } from '../../events/types.ts';
 import { bareHost, rangeRefusal, refusedHost, urlPolicy } from '../../lib/address-policy.ts';
+import type { ClinicMode } from '../../lib/clinic-mode.ts';
 import { invalid, notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
@@ -76,20 +77,20 @@ export function assertTypesVisible(ctx: Pick<ServiceContext, 'principal'>, store
 const LOOKUP_TIMEOUT_MS = 5000;
 
 /**
- * The delivery URL's checks at creation (422 `url`): https, or plain http to a loopback host with
- * `allowLoopback` (ALLOW_LOOPBACK_URLS); no credentials in it; its host, resolved, must be public
- * unicast (loopback too with `allowLoopback`), as media downloads check (src/lib/address-policy.ts).
+ * The delivery URL's checks at creation (422 `url`), by the clinic's mode: https (a test clinic's
+ * may be plain http); no credentials in it; its host, resolved, must be public unicast (loopback
+ * too for a test clinic), as media downloads check (src/lib/address-policy.ts, docs/test-mode.md).
  * A host that does not resolve (yet) is accepted: deliveries check the address again when they
  * connect (DNS rebinding), and a lookup failing now says nothing about later.
  */
-export async function checkDeliveryUrl(raw: string, allowLoopback: boolean): Promise<string> {
+export async function checkDeliveryUrl(raw: string, mode: ClinicMode): Promise<string> {
   let u: URL;
   try {
     u = new URL(raw);
   } catch {
     throw invalid('url', 'url is not a valid URL.');
   }
-  const checked = urlPolicy(u, allowLoopback, 'url');
+  const checked = urlPolicy(u, mode, 'url');
   if ('refused' in checked) throw invalid('url', checked.message);
   if (u.username || u.password) throw invalid('url', 'url must not carry a user name or password.');
   const { policy } = checked;
@@ -103,16 +104,4 @@ export async function checkDeliveryUrl(raw: string, allowLoopback: boolean): Pro
   ]).finally(() => clearTimeout(timer));
   if (range) throw invalid('url', rangeRefusal(range, 'url'));
   return u.toString();
-}
-
-/** The service's setting for webhook URLs, wired in src/server/app.ts. */
-export interface WebhookDeps {
-  /** ALLOW_LOOPBACK_URLS: plain http to loopback receivers, for tests and local development. */
-  allowLoopback: boolean;
-}
-
-declare module '../../lib/request-context.ts' {
-  interface AppServices {
-    webhooks?: WebhookDeps;
-  }
 }

@@ -233,7 +233,7 @@ try {
     // A second worker process beside the service's own workers, killed a third of the way in.
     const worker = spawn(process.execPath, [path.join(here, '..', 'src', 'worker.ts')], {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      env: { ...process.env, DATABASE_URL: dbUrl.toString(), ALLOW_LOOPBACK_URLS: 'true', LOG_LEVEL: 'warn' },
+      env: { ...process.env, DATABASE_URL: dbUrl.toString(), LOG_LEVEL: 'warn' },
     });
     await new Promise<void>((resolve, reject) => {
       worker.once('exit', (code) => reject(new Error(`worker exited (code ${code})`)));

@@ -1,7 +1,7 @@
 /**
  * The service as `npm run bench:deliveries` runs it: bench/server.ts's child (IPC 'ready', exits
- * with its parent) with what deliveries to a loopback receiver need: ALLOW_LOOPBACK_URLS's plain
- * http to 127.0.0.1, and the job queue's workers on (as `npm start` by default).
+ * with its parent) with the job queue's workers on (as `npm start` by default). Its clinic is a
+ * test clinic, whose receiver may be plain http on 127.0.0.1 (docs/test-mode.md).
  */
 import { openOrm } from '../src/lib/database.ts';
 import { startHttpServer } from '../src/server/start.ts';

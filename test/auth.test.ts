@@ -21,7 +21,7 @@ const raw = (path: string, headers: Record<string, string>) =>
 describe('API keys', () => {
   it('are high-entropy, shown once and stored only as a hash', async () => {
     const made = await createApiKey(app.orm.em.fork(), { clinicId, name: 'k', scopes: ['patients:read'] });
-    expect(made.key).toMatch(/^cg_live_[A-Za-z0-9_-]{43}$/);
+    expect(made.key).toMatch(/^cg_test_[A-Za-z0-9_-]{43}$/);
     const row = await app.orm.em.fork().findOneOrFail(ApiKey, { id: Number(made.id.slice(4)) });
     expect(row.hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(row)).not.toContain(made.key);

@@ -33,7 +33,10 @@ beforeAll(async () => {
     // Served once, like a network's short-lived media URL.
     if (path === '/voice.ogg' && !voiceServed) {
       voiceServed = true;
-      return res.end(Buffer.from('OggS\u0000\u0002fake-ogg-audio'));
+      // An Ogg Vorbis page's header, enough for the sniffer: a test clinic keeps only media it recognises.
+      return res.end(
+        Buffer.concat([Buffer.from('OggS'), Buffer.alloc(24), Buffer.from('\x01vorbis', 'latin1'), Buffer.alloc(20)]),
+      );
     }
     if (path === '/not-a-pdf.pdf') return res.end(png());
     if (path === '/huge.png') return res.end(big);

@@ -179,7 +179,7 @@ describe('cli: clinics and keys', () => {
     );
     expect(k.id).toMatch(/^key_\d+$/);
     expect(k.scopes).toEqual(['patients:read', 'catalog:read']);
-    expect(k.key).toMatch(/^cg_live_/);
+    expect(k.key).toMatch(/^cg_test_/);
     const rows = await db.query('select * from api_key');
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(k.key);

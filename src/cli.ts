@@ -362,7 +362,7 @@ network
           replyTo?: string;
         },
       ) => {
-        const { id, mode } = await testClinic(em, opts.clinic, 'network inbound');
+        const { id } = await testClinic(em, opts.clinic, 'network inbound');
         const message = await patientMessage(em, id, {
           from: opts.from,
           text: opts.text,
@@ -372,11 +372,7 @@ network
           replyTo: opts.replyTo,
         });
         const copy = mediaCopier(pgMediaStore(em), limitsOf(loadConfig()));
-        const recorded = await recordNetworkEvent(
-          em,
-          inboundEvent(message, new Date()),
-          (c, _mode, url, mime) => copy(c, mode, url, mime),
-        );
+        const recorded = await recordNetworkEvent(em, inboundEvent(message, new Date()), copy);
         out(recorded, `Recorded ${recorded.id} in ${recorded.conversation_id}.`);
       },
     ),
@@ -464,7 +460,7 @@ phone
         const delay = opts.delay ?? nonNegativeInt(process.env.PHONE_CALL_DELAY_MS ?? '1500');
         const limits = limitsOf(loadConfig());
         // The phone system's copy of the recording: a generated WAV on a loopback port of this
-        // process, and plain http to loopback allowed for this one download only.
+        // process, which a test clinic (the only kind this command plays for) may fetch.
         const audio = opts.recording ? await serveAudio(toneWav(Math.min(opts.duration ?? 3, 3) || 1)) : null;
         if (audio) cleanups.push(audio.close);
         const media = {
@@ -635,7 +631,7 @@ events
 events
   .command('trigger')
   .description(
-    "send a sample event of a type to every enabled webhook subscription of the key's clinic that receives it, through the service's real queue and signing (POST /v1/events); its envelope carries test: true and its data is a fixed sample (docs/events.md, Sample events)",
+    "send a sample event of a type to every enabled webhook subscription of the key's clinic that receives it, through the service's real queue and signing (POST /v1/events; test clinics only); its envelope carries test: true and its data is a fixed sample (docs/events.md, Sample events)",
   )
   .argument('<type>', 'the event type, e.g. appointment.created')
   .requiredOption('--key <key>', 'the API key (webhooks:manage; chat:read for chat.* types)')

@@ -35,7 +35,12 @@ beforeAll(async () => {
       voiceServed = true;
       // An Ogg Vorbis page's header, enough for the sniffer: a test clinic keeps only media it recognises.
       return res.end(
-        Buffer.concat([Buffer.from('OggS'), Buffer.alloc(24), Buffer.from('\x01vorbis', 'latin1'), Buffer.alloc(20)]),
+        Buffer.concat([
+          Buffer.from('OggS'),
+          Buffer.alloc(24),
+          Buffer.from('\x01vorbis', 'latin1'),
+          Buffer.alloc(20),
+        ]),
       );
     }
     if (path === '/not-a-pdf.pdf') return res.end(png());

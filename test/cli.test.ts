@@ -1,15 +1,12 @@
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runCli } from './run-cli.ts';
 
 /**
  * The CLI as users run it: a child process on Node 24 with DATABASE_URL pointing at an empty
  * database of this file's own (not the migrated template: the CLI must migrate it itself).
  */
-const root = path.resolve(import.meta.dirname, '..');
-const node = path.join(root, 'node_modules/.bin/node');
 const TIMEOUT = 60_000;
 
 function adminUrl(): string {
@@ -50,20 +47,7 @@ async function emptyDatabase() {
 
 type Db = Awaited<ReturnType<typeof emptyDatabase>>;
 
-function cli(db: Db, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(node, ['src/cli.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (db: Db, ...args: string[]) => runCli(args, { DATABASE_URL: db.url });
 
 /** Runs a --json command that must succeed and print exactly one JSON object on stdout. */
 async function cliJson(db: Db, ...args: string[]): Promise<any> {

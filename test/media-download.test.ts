@@ -56,6 +56,12 @@ beforeAll(async () => {
         return send(png(), 'application/pdf');
       case '/text':
         return send(Buffer.from('hello, this is text'), 'image/png');
+      case '/xml':
+        return send(
+          Buffer.from('<?xml version="1.0"?><ListBucketResult><Key>secret</Key></ListBucketResult>'),
+        );
+      case '/zip':
+        return send(Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), Buffer.alloc(60)]));
       case '/big-length':
         // Declares 5000 bytes, sends 10 and holds: only the Content-Length check can refuse it in time.
         res.writeHead(200, { 'content-length': 5000 });
@@ -180,8 +186,16 @@ describe("downloadMedia: a network's media ('any')", () => {
   it("a test clinic's download of something unrecognised (a service's text on loopback) is refused, not kept", async () => {
     await refused(
       downloadMedia(`${files.url}/text`, { ...loopback, declared: 'any', fallbackMime: 'application/pdf' }),
-      /not a media file of a recognised type; a test clinic's media must be one/,
+      /not an image, audio, video or PDF; a test clinic's media must be one/,
     );
+  });
+
+  it('nor a recognised file that is not media (XML, an archive): a test clinic keeps media only', async () => {
+    for (const path of ['/xml', '/zip'])
+      await refused(
+        downloadMedia(`${files.url}${path}`, { ...loopback, declared: 'any', fallbackMime: 'image/png' }),
+        /not an image, audio, video or PDF \(its content is application\/(xml|zip)\)/,
+      );
   });
 });
 

@@ -1,16 +1,13 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runCli } from './run-cli.ts';
 
 /**
  * `phone call` as users run it: a child process on an empty database of this file's own. It plays
  * one call through the same writes as the API, serving its recording from a loopback port of its
  * own, and prints each event as it is recorded, in the spec's order.
  */
-const root = path.resolve(import.meta.dirname, '..');
-const node = path.join(root, 'node_modules/.bin/node');
 const TIMEOUT = 60_000;
 
 function adminUrl(): string {
@@ -35,20 +32,8 @@ let dbUrl: string;
 let dbName: string;
 let clinic: string;
 
-function cli(args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(node, ['src/cli.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: dbUrl, LOG_LEVEL: 'warn', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { DATABASE_URL: dbUrl, ...env });
 
 beforeAll(async () => {
   dbName = `cg_phone_${randomBytes(5).toString('hex')}`;

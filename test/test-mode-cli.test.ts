@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers.ts';
+import { runCli } from './run-cli.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
 
 /**
@@ -10,8 +9,6 @@ import { type Receiver, startReceiver } from './webhook-receiver.ts';
  * It shares its database with a running app (startTestApp's), so a key the CLI creates is a key
  * the app knows, and `events trigger` goes through the app's POST /v1/events.
  */
-const root = path.resolve(import.meta.dirname, '..');
-const node = path.join(root, 'node_modules/.bin/node');
 const TIMEOUT = 60_000;
 const TEST_ONLY = /is for test clinics only, and this clinic is live \(its keys start cg_live_\).*cg_test_/;
 
@@ -26,20 +23,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(node, ['src/cli.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, DATABASE_URL: app.databaseUrl, LOG_LEVEL: 'warn', PHONE_CALL_DELAY_MS: '0' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (...args: string[]) => runCli(args, { DATABASE_URL: app.databaseUrl, PHONE_CALL_DELAY_MS: '0' });
 
 async function cliJson(...args: string[]): Promise<any> {
   const res = await cli('--json', ...args);

@@ -8,6 +8,7 @@ import { QueuedReceipts } from '../src/network/sandbox-receipts.ts';
 import { syncTemplates } from '../src/services/chat/template-sync.ts';
 import { NETWORK_SECRET, startTestApp, type TestApp } from './helpers.ts';
 import { jpeg, serve, type TestServer } from './media-files.ts';
+import { until } from './until.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
 
 /**
@@ -80,16 +81,6 @@ async function receiver(): Promise<Receiver> {
   const r = await startReceiver();
   receivers.push(r);
   return r;
-}
-
-async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await what();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const SANDBOX_INBOUND =
@@ -329,6 +320,24 @@ describe('webhook URLs by mode', () => {
     );
     expect(attempt).toMatchObject({ status: 'failed', response_status: null });
     expect(attempt.error).toMatch(TEST_CLINICS_ONLY);
+    // https to a loopback name: the scheme passes, the address it resolves to does not.
+    await a.orm.em
+      .fork()
+      .getConnection()
+      .execute('update "webhook_subscription" set "url" = ? where "id" = ?', [
+        r.url.replace(/^http:\/\/127\.0\.0\.1/, 'https://localhost'),
+        Number(id.slice(3)),
+      ]);
+    expect((await a.post('/v1/patients', { first_name: 'Ada', last_name: 'Again' }, l.key)).status).toBe(201);
+    const log = await until(
+      async () => (await a.get(`/v1/webhooks/${id}/deliveries?limit=10`, l.key)).body.data as any[],
+      (entries) => entries.some((e) => /\(loopback range\)/.test(e.error)),
+    );
+    const refused = log.find((e) => /\(loopback range\)/.test(e.error));
+    expect(refused).toMatchObject({ status: 'failed', response_status: null });
+    expect(refused.error).toMatch(
+      /resolved to an address that is not allowed when connecting \(loopback range\)/,
+    );
     expect(r.hits).toBe(0);
   });
 });

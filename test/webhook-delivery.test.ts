@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from './helpers.ts';
+import { until } from './until.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
 
 /**
@@ -35,16 +36,6 @@ async function deliveries(id: string) {
   const r = await app.get(`/v1/webhooks/${id}/deliveries?limit=100`, key);
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return r.body.data as any[];
-}
-
-async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await what();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`timed out: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('delivery', () => {

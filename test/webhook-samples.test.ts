@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventSamples } from '../src/events/samples.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
+import { runCli } from './run-cli.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
 
 /**
@@ -135,22 +134,7 @@ describe('triggering a sample at the clinic', () => {
   it('cli events trigger <type> sends one through the service', async () => {
     const k = (await app.clinicWithKey('dental', ['webhooks:manage'])).key;
     const { r } = await subscribe(['patient.updated'], k);
-    const root = path.resolve(import.meta.dirname, '..');
-    const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
-      (resolve, reject) => {
-        const child = spawn(
-          path.join(root, 'node_modules/.bin/node'),
-          ['src/cli.ts', 'events', 'trigger', 'patient.updated', '--key', k, '--url', app.url],
-          { cwd: root, env: { ...process.env, LOG_LEVEL: 'warn' } },
-        );
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d) => (stdout += d));
-        child.stderr.on('data', (d) => (stderr += d));
-        child.on('error', reject);
-        child.on('exit', (code) => resolve({ code, stdout, stderr }));
-      },
-    );
+    const out = await runCli(['events', 'trigger', 'patient.updated', '--key', k, '--url', app.url]);
     expect(out.code, out.stderr).toBe(0);
     await r.waitFor(1);
     expect(r.accepted[0].body).toMatchObject({ type: 'patient.updated', test: true });

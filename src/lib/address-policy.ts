@@ -17,11 +17,6 @@ export interface AddressPolicy {
 /** The host of a URL without IPv6 brackets. */
 export const bareHost = (u: URL) => (u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname);
 
-export function isLoopbackHost(host: string): boolean {
-  if (host === 'localhost') return true;
-  return isIP(host) !== 0 && ipaddr.process(host).range() === 'loopback';
-}
-
 /**
  * The policy a URL's connection is held to, by the clinic's mode (docs/test-mode.md): a live
  * clinic's URLs are https to public addresses; a test clinic's may be plain http too, and may

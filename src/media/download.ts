@@ -119,12 +119,13 @@ export async function downloadMedia(url: string, opts: DownloadOptions): Promise
       }
       const bytes = await readBody(res, opts.maxBytes, param);
       const type = await fileTypeFromBuffer(bytes);
-      // A test clinic's downloads may reach loopback: what it keeps must be a media file the
-      // sniffer recognises, so no answer of a service on the host (JSON, text) is ever stored and
-      // served back through a media link (docs/test-mode.md, Security).
-      if (opts.declared === 'any' && !type && opts.mode === 'test')
+      // A test clinic's downloads may reach loopback: what it keeps must be an image, audio,
+      // video or a PDF as the sniffer reads the bytes, so no answer of a service on the host
+      // (JSON, text, XML, an archive, a database file) is ever stored and served back through a
+      // media link (docs/test-mode.md, Security note).
+      if (opts.declared === 'any' && opts.mode === 'test' && !isMedia(type?.mime))
         throw refuse(
-          `The file at ${param} is not a media file of a recognised type; a test clinic's media must be one.`,
+          `The file at ${param} is not an image, audio, video or PDF${type ? ` (its content is ${type.mime})` : ''}; a test clinic's media must be one.`,
           param,
         );
       if (opts.declared === 'any')
@@ -153,6 +154,10 @@ export async function downloadMedia(url: string, opts: DownloadOptions): Promise
     clearTimeout(timer);
   }
 }
+
+/** Media as a test clinic may keep it: an image, audio, video or a PDF (sniffed). */
+const isMedia = (mime: string | undefined) =>
+  mime !== undefined && (/^(image|audio|video)\//.test(mime) || mime === 'application/pdf');
 
 /** Which addresses a hop may connect to. */
 type Policy = AddressPolicy;

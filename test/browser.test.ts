@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, chromiumAvailable, launchChromium } from './chromium.ts';
+import { chromiumAvailable, launchChromium } from './chromium.ts';
 import { fixtures } from './fixtures.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
@@ -12,11 +12,6 @@ import { startTestApp, type TestApp } from './helpers.ts';
  * that key in connection_init, and without a key say so at once.
  */
 const available = chromiumAvailable;
-if (!available) {
-  console.warn(
-    `browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`,
-  );
-}
 
 let app: TestApp;
 let key: string;

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../src/events/types.ts';
 import { errorStatuses } from '../src/lib/errors.ts';
-import { CHROMIUM, chromiumAvailable, launchChromium } from './chromium.ts';
+import { chromiumAvailable, launchChromium } from './chromium.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
 /**
@@ -12,11 +12,6 @@ import { startTestApp, type TestApp } from './helpers.ts';
  * opens the reference at its code's row, marked. Screenshots go to /tmp/pages-*.png.
  */
 const available = chromiumAvailable;
-if (!available) {
-  console.warn(
-    `browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`,
-  );
-}
 
 let app: TestApp;
 let key: string;

@@ -2,7 +2,7 @@ import { toLocal } from '../../lib/phone.ts';
 import { createdAt, updatedAt } from '../record-times.ts';
 import { defineResource, f } from '../resource.ts';
 import { Address } from '../shapes.ts';
-import { ownerNameAndEmail } from './owner-fields.ts';
+import { personFields } from './person-fields.ts';
 
 /**
  * A client (an animal's owner) of a veterinary clinic read on its own: GET /v1/clients and what
@@ -16,14 +16,14 @@ export const Client = defineResource({
   description: "A client of a veterinary clinic: its animals' owner.",
   fields: {
     id: f.id({ description: 'The client id (own_…).' }),
-    first_name: ownerNameAndEmail.first_name,
-    last_name: ownerNameAndEmail.last_name,
+    first_name: personFields.first_name,
+    last_name: personFields.last_name,
     phone: f.column('phone', 'String', {
       nullable: true,
       convert: (v, pc) => toLocal(v, pc.country),
       description: 'Local form (e.g. 0501234567); copied to each of its animals.',
     }),
-    email: ownerNameAndEmail.email,
+    email: personFields.email,
     address: f.json('address', Address, {
       nullable: true,
       group: 'detailed',

@@ -4,6 +4,7 @@ import { createdAt, updatedAt } from '../record-times.ts';
 import { defineResource, f } from '../resource.ts';
 import { Address, Contact, NamedRef, StatusRef } from '../shapes.ts';
 import { Owner } from './owner.resource.ts';
+import { personFields } from './person-fields.ts';
 
 export const Gender = defineEnum('Gender', "A patient's (or animal's) sex, as the clinic records it.", {
   male: 'Male.',
@@ -34,14 +35,8 @@ const vet = {
 
 const identity = {
   id: f.id({ description: 'The patient id (pat_…).' }),
-  first_name: f.column('firstName', 'String', {
-    nullable: true,
-    description: 'First name; null when not recorded.',
-  }),
-  last_name: f.column('lastName', 'String', {
-    nullable: true,
-    description: 'Last (family) name; null when not recorded.',
-  }),
+  first_name: personFields.first_name,
+  last_name: personFields.last_name,
 };
 
 const phone = (description?: string) =>
@@ -71,10 +66,7 @@ export const Patient = defineResource({
   fields: {
     ...identity,
     phone: phone('Primary phone, local form (e.g. 0501234567).'),
-    email: f.column('email', 'String', {
-      nullable: true,
-      description: 'Email address; null when not recorded.',
-    }),
+    email: personFields.email,
     gender: f.column('gender', 'String', {
       nullable: true,
       enum: Gender,

@@ -1,4 +1,7 @@
-import { WebhookDelivery as DeliveryEntity, WebhookSubscription as Entity } from '../../entities/index.ts';
+import {
+  WebhookDelivery as DeliveryEntity,
+  type WebhookSubscription as Entity,
+} from '../../entities/index.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { hiddenScopes } from '../events/events.ts';
@@ -7,6 +10,7 @@ import { defineWrite, type WriteContext } from '../writes.ts';
 import { type DeliveryJob, enqueueDeliveries } from './delivery-jobs.ts';
 import { enableSubscription } from './enable-subscription.ts';
 import { DISABLE_AFTER_HOURS } from './retry-schedule.ts';
+import { subscriptionOf } from './subscription-of.ts';
 import { WebhookSubscription } from './webhook.resource.ts';
 
 /**
@@ -22,13 +26,6 @@ const disabledConflict = (s: Entity) =>
     'conflict',
     `The subscription is disabled (${s.disabledReason ?? 'after repeated failures'}); recover it first: POST /v1/webhooks/${'{id}'}/recover.`,
   );
-
-/** The subscription of the path, locked; deleted: a 404 as an unknown one. */
-async function subscriptionOf(w: WriteContext, id: string | undefined): Promise<Entity> {
-  const s = await w.load(Entity, 'WebhookSubscription', id);
-  if (s.deletedAt) throw notFound('webhook subscription', String(id));
-  return s;
-}
 
 /** Attempt numbers go on from the latest of each event for this subscription. */
 async function nextAttempts(w: WriteContext, subscription: number, events: number[]) {

@@ -1,8 +1,7 @@
-import { WebhookSubscription as Entity } from '../../entities/index.ts';
 import { eventSamples } from '../../events/samples.ts';
 import { EVENT_TYPES, type EventType, EventTypeSet, scopeToSee } from '../../events/types.ts';
 import { valuesOf } from '../../lib/enums.ts';
-import { AppError, invalid, notFound } from '../../lib/errors.ts';
+import { AppError, invalid } from '../../lib/errors.ts';
 import { requireTestClinic } from '../clinics/test-mode.ts';
 import { EventEnvelope } from '../events/event.resource.ts';
 import { eventTypesParam } from '../events/events.ts';
@@ -10,6 +9,7 @@ import { SUBSCRIBED_TO_EVENT } from '../unit-of-work.ts';
 import { text, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { enqueueDeliveries } from './delivery-jobs.ts';
+import { subscriptionOf } from './subscription-of.ts';
 import { assertTypesVisible, getWebhook } from './webhooks.ts';
 
 /**
@@ -99,8 +99,7 @@ export const testWebhook = defineWrite({
     if (input.type) eventTypesParam(ctx, [input.type], 'type');
   },
   async run(w, input, id) {
-    const s = await w.load(Entity, 'WebhookSubscription', id);
-    if (s.deletedAt) throw notFound('webhook subscription', String(id));
+    const s = await subscriptionOf(w, id);
     assertTypesVisible(w, s.eventTypes);
     if (!s.enabled)
       throw new AppError(

@@ -1,7 +1,6 @@
 import { WebhookSubscription as Entity } from '../../entities/index.ts';
 import { EventTypeSet } from '../../events/types.ts';
 import { valuesOf } from '../../lib/enums.ts';
-import { notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { defaultLimits } from '../../lib/limits.ts';
 import type { RequestContext } from '../../lib/request-context.ts';
@@ -13,6 +12,7 @@ import { cancelDeliveries } from './delivery-jobs.ts';
 import { enableSubscription } from './enable-subscription.ts';
 import { DISABLE_AFTER_HOURS, JITTER, RETRY_DELAYS_TEXT } from './retry-schedule.ts';
 import { newSecret, ROTATION_OVERLAP_HOURS } from './secret-rotation.ts';
+import { subscriptionOf } from './subscription-of.ts';
 import { WebhookSubscription } from './webhook.resource.ts';
 import { assertTypesVisible, checkDeliveryUrl, getWebhook, subscribedTypes } from './webhooks.ts';
 
@@ -148,8 +148,7 @@ export const updateWebhook = defineWrite({
     return { url, eventTypes };
   },
   async run(w, input, id, prepared) {
-    const s = await w.load(Entity, 'WebhookSubscription', id);
-    if (s.deletedAt) throw notFound('webhook subscription', String(id));
+    const s = await subscriptionOf(w, id);
     // Judged on the locked row: a PATCH that narrows the types to visible ones may change the rest.
     if (prepared.eventTypes === undefined) assertTypesVisible(w, s.eventTypes);
     if (prepared.url !== undefined) s.url = prepared.url;
@@ -182,8 +181,7 @@ export const rotateWebhookSecret = defineWrite({
     await getWebhook(ctx, String(id));
   },
   async run(w, _input, id) {
-    const s = await w.load(Entity, 'WebhookSubscription', id);
-    if (s.deletedAt) throw notFound('webhook subscription', String(id));
+    const s = await subscriptionOf(w, id);
     assertTypesVisible(w, s.eventTypes);
     s.previousSecret = s.secret;
     s.previousSecretExpiresAt = new Date(w.now.getTime() + ROTATION_OVERLAP_HOURS * 3600_000);
@@ -213,9 +211,8 @@ export const deleteWebhook = defineWrite({
     await getWebhook(ctx, String(id));
   },
   async run(w, _input, id) {
-    const s = await w.load(Entity, 'WebhookSubscription', id);
     // Kept as a row (deliveries point at it), out of sight from now on.
-    if (s.deletedAt) throw notFound('webhook subscription', String(id));
+    const s = await subscriptionOf(w, id);
     s.deletedAt = w.now;
     s.enabled = false;
     await w.em.flush();

@@ -1,10 +1,10 @@
 import { f } from '../resource.ts';
 
 /**
- * The fields an owner has wherever it is presented: embedded in an animal (Owner) and read on
- * its own (Client), the same row; defined once so the two cannot drift.
+ * The fields a person has wherever the clinic records one: a patient, and an owner embedded in an
+ * animal (Owner) or read on its own (Client). Defined once so the presentations cannot drift.
  */
-export const ownerNameAndEmail = {
+export const personFields = {
   first_name: f.column('firstName', 'String', {
     nullable: true,
     description: 'First name; null when not recorded.',

@@ -81,7 +81,11 @@ function withDb<A extends unknown[]>(body: (run: Run, ...args: A) => Promise<voi
     cleanups.push(() => db.stop());
     // MikroORM logs (the migrator's progress among them) go to stderr: stdout is the result only.
     const orm = await MikroORM.init(
-      ormConfig(db.url, { debug: false, logger: (m: string) => process.stderr.write(`${m}\n`) }),
+      // The session address: the CLI migrates and takes the migration lock (src/lib/session-url.ts).
+      ormConfig(config.DATABASE_SESSION_URL ?? db.url, {
+        debug: false,
+        logger: (m: string) => process.stderr.write(`${m}\n`),
+      }),
     );
     cleanups.push(() => orm.close(true));
     const applied = await migrate(orm);

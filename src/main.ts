@@ -1,6 +1,6 @@
 import { seedDemo } from './demo/seed-demo.ts';
 import { Clinic } from './entities/index.ts';
-import { limitsOf, loadConfig } from './lib/config.ts';
+import { connectionOf, limitsOf, loadConfig } from './lib/config.ts';
 import { migrate, openOrm, startDatabase } from './lib/database.ts';
 import { logger } from './lib/logger.ts';
 import { queueTuningOf } from './server/jobs.ts';
@@ -15,15 +15,18 @@ const db = await startDatabase({
   port: config.EMBEDDED_PG_PORT,
 });
 const limits = limitsOf(config);
-const orm = await openOrm(db.url, { limits }).catch(async (err) => {
+const connection = connectionOf(config);
+const orm = await openOrm(db.url, { limits, ...connection }).catch(async (err) => {
+  logger.fatal({ err }, 'start failed');
   await db.stop();
-  throw err;
+  process.exit(1);
 });
 
 let running: RunningServer;
 try {
-  // Migrations run on a connection of their own, without the request deadline.
-  const migrating = await openOrm(db.url, { limits, requestTimeouts: false });
+  // Migrations run on a connection of their own, without the request deadline, on the session
+  // address (a migration lock is a session's: src/lib/session-url.ts).
+  const migrating = await openOrm(connection.sessionUrl ?? db.url, { limits, requestTimeouts: false });
   const applied = await migrate(migrating).finally(() => migrating.close());
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
 

@@ -1,5 +1,5 @@
 import { systemClock } from './lib/clock.ts';
-import { limitsOf, loadConfig } from './lib/config.ts';
+import { connectionOf, limitsOf, loadConfig } from './lib/config.ts';
 import { openOrm, startDatabase } from './lib/database.ts';
 import { logger } from './lib/logger.ts';
 import { signMediaLink } from './media/links.ts';
@@ -23,7 +23,7 @@ const db = await startDatabase({
   port: config.EMBEDDED_PG_PORT,
 });
 const limits = limitsOf(config);
-const orm = await openOrm(db.url, { limits });
+const orm = await openOrm(db.url, { limits, ...connectionOf(config) });
 // Chat sends need what the service's own requests have: the network's secret and the service's
 // address for its callbacks, and the media links' secret for media. Without them this process
 // leaves chat sends to the service's workers (WORKERS=on there).

@@ -6,6 +6,17 @@ const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).defa
 
 const schema = z.object({
   DATABASE_URL: z.url().optional(),
+  /**
+   * Where connections that need a session go (LISTEN, advisory locks, migrations): a direct or
+   * session-mode address of DATABASE_URL's database, when DATABASE_URL goes through a
+   * transaction-mode pooler (src/lib/session-url.ts, docs/scale.md). Default: DATABASE_URL.
+   */
+  DATABASE_SESSION_URL: z.url().optional(),
+  /** Named statements through the pooler: on only when it keeps them (PgBouncer 1.21+ max_prepared_statements). */
+  DATABASE_PREPARED_STATEMENTS: z
+    .enum(['on', 'off'])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === 'on')),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   HOST: z.string().default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -108,7 +119,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
+  if (parsed.data.DATABASE_SESSION_URL && !parsed.data.DATABASE_URL)
+    throw new Error(
+      'Invalid configuration:\n  DATABASE_SESSION_URL: set it with DATABASE_URL (the embedded PostgreSQL needs neither)',
+    );
   return parsed.data;
+}
+
+/** The connection settings `openOrm` takes (src/lib/session-url.ts). */
+export function connectionOf(c: Config): { sessionUrl?: string; preparedStatements?: boolean } {
+  return {
+    ...(c.DATABASE_SESSION_URL ? { sessionUrl: c.DATABASE_SESSION_URL } : {}),
+    ...(c.DATABASE_PREPARED_STATEMENTS !== undefined
+      ? { preparedStatements: c.DATABASE_PREPARED_STATEMENTS }
+      : {}),
+  };
 }
 
 /** The limits the configuration sets. */

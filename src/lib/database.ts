@@ -4,7 +4,8 @@ import pg from 'pg';
 import { ormConfig } from '../../mikro-orm.config.ts';
 import { PASSWORD, shareEmbedded, USER } from './embedded-postgres.ts';
 import { defaultLimits, type Limits } from './limits.ts';
-import { NamingClient } from './statement-names.ts';
+import { connectionMode, rememberConnection, sessionUrlOf } from './session-url.ts';
+import { poolClient } from './statement-names.ts';
 import { watchStuckQueries } from './stuck-queries.ts';
 
 export interface DatabaseHandle {
@@ -77,18 +78,31 @@ export async function openOrm(
     limits?: Limits;
     /** false: no statement or query timeout (migrations, which may take longer than a request). */
     requestTimeouts?: boolean;
+    /**
+     * DATABASE_SESSION_URL (src/lib/session-url.ts): where LISTEN, advisory locks held across
+     * transactions and migrations go. When it differs from `url`, `url` is taken to reach a
+     * transaction-mode pooler, and the pool keeps no session state.
+     */
+    sessionUrl?: string;
+    /** DATABASE_PREPARED_STATEMENTS: named statements behind a pooler (off unless the pooler keeps them). */
+    preparedStatements?: boolean;
   } = {},
 ): Promise<MikroORM> {
   const limits = opts.limits ?? defaultLimits;
   const timeouts = opts.requestTimeouts !== false;
+  const connection = connectionMode(url, opts.sessionUrl, opts.preparedStatements);
+  const statementTimeoutMs = timeouts ? limits.requestDeadlineMs : 0;
   const orm = await MikroORM.init(
     ormConfig(url, {
       ...(opts.poolMax ? { pool: { min: 0, max: opts.poolMax } } : {}),
       driverOptions: {
-        // Names the statements of writes inside transactions (src/db/named-statements.ts).
-        Client: NamingClient,
+        // Names the statements of writes inside transactions (src/db/named-statements.ts); behind a
+        // pooler, sets the transaction's timeout instead of the session's.
+        Client: poolClient(connection, statementTimeoutMs),
         connectionTimeoutMillis: limits.dbConnectTimeoutMs,
-        ...(timeouts ? { statement_timeout: limits.requestDeadlineMs } : {}),
+        // A startup parameter: a transaction pooler refuses it (PgBouncer: "unsupported startup
+        // parameter"), and would not keep it for the next transaction anyway.
+        ...(timeouts && !connection.pooled ? { statement_timeout: statementTimeoutMs } : {}),
         keepAlive: true,
       },
       // Tests count statements through this hook (the N+1 guard).
@@ -97,20 +111,35 @@ export async function openOrm(
         : { debug: false }),
     }),
   );
+  rememberConnection(orm, connection);
+  // The pool's first connection is made here: a refused one fails the start with what to set.
+  const pool = (await orm.em
+    .getConnection()
+    .getNativeClient()
+    .catch(async (err: Error) => {
+      await orm.close().catch(() => {});
+      throw explained(err);
+    })) as pg.Pool;
   // Not pg's query_timeout: see stuck-queries.ts for what its timer per query cost.
-  if (timeouts)
-    watchStuckQueries(
-      (await orm.em.getConnection().getNativeClient()) as pg.Pool,
-      limits.requestDeadlineMs + 1000,
-    );
+  if (timeouts) watchStuckQueries(pool, limits.requestDeadlineMs + 1000);
   return orm;
+}
+
+/** A pooler refuses the timeout startup parameter: say which setting is missing. */
+function explained(err: Error): Error {
+  if (/unsupported startup parameter/.test(err.message))
+    return new Error(
+      `${err.message}: DATABASE_URL looks like a transaction-mode pooler (PgBouncer). Set DATABASE_SESSION_URL to a direct or session-mode address of the same database; the pool then sets its timeouts per transaction (docs/scale.md).`,
+    );
+  return err;
 }
 
 /** Held while migrating, so processes starting together on a fresh database take turns. */
 const MIGRATION_LOCK = 727_274_016;
 
 export async function migrate(orm: MikroORM): Promise<string[]> {
-  const lock = new pg.Client({ connectionString: orm.config.get('clientUrl') });
+  // A session lock: on the session connection, never through a transaction pooler.
+  const lock = new pg.Client({ connectionString: sessionUrlOf(orm) });
   lock.on('error', () => {});
   await lock.connect();
   try {

@@ -3,6 +3,7 @@ import { CompiledQuery } from 'kysely';
 import { type Db, type JobInsert, PgBoss, type Queue, type WorkHandler, type WorkOptions } from 'pg-boss';
 import { type CappedWorker, type CappedWorkerDefinition, startCappedWorker } from './capped-worker.ts';
 import { stampRequestId } from './job-scope.ts';
+import { listen } from './listen.ts';
 import { logger } from './logger.ts';
 
 /**
@@ -60,6 +61,11 @@ export const QUEUE_SCHEMA = 'pgboss';
 
 export async function startJobQueue(opts: {
   databaseUrl: string;
+  /**
+   * Where the queue's LISTEN and the delivery slots' advisory locks go (src/lib/session-url.ts);
+   * `databaseUrl` when absent.
+   */
+  sessionUrl?: string;
   queues: readonly QueueDefinition[];
   /** Connections of pg-boss's own pool (fetches, completions, maintenance). */
   poolSize?: number;
@@ -85,6 +91,10 @@ export async function startJobQueue(opts: {
         }
       : {}),
   });
+  const sessionUrl = opts.sessionUrl ?? opts.databaseUrl;
+  // pg-boss LISTENs on a client of its own pool's address; through a transaction pooler the
+  // registration is lost at once. Its listener goes to the session address instead.
+  if (sessionUrl !== opts.databaseUrl) listenOnSession(boss, sessionUrl);
   boss.on('error', (err) => logger.error({ err }, 'job queue error'));
   await boss.start();
   for (const q of opts.queues) await ensureQueue(boss, q);
@@ -98,7 +108,7 @@ export async function startJobQueue(opts: {
       for (const w of workers) {
         if (isCapped(w)) {
           capped.push(
-            await startCappedWorker(boss, w, { databaseUrl: opts.databaseUrl, schema: QUEUE_SCHEMA, runJob }),
+            await startCappedWorker(boss, w, { databaseUrl: sessionUrl, schema: QUEUE_SCHEMA, runJob }),
           );
           continue;
         }
@@ -238,4 +248,25 @@ function transactionDb(em: EntityManager): Db {
       return { rows: res.rows as any[] };
     },
   };
+}
+
+/**
+ * Replaces the `listen` of pg-boss's own database adapter (the IDatabase capability its notifier
+ * calls at start) by our dedicated session connection (src/lib/listen.ts), which reconnects by
+ * itself and tells pg-boss to fetch again after a drop, as pg-boss's own does.
+ */
+function listenOnSession(boss: PgBoss, sessionUrl: string): void {
+  const db = boss.getDb();
+  db.listen = async (channel, onNotification, onReconnect) =>
+    listen({
+      databaseUrl: sessionUrl,
+      channel,
+      name: 'clinic-gateway queue wake-ups',
+      onNotify: (payload) => {
+        if (payload !== undefined) onNotification(payload);
+      },
+      onListening: (_client, again) => {
+        if (again) onReconnect();
+      },
+    });
 }

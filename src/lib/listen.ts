@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { logger } from './logger.ts';
 
@@ -21,6 +22,15 @@ export interface ListenOptions {
 export interface Listening {
   /** The connection, while it is up (the relay reads on it). */
   readonly client: pg.Client | undefined;
+  /**
+   * Whether a NOTIFY on the channel that `notify` sends (through another connection: the pool's,
+   * which may go through a pooler) comes back to this LISTEN within `timeoutMs`. The probe's
+   * payload is not passed on to `onNotify`.
+   */
+  roundTrip(
+    notify: (channel: string, payload: string) => Promise<unknown>,
+    timeoutMs: number,
+  ): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -28,10 +38,15 @@ export async function listen(opts: ListenOptions): Promise<Listening> {
   let closed = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
+  const probes = new Map<string, () => void>();
 
   async function connect(again: boolean): Promise<void> {
     const c = new pg.Client({ connectionString: opts.databaseUrl, application_name: opts.name });
-    c.on('notification', (n) => opts.onNotify(n.payload || undefined));
+    c.on('notification', (n) => {
+      const probe = n.payload ? probes.get(n.payload) : undefined;
+      if (probe) probe();
+      else opts.onNotify(n.payload || undefined);
+    });
     c.on('error', (err) => {
       logger.warn({ err }, `${opts.name}: lost its connection; reconnecting`);
       reconnect();
@@ -59,6 +74,21 @@ export async function listen(opts: ListenOptions): Promise<Listening> {
   return {
     get client() {
       return client;
+    },
+    async roundTrip(notify, timeoutMs) {
+      const payload = `probe:${randomBytes(8).toString('hex')}`;
+      let timer: NodeJS.Timeout | undefined;
+      const heard = new Promise<boolean>((resolve) => {
+        probes.set(payload, () => resolve(true));
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+      try {
+        await notify(opts.channel, payload);
+        return await heard;
+      } finally {
+        clearTimeout(timer);
+        probes.delete(payload);
+      }
     },
     async close() {
       closed = true;

@@ -8,6 +8,7 @@ import {
   type QueueDefinition,
   startJobQueue,
 } from '../lib/job-queue.ts';
+import { sessionUrlOf } from '../lib/session-url.ts';
 import { sandboxReceiptsQueue } from '../network/sandbox-receipts.ts';
 import { sendFailedQueue, sendQueue } from '../services/chat/send-jobs.ts';
 import { deliveryQueue } from '../services/webhooks/delivery-jobs.ts';
@@ -71,6 +72,7 @@ export async function startJobs(opts: {
   const clock = opts.clock ?? systemClock;
   const queue = await startJobQueue({
     databaseUrl: opts.orm.config.get('clientUrl'),
+    sessionUrl: sessionUrlOf(opts.orm),
     queues: heartbeat
       ? QUEUES.map((q) =>
           q === deliveryQueue ? { ...q, options: { ...q.options, heartbeatSeconds: heartbeat } } : q,

@@ -8,6 +8,7 @@ import { parseTrustProxy } from '../lib/client-address.ts';
 import { type Clock, systemClock } from '../lib/clock.ts';
 import { defaultLimits, type Limits } from '../lib/limits.ts';
 import type { Sweeper } from '../lib/periodic-sweep.ts';
+import { sessionUrlOf } from '../lib/session-url.ts';
 import { startOrphanMediaSweep } from '../media/orphans.ts';
 import { pgMediaStore } from '../media/store.ts';
 import { CALLBACK_PATH, type MessagingNetwork } from '../network/adapter.ts';
@@ -19,6 +20,7 @@ import { type EventRetention, startEventRetention } from '../services/events/ret
 import { deliveryWorker } from '../webhooks/worker.ts';
 import { createApp } from './app.ts';
 import { type QueueTuning, type RunningJobs, startJobs } from './jobs.ts';
+import { proveConnections } from './prove-connections.ts';
 import { type Subscriptions, serveSubscriptions } from './websocket.ts';
 
 export interface RunningServer {
@@ -146,7 +148,7 @@ export async function startHttpServer(opts: {
   await receipts.start(jobs.queue, (r) => network.postReceipt(r));
   // With a key cache, key changes made by other processes (the CLI) must reach it at once.
   // Open websockets must hear of a revoked key at once too (src/server/websocket.ts): always on.
-  const keyChanges = await listenForKeyChanges(opts.orm.config.get('clientUrl'));
+  const keyChanges = await listenForKeyChanges(sessionUrlOf(opts.orm));
   // Every connection is bounded (docs/limits.md, Connections): its headers and its whole request
   // must arrive in time (checked each second, Node's default being 30 s), there are at most
   // maxConnections of them, and one whose response went out before its body was read is closed.
@@ -180,9 +182,17 @@ export async function startHttpServer(opts: {
   url = `http://${opts.host ?? '127.0.0.1'}:${port}`;
   // Committed events, any process's, reach this process's subscribers (src/services/events/relay.ts).
   const relay = await startEventRelay({
-    databaseUrl: opts.orm.config.get('clientUrl'),
+    databaseUrl: sessionUrlOf(opts.orm),
     hub: app.eventHub,
   });
+  try {
+    await proveConnections(opts.orm, relay);
+  } catch (err) {
+    await Promise.all([relay.close(), keyChanges.close(), jobs.stop(0)]);
+    network.close();
+    await new Promise((resolve) => server.close(resolve));
+    throw err;
+  }
   const subscriptions = serveSubscriptions(server, {
     runner: app.runner,
     limits,

@@ -22,6 +22,14 @@ interface Row {
 }
 
 export interface EventRelay {
+  /**
+   * Whether an event announced through `notify` (the pool's connection, as writes announce theirs)
+   * reaches this relay's LISTEN within `timeoutMs`: src/server/start.ts refuses to start otherwise.
+   */
+  proveEventPath(
+    notify: (channel: string, payload: string) => Promise<unknown>,
+    timeoutMs: number,
+  ): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -172,6 +180,7 @@ export async function startEventRelay(opts: { databaseUrl: string; hub: EventHub
   started = true;
   if (heard > highest) schedule();
   return {
+    proveEventPath: (notify, timeoutMs) => listening.roundTrip(notify, timeoutMs),
     async close() {
       closed = true;
       await listening.close();

@@ -1,0 +1,39 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type pg from 'pg';
+import { logger } from '../lib/logger.ts';
+import { isPooled } from '../lib/session-url.ts';
+import type { EventRelay } from '../services/events/relay.ts';
+
+/** How long an event announced at start may take to come back before the start is refused. */
+export const EVENT_PATH_TIMEOUT_MS = 5000;
+
+/**
+ * Proves at start what a transaction-mode pooler silently breaks (docs/scale.md, Connections):
+ * - the event path: a NOTIFY sent through the pool, as a write sends its event's, must reach the
+ *   relay's LISTEN (DATABASE_SESSION_URL). A LISTEN made through a transaction pooler "succeeds"
+ *   and then hears nothing, so subscribers would get no event without a word: the start is
+ *   refused instead, naming the setting;
+ * - behind a pooler, statements outside a transaction have no timeout of the service's (it cannot
+ *   be a startup parameter there): the role's or database's `statement_timeout` applies, and its
+ *   absence is said at start.
+ */
+export async function proveConnections(orm: MikroORM, relay: EventRelay): Promise<void> {
+  const pool = (await orm.em.getConnection().getNativeClient()) as pg.Pool;
+  const heard = await relay.proveEventPath(
+    (channel, payload) => pool.query('select pg_notify($1, $2)', [channel, payload]),
+    EVENT_PATH_TIMEOUT_MS,
+  );
+  if (!heard)
+    throw new Error(
+      `Live events cannot work: a NOTIFY sent through DATABASE_URL did not reach the LISTEN on DATABASE_SESSION_URL within ${EVENT_PATH_TIMEOUT_MS} ms. ` +
+        'When DATABASE_URL goes through a transaction-mode pooler (PgBouncer pool_mode=transaction), set DATABASE_SESSION_URL ' +
+        'to a direct or session-mode address of the same database (docs/scale.md).',
+    );
+  if (!isPooled(orm)) return;
+  const { rows } = await pool.query<{ statement_timeout: string }>('show statement_timeout');
+  if (rows[0]?.statement_timeout === '0')
+    logger.warn(
+      'DATABASE_URL goes through a pooler and the database role has no statement_timeout: statements outside a transaction ' +
+        'run without one (transactions set theirs). Set one with ALTER ROLE … SET statement_timeout (docs/scale.md).',
+    );
+}

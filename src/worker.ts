@@ -68,6 +68,8 @@ const jobs = await startJobs({
       : []),
   ],
   tuning: queueTuningOf(config),
+  // The cluster's sweeps run here too (src/server/sweeps.ts): once per period, whoever takes them.
+  sweeps: { retentionDays: limits.eventRetentionDays, work: true },
 });
 // Its sandbox's receipts (src/network/sandbox-receipts.ts), any process's, posted to the service.
 if (network) await receipts.start(jobs.queue, (r) => network.postReceipt(r));

@@ -1,8 +1,11 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Clinic } from '../src/entities/index.ts';
 import { FixedClock } from '../src/lib/clock.ts';
+import { openOrm } from '../src/lib/database.ts';
+import { cronOf, sweeperOf } from '../src/lib/periodic-sweep.ts';
+import { startJobs } from '../src/server/jobs.ts';
 import { EventEnvelope } from '../src/services/events/event.resource.ts';
-import { pruneEvents, startEventRetention } from '../src/services/events/retention.ts';
+import { EVENT_RETENTION_SWEEP, eventRetentionSweep, pruneEvents } from '../src/services/events/retention.ts';
 import { graphqlOf } from './graphql-form.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
@@ -12,7 +15,7 @@ import { startTestApp, type TestApp } from './helpers.ts';
  * driven by the injected clock. Events come from real writes (POST /v1/patients, an inbound chat
  * message through the sandbox network's signed callback); only the retention test backdates them.
  */
-let app: TestApp;
+let app: TestApp & { databaseUrl: string };
 let clinicId: number;
 let otherClinic: number;
 let clinicPhone: string;
@@ -466,23 +469,31 @@ describe('retention', () => {
     expect(await ids('event')).not.toContain(aged[0]);
   });
 
-  it('runs by itself on its interval and stops on shutdown', async () => {
+  it("runs by itself on its schedule (the queue's), and never with 0 days", { timeout: 30_000 }, async () => {
     const clock = new FixedClock('2027-06-01T00:00:00Z');
     app.clock.set('2027-06-01T00:00:00Z');
     const old = await eventAged(60, writer, clinicId);
-    const retention = startEventRetention({ em: app.orm.em, clock, days: 30, intervalMs: 20 });
-    for (let i = 0; i < 100 && (await ids('event')).includes(old); i++)
-      await new Promise((r) => setTimeout(r, 20));
-    await retention.stop();
-    expect(await ids('event')).not.toContain(old);
-    // Stopped: an event aged afterwards stays.
+    // A second process's queue on the same database, its sweeps every second.
+    const orm = await openOrm(app.databaseUrl);
+    const jobs = await startJobs({
+      orm,
+      clock,
+      tuning: { sweepSeconds: 1 },
+      sweeps: { retentionDays: 30, work: true },
+    });
+    try {
+      for (let i = 0; i < 200 && (await ids('event')).includes(old); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(await ids('event')).not.toContain(old);
+    } finally {
+      await jobs.queue.schedule(EVENT_RETENTION_SWEEP, cronOf(3600));
+      await jobs.stop(0);
+      await orm.close();
+    }
+    // 0 days: events are kept, the sweep does nothing.
     const later = await eventAged(60, writer, clinicId);
-    await new Promise((r) => setTimeout(r, 80));
-    expect(await ids('event')).toContain(later);
-    // 0 days: events are kept, no timer.
-    const keep = startEventRetention({ em: app.orm.em, clock, days: 0, intervalMs: 5 });
+    const keep = sweeperOf(eventRetentionSweep({ em: app.orm.em, clock, days: 0 }));
     expect(await keep.sweep()).toBe(0);
-    await keep.stop();
     expect(await ids('event')).toContain(later);
   });
 });

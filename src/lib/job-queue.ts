@@ -52,6 +52,13 @@ export interface JobQueue {
    * its own worker (`boss.notifyWorker`) when it knows work is due.
    */
   work(workers: readonly AnyWorkerDefinition[]): Promise<string[]>;
+  /**
+   * Sends a job to queue `name` at each occurrence of `cron` (with seconds), once for the whole
+   * cluster: pg-boss's cron pass is claimed by one instance at a time. Idempotent: every process
+   * sets the same schedules at start.
+   */
+  schedule(name: string, cron: string): Promise<void>;
+  unschedule(name: string): Promise<void>;
   /** Stops fetching, lets jobs under way finish (up to `graceMs`), closes the pool. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -76,6 +83,8 @@ export async function startJobQueue(opts: {
   superviseIntervalSeconds?: number;
   /** The scope every job's handler runs in (the server's system scope: src/server/jobs.ts). */
   runJob?: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** How often the cluster's cron pass runs (pg-boss's 30 s by default); shorter for short schedules. */
+  cronSeconds?: number;
 }): Promise<JobQueue> {
   const boss = new PgBoss({
     connectionString: opts.databaseUrl,
@@ -84,6 +93,7 @@ export async function startJobQueue(opts: {
     application_name: 'clinic-gateway queue',
     // A job created on a notify queue wakes the workers at once instead of at their next poll.
     useListenNotify: true,
+    ...(opts.cronSeconds ? { cronMonitorIntervalSeconds: opts.cronSeconds } : {}),
     ...(opts.superviseIntervalSeconds
       ? {
           superviseIntervalSeconds: opts.superviseIntervalSeconds,
@@ -135,6 +145,12 @@ export async function startJobQueue(opts: {
         }
       }
       return started;
+    },
+    async schedule(name, cron) {
+      await boss.schedule(name, cron, null, { tz: 'UTC' });
+    },
+    async unschedule(name) {
+      await boss.unschedule(name);
     },
     async stop(graceMs = 10_000) {
       // Before pg-boss closes the pool its jobs are settled through.

@@ -1,47 +1,66 @@
 import { logger } from './logger.ts';
 
-/** A periodic clean-up of the database (old events, orphaned media files). */
+/**
+ * A periodic clean-up of the database (old events, orphaned media files), run once per period
+ * for the whole cluster, however many processes serve (docs/scale.md): each is a schedule on
+ * the job queue (src/server/sweeps.ts), and one process with the sweeps role takes each
+ * occurrence's job.
+ */
+export interface SweepDefinition {
+  /** The sweep's queue and schedule name. */
+  name: string;
+  /** Its period; null: never (the sweep is off, and `sweep` does nothing). */
+  everySeconds: number | null;
+  run(): Promise<number>;
+  /** The log line of a sweep that removed something. */
+  done(removed: number): void;
+  /** What a failed sweep logs. */
+  failed: string;
+}
+
+/** One sweep of this process: run now (tests drive it), or as the queue's job. */
 export interface Sweeper {
-  /** One sweep now (tests drive it); a sweep under way is joined rather than started again. */
+  /** One sweep now; a sweep under way in this process is joined rather than started again. */
   sweep(): Promise<number>;
-  /** Stops the timer and waits for a sweep under way. */
+  /** Waits for a sweep under way. */
   stop(): Promise<void>;
 }
 
-/**
- * Runs `run` every `intervalMs` (null: never, and `sweep` does nothing), one sweep at a time, on
- * a timer that does not keep the process alive. A failed sweep is logged; the next one retries.
- */
-export function startSweeper(opts: {
-  intervalMs: number | null;
-  run: () => Promise<number>;
-  /** The log line of a sweep that removed something. */
-  done: (removed: number) => void;
-  /** What a failed sweep logs. */
-  failed: string;
-}): Sweeper {
+export function sweeperOf(def: SweepDefinition): Sweeper {
   let running: Promise<number> | null = null;
   const sweep = (): Promise<number> => {
-    running ??= opts.run().finally(() => {
+    running ??= def.run().finally(() => {
       running = null;
     });
     return running;
   };
-  const timer =
-    opts.intervalMs === null
-      ? undefined
-      : setInterval(() => {
-          sweep().then(
-            (n) => n && opts.done(n),
-            (err) => logger.warn({ err }, opts.failed),
-          );
-        }, opts.intervalMs);
-  timer?.unref();
   return {
-    sweep: () => (opts.intervalMs === null ? Promise.resolve(0) : sweep()),
+    sweep: () => (def.everySeconds === null ? Promise.resolve(0) : sweep()),
     async stop() {
-      clearInterval(timer);
       await running?.catch(() => {});
     },
   };
+}
+
+/** The scheduled run: logs what it removed, and a failure (the next occurrence retries). */
+export async function scheduledSweep(def: SweepDefinition, sweeper: Sweeper): Promise<void> {
+  try {
+    const n = await sweeper.sweep();
+    if (n) def.done(n);
+  } catch (err) {
+    logger.warn({ err }, def.failed);
+  }
+}
+
+/**
+ * A period as a cron expression with seconds (pg-boss 12 evaluates them): a divisor of a minute,
+ * an hour or a day, so that every occurrence is the same distance from the last.
+ */
+export function cronOf(everySeconds: number): string {
+  const s = everySeconds;
+  if (s >= 1 && s < 60 && 60 % s === 0) return `*/${s} * * * * *`;
+  if (s % 60 === 0 && s < 3600 && 60 % (s / 60) === 0) return `0 */${s / 60} * * * *`;
+  if (s % 3600 === 0 && s < 86_400 && 24 % (s / 3600) === 0) return `0 0 */${s / 3600} * * *`;
+  if (s === 86_400) return '0 0 0 * * *';
+  throw new Error(`a sweep period must divide a minute, an hour or a day: ${s} s does not`);
 }

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { deleteInBatches } from '../db/batched-delete.ts';
 import type { Clock } from '../lib/clock.ts';
 import { logger } from '../lib/logger.ts';
-import { type Sweeper, startSweeper } from '../lib/periodic-sweep.ts';
+import type { SweepDefinition } from '../lib/periodic-sweep.ts';
 
 /**
  * Files the store keeps that nothing refers to are deleted. A file is stored before the write
@@ -15,8 +15,8 @@ import { type Sweeper, startSweeper } from '../lib/periodic-sweep.ts';
 /** A file younger than this is never deleted: the write that stored it may still be under way. */
 export const ORPHAN_GRACE_MS = 86_400_000;
 
-/** How often the service sweeps; the first sweep comes one interval after start. */
-export const ORPHAN_SWEEP_INTERVAL_MS = 3_600_000;
+/** How often the cluster sweeps (on the hour: src/server/sweeps.ts). */
+export const ORPHAN_SWEEP_INTERVAL_SECONDS = 3600;
 
 const BATCH = 500;
 const MAX_BATCHES_PER_SWEEP = 200;
@@ -42,15 +42,19 @@ export function pruneOrphanMedia(
   );
 }
 
-export function startOrphanMediaSweep(opts: {
+export const MEDIA_ORPHANS_SWEEP = 'sweep.media-orphans';
+
+/** The cluster's sweep (src/lib/periodic-sweep.ts). */
+export function orphanMediaSweep(opts: {
   em: EntityManager;
   clock: Clock;
-  intervalMs?: number;
-}): Sweeper {
-  return startSweeper({
-    intervalMs: opts.intervalMs ?? ORPHAN_SWEEP_INTERVAL_MS,
+  everySeconds?: number;
+}): SweepDefinition {
+  return {
+    name: MEDIA_ORPHANS_SWEEP,
+    everySeconds: opts.everySeconds ?? ORPHAN_SWEEP_INTERVAL_SECONDS,
     run: () => pruneOrphanMedia(opts.em, new Date(opts.clock.now().getTime() - ORPHAN_GRACE_MS)),
     done: (n) => logger.info({ deleted: n }, 'unreferenced media files deleted'),
     failed: 'media sweep failed; the next one retries',
-  });
+  };
 }

@@ -13,6 +13,7 @@ import { sandboxReceiptsQueue } from '../network/sandbox-receipts.ts';
 import { sendFailedQueue, sendQueue } from '../services/chat/send-jobs.ts';
 import { deliveryQueue } from '../services/webhooks/delivery-jobs.ts';
 import { runSystem } from './runner.ts';
+import { type RunningSweeps, SWEEP_QUEUES, startSweeps } from './sweeps.ts';
 
 /**
  * The service's queues and their workers (src/lib/job-queue.ts): started by every process that
@@ -26,10 +27,13 @@ export const QUEUES: readonly QueueDefinition[] = [
   sendFailedQueue,
   sendQueue,
   sandboxReceiptsQueue,
+  ...SWEEP_QUEUES,
 ];
 
 export interface RunningJobs {
   queue: JobQueue;
+  /** The cluster's sweeps, when this process sets them (src/server/sweeps.ts). */
+  sweeps?: RunningSweeps;
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -42,6 +46,8 @@ export interface QueueTuning {
   superviseSeconds?: number;
   /** The delivery queue's heartbeat contract, at least 10 s (DELIVERY_HEARTBEAT_SECONDS). */
   deliveryHeartbeatSeconds?: number;
+  /** Both sweeps' period instead of an hour (SWEEP_INTERVAL_SECONDS): the cluster test's. */
+  sweepSeconds?: number;
 }
 
 /**
@@ -52,12 +58,14 @@ export interface QueueTuning {
 export function queueTuningOf(config: {
   QUEUE_SUPERVISE_SECONDS?: number | undefined;
   DELIVERY_HEARTBEAT_SECONDS?: number | undefined;
+  SWEEP_INTERVAL_SECONDS?: number | undefined;
 }): QueueTuning {
   return {
     ...(config.QUEUE_SUPERVISE_SECONDS ? { superviseSeconds: config.QUEUE_SUPERVISE_SECONDS } : {}),
     ...(config.DELIVERY_HEARTBEAT_SECONDS
       ? { deliveryHeartbeatSeconds: config.DELIVERY_HEARTBEAT_SECONDS }
       : {}),
+    ...(config.SWEEP_INTERVAL_SECONDS ? { sweepSeconds: config.SWEEP_INTERVAL_SECONDS } : {}),
   };
 }
 
@@ -67,6 +75,11 @@ export async function startJobs(opts: {
   /** The workers' clock (the server's injected one): their jobs run in its system scope. */
   clock?: Clock;
   tuning?: QueueTuning;
+  /**
+   * The cluster's sweeps: their schedules set (events kept `retentionDays`), and run here when
+   * `work` (the sweeps role). Absent: neither (the CLI, the tests' template).
+   */
+  sweeps?: { retentionDays: number; work: boolean };
 }): Promise<RunningJobs> {
   const heartbeat = opts.tuning?.deliveryHeartbeatSeconds;
   const clock = opts.clock ?? systemClock;
@@ -79,15 +92,28 @@ export async function startJobs(opts: {
         )
       : QUEUES,
     ...(opts.tuning?.superviseSeconds ? { superviseIntervalSeconds: opts.tuning.superviseSeconds } : {}),
+    ...(opts.tuning?.sweepSeconds ? { cronSeconds: Math.min(30, opts.tuning.sweepSeconds) } : {}),
     // Every job runs as the operation runner's system work: the injected clock, no request.
     runJob: (fn) => runSystem(clock, fn),
   });
   attachJobQueue(opts.orm.em, queue);
   if (opts.workers?.length) await queue.work(opts.workers);
+  const sweeps = opts.sweeps
+    ? await startSweeps({
+        queue,
+        em: opts.orm.em,
+        clock,
+        retentionDays: opts.sweeps.retentionDays,
+        work: opts.sweeps.work,
+        ...(opts.tuning?.sweepSeconds ? { everySeconds: opts.tuning.sweepSeconds } : {}),
+      })
+    : undefined;
   return {
     queue,
+    ...(sweeps ? { sweeps } : {}),
     async stop(graceMs) {
       await queue.stop(graceMs);
+      await sweeps?.stop();
       detachJobQueue(opts.orm.em);
     },
   };

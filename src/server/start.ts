@@ -9,14 +9,12 @@ import { type Clock, systemClock } from '../lib/clock.ts';
 import { defaultLimits, type Limits } from '../lib/limits.ts';
 import type { Sweeper } from '../lib/periodic-sweep.ts';
 import { sessionUrlOf } from '../lib/session-url.ts';
-import { startOrphanMediaSweep } from '../media/orphans.ts';
 import { pgMediaStore } from '../media/store.ts';
 import { CALLBACK_PATH, type MessagingNetwork } from '../network/adapter.ts';
 import { SandboxNetwork } from '../network/sandbox.ts';
 import { QueuedReceipts } from '../network/sandbox-receipts.ts';
 import { chatSendWorkers } from '../services/chat/send-worker.ts';
 import { startEventRelay } from '../services/events/relay.ts';
-import { type EventRetention, startEventRetention } from '../services/events/retention.ts';
 import { deliveryWorker } from '../webhooks/worker.ts';
 import { createApp } from './app.ts';
 import { type QueueTuning, type RunningJobs, startJobs } from './jobs.ts';
@@ -28,8 +26,9 @@ export interface RunningServer {
   url: string;
   app: ReturnType<typeof createApp>;
   network: SandboxNetwork;
-  /** The periodic deletion of old events (docs/limits.md, Events). */
-  eventRetention: EventRetention;
+  /** The periodic deletion of old events (docs/limits.md, Events), runnable now. */
+  eventRetention: Sweeper;
+  /** The periodic deletion of unreferenced media files, runnable now. */
   mediaSweep: Sweeper;
   /** graphql-ws at /graphql (src/server/websocket.ts). */
   subscriptions: Subscriptions;
@@ -119,6 +118,8 @@ export async function startHttpServer(opts: {
     orm: opts.orm,
     clock: opts.clock ?? systemClock,
     ...(opts.tuning ? { tuning: opts.tuning } : {}),
+    // Every process sets the cluster's sweep schedules; those with workers run them.
+    sweeps: { retentionDays: limits.eventRetentionDays, work: opts.workers !== false },
     workers:
       opts.workers === false
         ? []
@@ -198,20 +199,13 @@ export async function startHttpServer(opts: {
     limits,
     trustProxy: parseTrustProxy(opts.trustProxy ?? ''),
   });
-  // Every instance sweeps; concurrent sweeps skip each other's rows (src/services/events/retention.ts).
-  const eventRetention = startEventRetention({
-    em: opts.orm.em,
-    clock: opts.clock ?? systemClock,
-    days: limits.eventRetentionDays,
-  });
-  // Files stored for writes that never referred to them (src/media/orphans.ts).
-  const mediaSweep = startOrphanMediaSweep({ em: opts.orm.em, clock: opts.clock ?? systemClock });
+  const sweeps = jobs.sweeps as NonNullable<RunningJobs['sweeps']>;
   return {
     server,
     app,
     network,
-    eventRetention,
-    mediaSweep,
+    eventRetention: sweeps.eventRetention,
+    mediaSweep: sweeps.mediaSweep,
     subscriptions,
     jobs,
     url,
@@ -230,8 +224,6 @@ export async function startHttpServer(opts: {
       clearTimeout(grace);
       network.close();
       await jobs.stop(opts.shutdownGraceMs ?? 10_000);
-      await eventRetention.stop();
-      await mediaSweep.stop();
       await keyChanges.close();
       await relay.close();
     },

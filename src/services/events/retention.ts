@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { deleteInBatches } from '../../db/batched-delete.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { logger } from '../../lib/logger.ts';
-import { type Sweeper, startSweeper } from '../../lib/periodic-sweep.ts';
+import type { SweepDefinition } from '../../lib/periodic-sweep.ts';
 
 /**
  * Event retention (docs/limits.md, Events): events older than the retention period are deleted,
@@ -15,8 +15,8 @@ const DAY_MS = 86_400_000;
 /** Rows per DELETE: each batch is its own short statement, so a backlog never holds long locks. */
 export const PRUNE_BATCH = 1_000;
 
-/** How often the service sweeps; the first sweep comes one interval after start. */
-export const PRUNE_INTERVAL_MS = 3_600_000;
+/** How often the cluster sweeps (on the hour: src/server/sweeps.ts). */
+export const PRUNE_INTERVAL_SECONDS = 3600;
 
 /** At most this many batches per sweep (a million events), so one sweep's work stays bounded. */
 const MAX_BATCHES_PER_SWEEP = 1_000;
@@ -43,22 +43,20 @@ export async function pruneEvents(
   );
 }
 
-export type EventRetention = Sweeper;
+export const EVENT_RETENTION_SWEEP = 'sweep.event-retention';
 
-/**
- * The service's periodic sweep (src/lib/periodic-sweep.ts), stopped on shutdown. `days` 0 keeps
- * events for ever (no timer).
- */
-export function startEventRetention(opts: {
+/** The cluster's sweep (src/lib/periodic-sweep.ts). `days` 0 keeps events for ever (no sweep). */
+export function eventRetentionSweep(opts: {
   em: EntityManager;
   clock: Clock;
   days: number;
-  intervalMs?: number;
-}): EventRetention {
-  return startSweeper({
-    intervalMs: opts.days > 0 ? (opts.intervalMs ?? PRUNE_INTERVAL_MS) : null,
+  everySeconds?: number;
+}): SweepDefinition {
+  return {
+    name: EVENT_RETENTION_SWEEP,
+    everySeconds: opts.days > 0 ? (opts.everySeconds ?? PRUNE_INTERVAL_SECONDS) : null,
     run: () => pruneEvents(opts.em, retentionCutoff(opts.clock.now(), opts.days)),
     done: (n) => logger.info({ deleted: n, retention_days: opts.days }, 'old events deleted'),
     failed: 'event retention sweep failed; the next one retries',
-  });
+  };
 }

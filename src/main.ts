@@ -3,6 +3,7 @@ import { Clinic } from './entities/index.ts';
 import { connectionOf, limitsOf, loadConfig } from './lib/config.ts';
 import { migrate, openOrm, startDatabase } from './lib/database.ts';
 import { logger } from './lib/logger.ts';
+import { configuredSecrets } from './lib/secrets.ts';
 import { queueTuningOf } from './server/jobs.ts';
 import { type RunningServer, startHttpServer } from './server/start.ts';
 import { printWelcome } from './server/welcome.ts';
@@ -15,6 +16,7 @@ const db = await startDatabase({
   port: config.EMBEDDED_PG_PORT,
 });
 const limits = limitsOf(config);
+const secrets = configuredSecrets(config);
 const connection = connectionOf(config);
 const orm = await openOrm(db.url, { limits, ...connection }).catch(async (err) => {
   logger.fatal({ err }, 'start failed');
@@ -43,8 +45,8 @@ try {
     corsOrigins: config.CORS_ORIGINS,
     trustProxy: config.TRUST_PROXY,
     shutdownGraceMs: config.SHUTDOWN_GRACE_MS,
-    ...(config.NETWORK_SECRET ? { networkSecret: config.NETWORK_SECRET } : {}),
-    ...(config.MEDIA_LINK_SECRET ? { mediaLinkSecret: config.MEDIA_LINK_SECRET } : {}),
+    ...(secrets.network ? { networkSecret: secrets.network } : {}),
+    ...(secrets.mediaLinks ? { mediaLinkSecret: secrets.mediaLinks } : {}),
     ...(config.PUBLIC_URL ? { publicUrl: config.PUBLIC_URL } : {}),
     ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
     deliveryWorkers: config.WORKERS,

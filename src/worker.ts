@@ -2,6 +2,7 @@ import { systemClock } from './lib/clock.ts';
 import { connectionOf, limitsOf, loadConfig } from './lib/config.ts';
 import { openOrm, startDatabase } from './lib/database.ts';
 import { logger } from './lib/logger.ts';
+import { configuredSecrets } from './lib/secrets.ts';
 import { signMediaLink } from './media/links.ts';
 import { CALLBACK_PATH } from './network/adapter.ts';
 import { SandboxNetwork } from './network/sandbox.ts';
@@ -23,6 +24,7 @@ const db = await startDatabase({
   port: config.EMBEDDED_PG_PORT,
 });
 const limits = limitsOf(config);
+const secrets = configuredSecrets(config);
 const orm = await openOrm(db.url, { limits, ...connectionOf(config) });
 // Chat sends need what the service's own requests have: the network's secret and the service's
 // address for its callbacks, and the media links' secret for media. Without them this process
@@ -30,18 +32,20 @@ const orm = await openOrm(db.url, { limits, ...connectionOf(config) });
 const publicUrl = config.PUBLIC_URL;
 const receipts = new QueuedReceipts();
 const network =
-  publicUrl && config.NETWORK_SECRET
+  publicUrl && secrets.network
     ? new SandboxNetwork({
         callbackUrl: () => `${publicUrl.replace(/\/+$/, '')}${CALLBACK_PATH}`,
-        secret: config.NETWORK_SECRET,
+        secret: secrets.network,
         clock: systemClock,
         delays: config.SANDBOX_RECEIPT_DELAYS_MS,
         receipts,
       })
     : null;
 if (!network)
-  logger.warn('chat sends are left to the service: set PUBLIC_URL and NETWORK_SECRET to send here');
-const mediaSecret = config.MEDIA_LINK_SECRET;
+  logger.warn(
+    'chat sends are left to the service: set PUBLIC_URL and NETWORK_SECRET (or ROOT_SECRET) to send here',
+  );
+const mediaSecret = secrets.mediaLinks;
 const jobs = await startJobs({
   orm,
   clock: systemClock,

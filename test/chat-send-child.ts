@@ -12,6 +12,7 @@ const running = await startHttpServer({
   port: 0,
   workers: false,
   networkSecret: process.env.NETWORK_SECRET as string,
+  mediaLinkSecret: process.env.MEDIA_LINK_SECRET as string,
   sandboxDelays: { sent: 10, delivered: 20, read: 30 },
   limits: { rateLimitPoints: 0, authFailuresPerMinute: 0, rateLimitedDelayMs: 0 },
 });

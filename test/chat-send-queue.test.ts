@@ -8,7 +8,7 @@ import { type MessagingNetwork, NetworkRefusal, type OutboundMessage } from '../
 import { SEND_FAILED_QUEUE, SEND_QUEUE, sendQueue } from '../src/services/chat/send-jobs.ts';
 import { chatSendWorkers } from '../src/services/chat/send-worker.ts';
 import { syncTemplates } from '../src/services/chat/template-sync.ts';
-import { NETWORK_SECRET, startTestApp, type TestApp } from './helpers.ts';
+import { MEDIA_LINK_SECRET, NETWORK_SECRET, startTestApp, type TestApp } from './helpers.ts';
 
 /**
  * Outbound messages through the job queue (issue 17): the request records the message and its
@@ -115,7 +115,13 @@ describe('a send outlives the process that recorded it', () => {
   }, async () => {
     const child = spawn(node, ['test/chat-send-child.ts'], {
       cwd: root,
-      env: { ...process.env, DATABASE_URL: app.databaseUrl, NETWORK_SECRET, LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        DATABASE_URL: app.databaseUrl,
+        NETWORK_SECRET,
+        MEDIA_LINK_SECRET,
+        LOG_LEVEL: 'warn',
+      },
     });
     children.push(child);
     let out = '';

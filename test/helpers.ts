@@ -131,6 +131,7 @@ export async function startTestApp(
     ...(opts.liveNetwork ? { liveNetwork: opts.liveNetwork } : {}),
     sandboxDelays: opts.sandboxDelays ?? { sent: 10, delivered: 20, read: 30 },
     networkSecret: NETWORK_SECRET,
+    mediaLinkSecret: MEDIA_LINK_SECRET,
   });
   afterAll(async () => {
     proxy?.restore();
@@ -232,6 +233,11 @@ export async function sendsDone(databaseUrl: string, timeoutMs = 30_000): Promis
 
 /** The messaging network's callback secret in tests (the sandbox signs with it). */
 export const NETWORK_SECRET = 'test-network-secret';
+/**
+ * Every service process of a test on one database signs with the same secrets (a process whose
+ * secrets differ from another live one's refuses to start: src/server/prove-connections.ts).
+ */
+export const MEDIA_LINK_SECRET = 'test-media-link-secret';
 
 /**
  * A GraphQL selection set of every field of a resource definition (nested shapes included), less

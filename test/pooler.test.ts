@@ -54,6 +54,9 @@ function startService(env: Record<string, string>): Promise<Service> {
   });
 }
 
+/** The instances of one cluster share their secrets (src/lib/secrets.ts). */
+const ROOT_SECRET = 'pooler-test-root-secret-0123456789abcdef';
+
 const available = pgbouncerBinary() !== null;
 if (!available)
   console.warn('pooler.test.ts skipped: pgbouncer is not installed (apt-get install pgbouncer)');
@@ -86,10 +89,12 @@ describe.skipIf(!available)('behind PgBouncer in transaction mode', () => {
     const first = await startService({
       DATABASE_URL: pooler.through(db.url),
       DATABASE_SESSION_URL: db.url,
+      ROOT_SECRET,
     });
     const second = await startService({
       DATABASE_URL: pooler.through(db.url),
       DATABASE_SESSION_URL: db.url,
+      ROOT_SECRET,
     });
     const banner = first.out();
     const reader = /every read scope:\s+(\S+)/.exec(banner)?.[1];
@@ -167,5 +172,23 @@ describe.skipIf(!available)('behind PgBouncer in transaction mode', () => {
     const silent = await startService({ DATABASE_URL: lenient.through(db.url) }).catch((e) => e);
     expect(silent.code).toBe(1);
     expect(silent.out).toMatch(/Live events cannot work.*DATABASE_SESSION_URL/);
+  });
+
+  it('beside running instances, one with other secrets (random ones) refuses to start and names ROOT_SECRET', {
+    timeout: 60_000,
+  }, async () => {
+    const refused = await startService({
+      DATABASE_URL: pooler.through(db.url),
+      DATABASE_SESSION_URL: db.url,
+    }).catch((e) => e);
+    expect(refused.code, refused.message).toBe(1);
+    expect(refused.out).toMatch(/Another service process serves this database.*ROOT_SECRET/);
+    const other = await startService({
+      DATABASE_URL: pooler.through(db.url),
+      DATABASE_SESSION_URL: db.url,
+      ROOT_SECRET: ROOT_SECRET.replace(/^./, 'x'),
+    }).catch((e) => e);
+    expect(other.code).toBe(1);
+    expect(other.out).toMatch(/other secrets.*ROOT_SECRET/);
   });
 });

@@ -12,6 +12,7 @@ const running = await startHttpServer({
   orm,
   port: 0,
   networkSecret: process.env.NETWORK_SECRET as string,
+  mediaLinkSecret: process.env.MEDIA_LINK_SECRET as string,
   sandboxDelays: { sent, delivered, read },
   limits: { rateLimitPoints: 0, authFailuresPerMinute: 0, rateLimitedDelayMs: 0 },
 });

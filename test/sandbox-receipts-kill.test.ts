@@ -9,7 +9,7 @@ import { signBody } from '../src/lib/signing.ts';
 import { inboundEvent } from '../src/network/sandbox.ts';
 import { SANDBOX_RECEIPTS_QUEUE } from '../src/network/sandbox-receipts.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
-import { NETWORK_SECRET, testDatabase } from './helpers.ts';
+import { MEDIA_LINK_SECRET, NETWORK_SECRET, testDatabase } from './helpers.ts';
 
 /**
  * The sandbox network keeps its receipts whatever happens to the service (issue 25), as a real
@@ -62,7 +62,14 @@ async function startService(): Promise<{
 }> {
   const child = spawn(node, ['test/sandbox-receipts-child.ts'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: db.url, NETWORK_SECRET, SANDBOX_DELAYS: DELAYS, LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      DATABASE_URL: db.url,
+      NETWORK_SECRET,
+      MEDIA_LINK_SECRET,
+      SANDBOX_DELAYS: DELAYS,
+      LOG_LEVEL: 'warn',
+    },
   });
   children.push(child);
   let out = '';

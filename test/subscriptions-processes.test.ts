@@ -1,7 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { NETWORK_SECRET, startTestApp, type TestApp } from './helpers.ts';
+import { MEDIA_LINK_SECRET, NETWORK_SECRET, startTestApp, type TestApp } from './helpers.ts';
 import { connect, type TestSocket } from './ws-client.ts';
 
 /**
@@ -25,7 +25,13 @@ beforeAll(async () => {
   reader = await app.key(c.clinicId, ['webhooks:manage']);
   child = spawn(node, ['test/chat-send-child.ts'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: app.databaseUrl, NETWORK_SECRET, LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      DATABASE_URL: app.databaseUrl,
+      NETWORK_SECRET,
+      MEDIA_LINK_SECRET,
+      LOG_LEVEL: 'warn',
+    },
   });
   let out = '';
   child.stdout.on('data', (d) => (out += d));

@@ -80,6 +80,11 @@ const schema = z.object({
     .optional(),
   /** The delivery queue's heartbeat contract in seconds (30 by default, at least 10); tests lower it. */
   DELIVERY_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).max(120).optional(),
+  /**
+   * The one secret the others derive from when they are not set themselves (src/lib/secrets.ts):
+   * every process serving one database needs the same secrets (docs/scale.md).
+   */
+  ROOT_SECRET: z.string().min(32).optional(),
   /** The HMAC key of media links; instances behind one address need the same. Random per process when unset. */
   MEDIA_LINK_SECRET: z.string().min(16).optional(),
   /** The messaging network's callback secret (the sandbox signs with it). Random per process when unset. */

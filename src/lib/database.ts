@@ -4,7 +4,7 @@ import pg from 'pg';
 import { ormConfig } from '../../mikro-orm.config.ts';
 import { PASSWORD, shareEmbedded, USER } from './embedded-postgres.ts';
 import { defaultLimits, type Limits } from './limits.ts';
-import { connectionMode, rememberConnection, sessionUrlOf } from './session-url.ts';
+import { connectionMode, rememberConnection } from './session-url.ts';
 import { poolClient } from './statement-names.ts';
 import { watchStuckQueries } from './stuck-queries.ts';
 
@@ -137,16 +137,15 @@ function explained(err: Error): Error {
 /** Held while migrating, so processes starting together on a fresh database take turns. */
 const MIGRATION_LOCK = 727_274_016;
 
+/**
+ * Applies pending migrations. The lock is the migrations' own transaction's (`pg_advisory_xact_lock`):
+ * no session lock that a transaction pooler could hand, still held, to another client, and a
+ * process that waited sees the migrations the first one committed. All or nothing, as before.
+ */
 export async function migrate(orm: MikroORM): Promise<string[]> {
-  // A session lock: on the session connection, never through a transaction pooler.
-  const lock = new pg.Client({ connectionString: sessionUrlOf(orm) });
-  lock.on('error', () => {});
-  await lock.connect();
-  try {
-    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    const done = await orm.migrator.up();
+  return orm.em.fork().transactional(async (em) => {
+    await em.execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
+    const done = await orm.migrator.up({ transaction: em.getTransactionContext() });
     return done.map((m) => m.name);
-  } finally {
-    await lock.end().catch(() => {}); // ends the session, and with it the lock
-  }
+  });
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -8,6 +7,7 @@ import { parseTrustProxy } from '../lib/client-address.ts';
 import { type Clock, systemClock } from '../lib/clock.ts';
 import { defaultLimits, type Limits } from '../lib/limits.ts';
 import type { Sweeper } from '../lib/periodic-sweep.ts';
+import { secretsOf } from '../lib/secrets.ts';
 import { sessionUrlOf } from '../lib/session-url.ts';
 import { pgMediaStore } from '../media/store.ts';
 import { CALLBACK_PATH, type MessagingNetwork } from '../network/adapter.ts';
@@ -84,7 +84,8 @@ export async function startHttpServer(opts: {
    */
   tuning?: QueueTuning;
 }): Promise<RunningServer> {
-  const networkSecret = opts.networkSecret ?? randomBytes(32).toString('hex');
+  const secrets = secretsOf(opts.networkSecret, opts.mediaLinkSecret);
+  const networkSecret = secrets.network;
   let url = '';
   const receipts = new QueuedReceipts();
   const network = new SandboxNetwork({
@@ -110,7 +111,7 @@ export async function startHttpServer(opts: {
     networkSecret,
     media: {
       store: pgMediaStore(opts.orm.em),
-      secret: opts.mediaLinkSecret ?? randomBytes(32).toString('hex'),
+      secret: secrets.mediaLinks,
       baseUrl: () => opts.publicUrl ?? url,
     },
   });
@@ -185,9 +186,10 @@ export async function startHttpServer(opts: {
   const relay = await startEventRelay({
     databaseUrl: sessionUrlOf(opts.orm),
     hub: app.eventHub,
+    tag: secrets.fingerprint,
   });
   try {
-    await proveConnections(opts.orm, relay);
+    await proveConnections(opts.orm, relay, secrets);
   } catch (err) {
     await Promise.all([relay.close(), keyChanges.close(), jobs.stop(0)]);
     network.close();

@@ -6,6 +6,9 @@ import type { EventHub, LiveEvent } from './hub.ts';
 /** The channel the outbox trigger announces on (migrations/Migration20261129000000EventNotify.ts). */
 export const EVENT_CHANNEL = 'event_recorded';
 
+/** The application_name of every service process's relay connection (and its tag after a space). */
+export const RELAY_NAME = 'clinic-gateway events';
+
 /** Most rows one read publishes; a longer catch-up reads again from where it stopped. */
 const PAGE = 1_000;
 
@@ -30,6 +33,8 @@ export interface EventRelay {
     notify: (channel: string, payload: string) => Promise<unknown>,
     timeoutMs: number,
   ): Promise<boolean>;
+  /** The tags of the other service processes' relays on this database (every live one has its connection). */
+  otherTags(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -72,7 +77,12 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * If the connection drops, it is made again, and the same advance publishes what was committed
  * meanwhile, so a short outage loses nothing.
  */
-export async function startEventRelay(opts: { databaseUrl: string; hub: EventHub }): Promise<EventRelay> {
+export async function startEventRelay(opts: {
+  databaseUrl: string;
+  hub: EventHub;
+  /** Added to the connection's application_name: what other instances read of this one (the secrets' fingerprint). */
+  tag?: string;
+}): Promise<EventRelay> {
   let closed = false;
   let flushing: Promise<void> | null = null;
   /** Every event id up to this one has been published, or will never commit. */
@@ -163,7 +173,7 @@ export async function startEventRelay(opts: { databaseUrl: string; hub: EventHub
   const listening = await listen({
     databaseUrl: opts.databaseUrl,
     channel: EVENT_CHANNEL,
-    name: 'clinic-gateway events',
+    name: opts.tag ? `${RELAY_NAME} ${opts.tag}` : RELAY_NAME,
     onNotify: onNotification,
     onListening: (_c, again) => {
       if (!again) return;
@@ -181,6 +191,16 @@ export async function startEventRelay(opts: { databaseUrl: string; hub: EventHub
   if (heard > highest) schedule();
   return {
     proveEventPath: (notify, timeoutMs) => listening.roundTrip(notify, timeoutMs),
+    async otherTags() {
+      const c = current();
+      if (!c) return [];
+      const { rows } = await c.query<{ name: string }>(
+        `select application_name as "name" from pg_stat_activity
+          where datname = current_database() and pid <> pg_backend_pid() and application_name like $1`,
+        [`${RELAY_NAME} %`],
+      );
+      return rows.map((r) => r.name.slice(RELAY_NAME.length + 1));
+    },
     async close() {
       closed = true;
       await listening.close();

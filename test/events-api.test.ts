@@ -2,10 +2,10 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Clinic } from '../src/entities/index.ts';
 import { FixedClock } from '../src/lib/clock.ts';
 import { openOrm } from '../src/lib/database.ts';
-import { cronOf, sweeperOf } from '../src/lib/periodic-sweep.ts';
+import { sweeperOf } from '../src/lib/periodic-sweep.ts';
 import { startJobs } from '../src/server/jobs.ts';
 import { EventEnvelope } from '../src/services/events/event.resource.ts';
-import { EVENT_RETENTION_SWEEP, eventRetentionSweep, pruneEvents } from '../src/services/events/retention.ts';
+import { eventRetentionSweep, pruneEvents } from '../src/services/events/retention.ts';
 import { graphqlOf } from './graphql-form.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
@@ -486,7 +486,6 @@ describe('retention', () => {
         await new Promise((r) => setTimeout(r, 50));
       expect(await ids('event')).not.toContain(old);
     } finally {
-      await jobs.queue.schedule(EVENT_RETENTION_SWEEP, cronOf(3600));
       await jobs.stop(0);
       await orm.close();
     }

@@ -1,10 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openOrm } from '../src/lib/database.ts';
 import { defaultLimits } from '../src/lib/limits.ts';
 import { testDatabase } from './helpers.ts';
 import { type Pooler, pgbouncerBinary, startPgBouncer } from './pgbouncer.ts';
+import { killAll, startServiceProcess } from './service-process.ts';
 import { connect, type TestSocket } from './ws-client.ts';
 
 /**
@@ -12,8 +12,6 @@ import { connect, type TestSocket } from './ws-client.ts';
  * PgBouncer, real service processes (`src/main.ts`, as `npm start` runs it). DATABASE_URL goes
  * through the pooler, DATABASE_SESSION_URL straight to PostgreSQL.
  */
-const root = path.resolve(import.meta.dirname, '..');
-const node = path.join(root, 'node_modules/.bin/node');
 const children: ChildProcess[] = [];
 const sockets: TestSocket[] = [];
 let db: Awaited<ReturnType<typeof testDatabase>>;
@@ -21,38 +19,7 @@ let pooler: Pooler;
 /** An operator's PgBouncer that drops the timeout the service would send at connection. */
 let lenient: Pooler;
 
-interface Service {
-  url: string;
-  out: () => string;
-  child: ChildProcess;
-}
-
-/** `npm start` as a child process; resolves when it listens, rejects with its output if it exits first. */
-function startService(env: Record<string, string>): Promise<Service> {
-  const child = spawn(node, ['src/main.ts'], {
-    cwd: root,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', WORKERS: 'on', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout?.on('data', (d) => (out += d));
-  child.stderr?.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service not ready:\n${out}`)), 45_000);
-    child.stdout?.on('data', () => {
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ url, out: () => out, child });
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(Object.assign(new Error(`service exited with ${code}:\n${out}`), { code, out }));
-    });
-  });
-}
+const startService = (env: Record<string, string>) => startServiceProcess(env, children);
 
 /** The instances of one cluster share their secrets (src/lib/secrets.ts). */
 const ROOT_SECRET = 'pooler-test-root-secret-0123456789abcdef';
@@ -70,14 +37,7 @@ describe.skipIf(!available)('behind PgBouncer in transaction mode', () => {
 
   afterAll(async () => {
     await Promise.all(sockets.map((s) => s.dispose()));
-    await Promise.all(
-      children.map(async (c) => {
-        if (c.exitCode !== null || c.signalCode !== null) return;
-        const exited = new Promise((resolve) => c.once('exit', resolve));
-        c.kill('SIGKILL');
-        await exited;
-      }),
-    );
+    await killAll(children);
     await pooler?.close();
     await lenient?.close();
     await db?.drop();

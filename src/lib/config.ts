@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { parseTrustProxy } from './client-address.ts';
 import { defaultLimits, type Limits } from './limits.ts';
-import { cronOf } from './periodic-sweep.ts';
 
 const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 
@@ -63,21 +62,8 @@ const schema = z.object({
     .transform((v) => v === 'on'),
   /** Job queue supervision interval in seconds (pg-boss's 60 by default); tests lower it. */
   QUEUE_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(60).optional(),
-  /** Both sweeps' period in seconds (an hour by default; a divisor of a minute, hour or day); tests lower it. */
-  SWEEP_INTERVAL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(86_400)
-    .refine((s) => {
-      try {
-        cronOf(s);
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'must divide a minute, an hour or a day')
-    .optional(),
+  /** Both sweeps' period in seconds (an hour by default); tests lower it. */
+  SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).optional(),
   /** The delivery queue's heartbeat contract in seconds (30 by default, at least 10); tests lower it. */
   DELIVERY_HEARTBEAT_SECONDS: z.coerce.number().int().min(10).max(120).optional(),
   /**

@@ -53,12 +53,11 @@ export interface JobQueue {
    */
   work(workers: readonly AnyWorkerDefinition[]): Promise<string[]>;
   /**
-   * Sends a job to queue `name` at each occurrence of `cron` (with seconds), once for the whole
-   * cluster: pg-boss's cron pass is claimed by one instance at a time. Idempotent: every process
-   * sets the same schedules at start.
+   * Sends a job to queue `name` unless one was already sent in the same `seconds`-long slot of the
+   * database's clock (pg-boss's throttle): any number of processes calling it once a slot make one
+   * job a slot. (pg-boss's cron schedules send at most one job a minute.)
    */
-  schedule(name: string, cron: string): Promise<void>;
-  unschedule(name: string): Promise<void>;
+  sendOncePer(name: string, seconds: number): Promise<void>;
   /** Stops fetching, lets jobs under way finish (up to `graceMs`), closes the pool. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -83,8 +82,6 @@ export async function startJobQueue(opts: {
   superviseIntervalSeconds?: number;
   /** The scope every job's handler runs in (the server's system scope: src/server/jobs.ts). */
   runJob?: <T>(fn: () => Promise<T>) => Promise<T>;
-  /** How often the cluster's cron pass runs (pg-boss's 30 s by default); shorter for short schedules. */
-  cronSeconds?: number;
 }): Promise<JobQueue> {
   const boss = new PgBoss({
     connectionString: opts.databaseUrl,
@@ -93,7 +90,6 @@ export async function startJobQueue(opts: {
     application_name: 'clinic-gateway queue',
     // A job created on a notify queue wakes the workers at once instead of at their next poll.
     useListenNotify: true,
-    ...(opts.cronSeconds ? { cronMonitorIntervalSeconds: opts.cronSeconds } : {}),
     ...(opts.superviseIntervalSeconds
       ? {
           superviseIntervalSeconds: opts.superviseIntervalSeconds,
@@ -146,11 +142,8 @@ export async function startJobQueue(opts: {
       }
       return started;
     },
-    async schedule(name, cron) {
-      await boss.schedule(name, cron, null, { tz: 'UTC' });
-    },
-    async unschedule(name) {
-      await boss.unschedule(name);
+    async sendOncePer(name, seconds) {
+      await boss.sendThrottled(name, null, null, seconds);
     },
     async stop(graceMs = 10_000) {
       // Before pg-boss closes the pool its jobs are settled through.

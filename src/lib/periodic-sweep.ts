@@ -2,9 +2,8 @@ import { logger } from './logger.ts';
 
 /**
  * A periodic clean-up of the database (old events, orphaned media files), run once per period
- * for the whole cluster, however many processes serve (docs/scale.md): each is a schedule on
- * the job queue (src/server/sweeps.ts), and one process with the sweeps role takes each
- * occurrence's job.
+ * for the whole cluster, however many processes serve (docs/scale.md): each period's run is
+ * one job on the job queue (src/server/sweeps.ts), taken by one process with the sweeps role.
  */
 export interface SweepDefinition {
   /** The sweep's queue and schedule name. */
@@ -50,17 +49,4 @@ export async function scheduledSweep(def: SweepDefinition, sweeper: Sweeper): Pr
   } catch (err) {
     logger.warn({ err }, def.failed);
   }
-}
-
-/**
- * A period as a cron expression with seconds (pg-boss 12 evaluates them): a divisor of a minute,
- * an hour or a day, so that every occurrence is the same distance from the last.
- */
-export function cronOf(everySeconds: number): string {
-  const s = everySeconds;
-  if (s >= 1 && s < 60 && 60 % s === 0) return `*/${s} * * * * *`;
-  if (s % 60 === 0 && s < 3600 && 60 % (s / 60) === 0) return `0 */${s / 60} * * * *`;
-  if (s % 3600 === 0 && s < 86_400 && 24 % (s / 3600) === 0) return `0 0 */${s / 3600} * * *`;
-  if (s === 86_400) return '0 0 0 * * *';
-  throw new Error(`a sweep period must divide a minute, an hour or a day: ${s} s does not`);
 }

@@ -15,7 +15,7 @@ import type { SweepDefinition } from '../lib/periodic-sweep.ts';
 /** A file younger than this is never deleted: the write that stored it may still be under way. */
 export const ORPHAN_GRACE_MS = 86_400_000;
 
-/** How often the cluster sweeps (on the hour: src/server/sweeps.ts). */
+/** How often the cluster sweeps (once an hour for the whole cluster: src/server/sweeps.ts). */
 export const ORPHAN_SWEEP_INTERVAL_SECONDS = 3600;
 
 const BATCH = 500;

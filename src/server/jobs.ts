@@ -92,7 +92,6 @@ export async function startJobs(opts: {
         )
       : QUEUES,
     ...(opts.tuning?.superviseSeconds ? { superviseIntervalSeconds: opts.tuning.superviseSeconds } : {}),
-    ...(opts.tuning?.sweepSeconds ? { cronSeconds: Math.min(30, opts.tuning.sweepSeconds) } : {}),
     // Every job runs as the operation runner's system work: the injected clock, no request.
     runJob: (fn) => runSystem(clock, fn),
   });

@@ -1,13 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Clock } from '../lib/clock.ts';
 import type { JobQueue, QueueDefinition } from '../lib/job-queue.ts';
-import {
-  cronOf,
-  type SweepDefinition,
-  type Sweeper,
-  scheduledSweep,
-  sweeperOf,
-} from '../lib/periodic-sweep.ts';
+import { logger } from '../lib/logger.ts';
+import { type SweepDefinition, type Sweeper, scheduledSweep, sweeperOf } from '../lib/periodic-sweep.ts';
 import { MEDIA_ORPHANS_SWEEP, orphanMediaSweep } from '../media/orphans.ts';
 import { EVENT_RETENTION_SWEEP, eventRetentionSweep } from '../services/events/retention.ts';
 
@@ -18,23 +13,20 @@ export interface RunningSweeps {
   stop(): Promise<void>;
 }
 
-/** The names of the cluster's sweeps: one queue and one schedule each. */
-export const SWEEP_NAMES = [EVENT_RETENTION_SWEEP, MEDIA_ORPHANS_SWEEP] as const;
+/** The cluster's sweeps: one queue each. A sweep that fails is not retried: the next period's is. */
+export const SWEEP_QUEUES: readonly QueueDefinition[] = [EVENT_RETENTION_SWEEP, MEDIA_ORPHANS_SWEEP].map(
+  (name) => ({
+    name,
+    options: { retryLimit: 0, expireInSeconds: 15 * 60 },
+  }),
+);
 
 /**
- * A sweep's queue keeps at most one job waiting ('short'): occurrences that come while one waits
- * (every worker busy, none running the sweeps role) are one sweep, not a pile.
- */
-export const SWEEP_QUEUES: readonly QueueDefinition[] = SWEEP_NAMES.map((name) => ({
-  name,
-  options: { policy: 'short', retryLimit: 0, expireInSeconds: 15 * 60 },
-}));
-
-/**
- * The cluster's sweeps (docs/scale.md, One cluster): every process that starts the queue sets the
- * schedules (pg-boss's cron pass, claimed by one instance per pass, sends each occurrence's job
- * once), and processes with the sweeps role run them. N processes sweep once per period, not N
- * times. `everySeconds` (SWEEP_INTERVAL_SECONDS) shortens both periods for tests.
+ * The cluster's sweeps (docs/scale.md, One cluster). Every process that starts the queue asks
+ * for each sweep once a period; the queue keeps one job per period of the database's clock
+ * (`sendOncePer`), so N processes sweep once a period, not N times, and the sweeps go on while
+ * any process runs. Processes with the sweeps role (`work`) take the jobs. `everySeconds`
+ * (SWEEP_INTERVAL_SECONDS) shortens both periods for tests.
  */
 export async function startSweeps(opts: {
   queue: JobQueue;
@@ -55,10 +47,17 @@ export async function startSweeps(opts: {
   const media = orphanMediaSweep({ em: opts.em, clock: opts.clock, ...every });
   const defs: SweepDefinition[] = [retention, media];
   const sweepers = new Map(defs.map((d) => [d.name, sweeperOf(d)]));
-  for (const def of defs) {
-    if (def.everySeconds === null) await opts.queue.unschedule(def.name);
-    else await opts.queue.schedule(def.name, cronOf(def.everySeconds));
-  }
+  const timers = defs.flatMap((def) => {
+    const seconds = def.everySeconds;
+    if (seconds === null) return [];
+    const timer = setInterval(() => {
+      opts.queue
+        .sendOncePer(def.name, seconds)
+        .catch((err) => logger.warn({ err }, `${def.failed} (not queued)`));
+    }, seconds * 1000);
+    timer.unref();
+    return [timer];
+  });
   if (opts.work)
     await opts.queue.work(
       defs.map((def) => ({
@@ -71,6 +70,7 @@ export async function startSweeps(opts: {
     eventRetention: sweepers.get(retention.name) as Sweeper,
     mediaSweep: sweepers.get(media.name) as Sweeper,
     async stop() {
+      for (const t of timers) clearInterval(t);
       await Promise.all([...sweepers.values()].map((s) => s.stop()));
     },
   };

@@ -15,7 +15,7 @@ const DAY_MS = 86_400_000;
 /** Rows per DELETE: each batch is its own short statement, so a backlog never holds long locks. */
 export const PRUNE_BATCH = 1_000;
 
-/** How often the cluster sweeps (on the hour: src/server/sweeps.ts). */
+/** How often the cluster sweeps (once an hour for the whole cluster: src/server/sweeps.ts). */
 export const PRUNE_INTERVAL_SECONDS = 3600;
 
 /** At most this many batches per sweep (a million events), so one sweep's work stays bounded. */

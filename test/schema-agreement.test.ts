@@ -12,8 +12,12 @@ import { testDatabase } from './helpers.ts';
  */
 const OWNED_BY_MIGRATIONS: [RegExp, string][] = [
   [
-    /^drop table if exists "(idempotency_key|rate_limit)" cascade;$/,
-    'tables only SQL of our own reads and writes (src/services/idempotency.ts, the rate limiter): no entity',
+    /^drop table if exists "(idempotency_key|rate_limit|websocket_hold)" cascade;$/,
+    'tables only SQL of our own reads and writes (src/services/idempotency.ts, the rate limiter, src/server/websocket-holds.ts): no entity',
+  ],
+  [
+    /^drop function if exists "websocket_admit"\(integer, integer, uuid, integer, integer\);$/,
+    "a key's websocket admission, one statement through a pooler (src/server/websocket-holds.ts)",
   ],
   [/^alter table "clinic" drop column "chat_seq";$/, 'the chat sequence, advanced by SQL only'],
   [/^drop index "clinic_phone_unique";$/, "a partial unique index (a clinic's phone, when it has one)"],

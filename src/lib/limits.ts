@@ -43,8 +43,13 @@ export interface Limits {
   maxConnections: number;
   /** Percent of maxConnections websockets may hold at most; the rest stays for HTTP. */
   wsConnectionsPercent: number;
-  /** Most open websockets per API key (each process counts its own). */
+  /** Most open websockets per API key, all instances on the database together (src/server/websocket-holds.ts). */
   wsMaxPerKey: number;
+  /**
+   * An instance's sockets stop counting against their keys' caps once its heartbeat (every third
+   * of this) is older than this: how long a killed instance's sockets still count, at most.
+   */
+  wsInstanceTimeoutMs: number;
   /** Most websockets per client address not yet past connection_init. */
   wsMaxUnauthenticatedPerAddress: number;
   /** Most operations at once on one websocket (subscriptions, and queries not yet answered). */
@@ -81,6 +86,7 @@ export const defaultLimits: Limits = {
   maxConnections: 2_000,
   wsConnectionsPercent: 50,
   wsMaxPerKey: 50,
+  wsInstanceTimeoutMs: 15_000,
   wsMaxUnauthenticatedPerAddress: 20,
   wsMaxOperationsPerSocket: 100,
   wsIdleTimeoutMs: 60_000,

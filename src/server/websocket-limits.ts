@@ -6,7 +6,10 @@ import type { WebSocket } from 'ws';
  * holding idle sockets could leave no connection for anyone else's HTTP requests.
  */
 export interface SocketLimits {
-  /** Most open sockets per API key, in one process. */
+  /**
+   * Most open sockets per API key. Checked here in this process alone (a refusal without a round
+   * trip); all instances together are counted in PostgreSQL (websocket-holds.ts).
+   */
   perKey: number;
   /** Most sockets per client address that have not yet been acknowledged (connection_init). */
   unauthenticatedPerAddress: number;

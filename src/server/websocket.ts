@@ -3,11 +3,13 @@ import type { Duplex } from 'node:stream';
 import { getOperationAST } from 'graphql';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
+import type pg from 'pg';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { authenticate, keyChangeCount, keyHashOf, onKeyChange } from '../auth/keys.ts';
 import { forbidden } from '../auth/scopes.ts';
 import { clientAddressOf, type TrustProxy } from '../lib/client-address.ts';
 import { AppError } from '../lib/errors.ts';
+import { kindOfId } from '../lib/ids.ts';
 import type { Limits } from '../lib/limits.ts';
 import { logger } from '../lib/logger.ts';
 import { countSockets, websocketOperations } from '../lib/metrics.ts';
@@ -15,6 +17,7 @@ import { type Principal, type RequestInfo, runRequest } from '../lib/request-con
 import { closeReason } from './close-reason.ts';
 import { toGraphQLError } from './graphql-errors.ts';
 import type { OperationRunner, PreparedRun } from './runner.ts';
+import { WebsocketHolds } from './websocket-holds.ts';
 import { SocketGate, TOO_MANY_CLOSE } from './websocket-limits.ts';
 
 /**
@@ -29,7 +32,9 @@ import { SocketGate, TOO_MANY_CLOSE } from './websocket-limits.ts';
  *
  * What one integrator may hold is capped (src/server/websocket-limits.ts, docs/limits.md): sockets
  * per key, unacknowledged sockets per address, operations per socket, idle time, and the share of
- * the server's connections websockets may take at all.
+ * the server's connections websockets may take at all. Sockets per key are counted across every
+ * instance on the database (src/server/websocket-holds.ts); this process's own count refuses at
+ * once, without a round trip, when it alone holds the key's cap.
  */
 
 interface Connection {
@@ -115,6 +120,16 @@ export function serveSubscriptions(
     idleMs: opts.limits.wsIdleTimeoutMs,
     total: Math.max(1, Math.floor((opts.limits.maxConnections * opts.limits.wsConnectionsPercent) / 100)),
   });
+  // The key's sockets on every instance (the ORM's pool: one statement per admission and release).
+  let pool: Promise<pg.Pool> | null = null;
+  const holds = new WebsocketHolds({
+    pool: () => {
+      pool ??= deps.em.getConnection().getNativeClient() as Promise<pg.Pool>;
+      return pool;
+    },
+    cap: opts.limits.wsMaxPerKey,
+    instanceTimeoutMs: opts.limits.wsInstanceTimeoutMs,
+  });
   /** Closes a socket over a cap; one that does not answer the close frame is cut a second later. */
   const refuse = (socket: WebSocket, close: { code: number; reason: string }) => {
     socket.close(close.code, close.reason);
@@ -191,9 +206,22 @@ export function serveSubscriptions(
             principal,
             socket: ctx.extra.socket,
           };
+          // This process alone holds the key's cap: refused at once.
           if (!gate.acknowledge(ctx.extra.socket, principal.keyId, ctx.subscriptions)) {
             refuse(ctx.extra.socket, TOO_MANY_CLOSE);
             // graphql-ws's own close (4403) comes second and is ignored by a closing socket.
+            return false;
+          }
+          // Then every instance's count. A socket that closes meanwhile gives its place back once taken.
+          const apiKeyId = kindOfId(principal.keyId)?.n as number;
+          const admission = holds.admit(principal.clinicId, apiKeyId);
+          ctx.extra.socket.once('close', () => {
+            admission
+              .then((taken) => (taken ? holds.release(principal.clinicId, apiKeyId) : undefined))
+              .catch((err) => logger.warn({ err }, 'websocket release failed'));
+          });
+          if (!(await admission)) {
+            refuse(ctx.extra.socket, TOO_MANY_CLOSE);
             return false;
           }
           ctx.extra.connection = connection;
@@ -292,6 +320,8 @@ export function serveSubscriptions(
       return connections.size;
     },
     async close() {
+      // From now on a socket's close writes nothing: one statement deletes this instance's rows.
+      const holdsClosed = holds.close();
       stopListening();
       stopCounting();
       gate.stop();
@@ -299,6 +329,7 @@ export function serveSubscriptions(
       for (const socket of wss.clients) socket.close(1001, 'Server shutting down');
       await disposable.dispose();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await holdsClosed;
     },
   };
 }

@@ -18,6 +18,7 @@ import { Migration20261201000000WebhookLastFailure } from './Migration2026120100
 import { Migration20261202000000IdempotencyKeyHash } from './Migration20261202000000IdempotencyKeyHash.ts';
 import { Migration20261203000000WebhookManagement } from './Migration20261203000000WebhookManagement.ts';
 import { Migration20261204000000ClinicMode } from './Migration20261204000000ClinicMode.ts';
+import { Migration20261205000000ShardReady } from './Migration20261205000000ShardReady.ts';
 import { Migration20261205000010WebsocketHolds } from './Migration20261205000010WebsocketHolds.ts';
 
 /** Listed explicitly so migrations load the same way under Node, vitest and the CLI. */
@@ -41,5 +42,6 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261202000000IdempotencyKeyHash', class: Migration20261202000000IdempotencyKeyHash },
   { name: 'Migration20261203000000WebhookManagement', class: Migration20261203000000WebhookManagement },
   { name: 'Migration20261204000000ClinicMode', class: Migration20261204000000ClinicMode },
+  { name: 'Migration20261205000000ShardReady', class: Migration20261205000000ShardReady },
   { name: 'Migration20261205000010WebsocketHolds', class: Migration20261205000010WebsocketHolds },
 ];

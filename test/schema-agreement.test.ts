@@ -65,9 +65,48 @@ async function diff(): Promise<string[]> {
     .filter((s) => s !== '' && !s.startsWith('--') && !/^set (names|session_replication_role)/.test(s));
 }
 
+/**
+ * What the diff says about the keys that include `clinic_id` (Migration20261205000000ShardReady,
+ * test/shard-ready.test.ts): the entities keep `id` as their primary key and single-column
+ * references, while the database has primary keys (id, clinic_id) and foreign keys
+ * (clinic_id, x_id) -> (clinic_id, id). Exactly the statements that would undo those, read from
+ * the catalog, so a key the migrations lack altogether still shows.
+ */
+async function shardKeyStatements(): Promise<Set<string>> {
+  const rows = await orm.em
+    .getConnection()
+    .execute<
+      { table: string; name: string; contype: string; target: string | null; cols: string[]; del: string }[]
+    >(
+      `select t.relname as "table", c.conname as name, c.contype, f.relname as target, c.confdeltype as del,
+            (select array_agg(a.attname::text order by k.n) from unnest(c.conkey) with ordinality as k(att, n)
+               join pg_attribute a on a.attrelid = c.conrelid and a.attnum = k.att) as cols
+       from pg_constraint c join pg_class t on t.oid = c.conrelid left join pg_class f on f.oid = c.confrelid
+      where c.connamespace = 'public'::regnamespace and c.contype in ('p', 'f') and cardinality(c.conkey) = 2
+        and 'clinic_id' = any(select a.attname from pg_attribute a where a.attrelid = c.conrelid and a.attnum = any(c.conkey))`,
+    );
+  const out = new Set<string>();
+  for (const r of rows) {
+    if (r.contype === 'p' && r.cols.join() === 'id,clinic_id') {
+      out.add(`alter table "${r.table}" drop constraint "${r.name}";`);
+      out.add(`alter table "${r.table}" add primary key ("id");`);
+    } else if (r.contype === 'f' && r.cols[0] === 'clinic_id') {
+      const rule = r.del === 'n' ? ' on delete set null' : r.del === 'c' ? ' on delete cascade' : '';
+      out.add(`alter table "${r.table}" drop constraint "${r.name}";`);
+      out.add(
+        `alter table "${r.table}" add constraint "${r.name}" foreign key ("${r.cols[1]}") references "${r.target}" ("id")${rule};`,
+      );
+    }
+  }
+  return out;
+}
+
 it('every entity column, type and nullability is in the migrations (the schema diff is what they own)', async () => {
   const statements = await diff();
-  const unexplained = statements.filter((s) => !OWNED_BY_MIGRATIONS.some(([re]) => re.test(s)));
+  const shardKeys = await shardKeyStatements();
+  const unexplained = statements.filter(
+    (s) => !shardKeys.has(s) && !OWNED_BY_MIGRATIONS.some(([re]) => re.test(s)),
+  );
   expect(unexplained, 'entities and migrations disagree: add a migration (or fix the entity)').toEqual([]);
   // Every reason still explains something: a stale one would hide the next change of its kind.
   const stale = OWNED_BY_MIGRATIONS.filter(([re]) => !statements.some((s) => re.test(s))).map(

@@ -27,6 +27,7 @@ export * from './catalog.ts';
 export * from './chat.ts';
 export * from './clinic.ts';
 export * from './clinical.ts';
+export * from './global-tables.ts';
 export * from './media.ts';
 export * from './patient.ts';
 export type { Address } from './tenant.ts';

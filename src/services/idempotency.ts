@@ -74,13 +74,13 @@ export async function idempotent<T>(
   const expired = new Date(scope.now.getTime() - IDEMPOTENCY_WINDOW_MS);
   // This key if it expired, and a few other expired ones: the table holds about a day of keys.
   await conn.execute(
-    `delete from "idempotency_key" where ("api_key_id" = ? and "key_hash" = ? and "created_at" < ?)
+    `delete from "idempotency_key" where ("clinic_id" = ? and "api_key_id" = ? and "key_hash" = ? and "created_at" < ?)
        or "id" in (select "id" from "idempotency_key" where "created_at" < ? limit 20)`,
-    [scope.keyId, keyHash, expired, expired],
+    [scope.clinicId, scope.keyId, keyHash, expired, expired],
   );
   const claimed = await conn.execute<{ id: number }[]>(
     `insert into "idempotency_key" ("clinic_id", "api_key_id", "key_hash", "request_hash", "created_at")
-     values (?, ?, ?, ?, ?) on conflict ("api_key_id", "key_hash") do nothing returning "id"`,
+     values (?, ?, ?, ?, ?) on conflict ("clinic_id", "api_key_id", "key_hash") do nothing returning "id"`,
     [scope.clinicId, scope.keyId, keyHash, scope.hash, scope.now],
   );
   if (claimed.length) {
@@ -112,8 +112,8 @@ export async function idempotent<T>(
       { request_hash: string; status: number | null; response: T | null; abandoned: boolean }[]
     >(
       `select "request_hash", "status", "response", "created_at" < ? as "abandoned"
-         from "idempotency_key" where "api_key_id" = ? and "key_hash" = ?`,
-      [new Date(scope.now.getTime() - scope.leaseMs), scope.keyId, keyHash],
+         from "idempotency_key" where "clinic_id" = ? and "api_key_id" = ? and "key_hash" = ?`,
+      [new Date(scope.now.getTime() - scope.leaseMs), scope.clinicId, scope.keyId, keyHash],
     );
     // The first request failed and freed the key meanwhile: this one runs afresh.
     if (!row) return idempotent(em, scope, run);

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { Db, Job, JobResult, PgBoss } from 'pg-boss';
 import { type GroupCap, type Slot, startSlotLease } from './group-slots.ts';
 import { logger } from './logger.ts';
+import { GIVE_BACK } from './queue-tables.ts';
 
 /**
  * A worker whose jobs of one group run at most `cap.perGroup` at once across every process
@@ -50,18 +51,10 @@ interface Claimed {
 export const queueChannel = (schema: string) =>
   `pgboss_${createHash('sha224').update(schema).digest('hex').slice(0, 24)}`;
 
-/**
- * Gives claimed jobs back untouched, as pg-boss 12.38's own `restore` does for its local group
- * excess (plans.restoreJobs; not exposed on PgBoss): created again, not started, so the next
- * claim counts no attempt (pinned version; check it when upgrading pg-boss).
- */
-async function giveBack(db: Db, schema: string, queue: string, ids: string[]): Promise<void> {
+/** Gives claimed jobs back untouched (`GIVE_BACK`, src/lib/queue-tables.ts). */
+async function giveBack(db: Db, queue: string, ids: string[]): Promise<void> {
   if (!ids.length) return;
-  await db.executeSql(
-    `update "${schema}"."job" set "state" = 'created', "started_on" = null, "heartbeat_on" = null, "upsert_by_key" = null
-     where "name" = $1 and "id" = any($2::uuid[]) and "state" = 'active'`,
-    [queue, ids],
-  );
+  await db.executeSql(GIVE_BACK, [queue, ids]);
 }
 
 const clientDb = (client: pg.Client): Db => ({
@@ -122,14 +115,13 @@ export async function startCappedWorker(
           if (slot) claimed.push({ job, slot });
           else losers.push(job.id);
         }
-        await giveBack(db, opts.schema, def.queue, losers);
+        await giveBack(db, def.queue, losers);
         return claimed;
       } catch (err) {
         // Nothing half-claimed is kept: the batch goes back to the queue and its slots are freed.
         for (const s of acquired) lease.release(s);
         await giveBack(
           poolDb,
-          opts.schema,
           def.queue,
           jobs.map((j) => j.id),
         ).catch(() => {});
@@ -217,7 +209,6 @@ export async function startCappedWorker(
         for (const b of batch) if (b.slot) lease.release(b.slot);
         await giveBack(
           poolDb,
-          opts.schema,
           def.queue,
           batch.map((b) => b.job.id),
         ).catch(() => {});

@@ -4,6 +4,17 @@ import { type Db, type JobInsert, PgBoss, type Queue, type WorkHandler, type Wor
 import { type CappedWorker, type CappedWorkerDefinition, startCappedWorker } from './capped-worker.ts';
 import { stampRequestId } from './job-scope.ts';
 import { listen } from './listen.ts';
+import { DELETE_WAITING_IN_GROUP, QUEUE_SCHEMA } from './queue-tables.ts';
+
+export {
+  completeClaimed,
+  LIVE_JOB_COUNT,
+  LIVE_JOB_DATA,
+  liveJobInGroup,
+  QUEUE_DEPTHS,
+  QUEUE_STATES,
+} from './queue-tables.ts';
+
 import { logger } from './logger.ts';
 
 /**
@@ -63,7 +74,7 @@ export interface JobQueue {
 }
 
 /** The schema pg-boss keeps its tables in (it creates and migrates it itself at start). */
-export const QUEUE_SCHEMA = 'pgboss';
+export { QUEUE_SCHEMA } from './queue-tables.ts';
 
 export async function startJobQueue(opts: {
   databaseUrl: string;
@@ -278,4 +289,12 @@ function listenOnSession(boss: PgBoss, sessionUrl: string): void {
         if (again) onReconnect();
       },
     });
+}
+
+/**
+ * Deletes the waiting jobs of one group of queue `name` in the transaction `em` is in (pg-boss's
+ * API deletes by id or whole queue only): a deleted webhook subscription's queued attempts.
+ */
+export async function deleteWaitingInGroup(em: EntityManager, name: string, group: string): Promise<void> {
+  await em.getConnection().execute(DELETE_WAITING_IN_GROUP, [name, group], 'run', em.getTransactionContext());
 }

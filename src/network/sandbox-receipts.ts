@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Job, JobResult } from 'pg-boss';
-import { enqueue, type JobQueue, QUEUE_SCHEMA, type QueueDefinition } from '../lib/job-queue.ts';
+import { enqueue, type JobQueue, LIVE_JOB_COUNT, type QueueDefinition } from '../lib/job-queue.ts';
 import { asQueuedBy, type QueuedBy, scopeLog } from '../lib/job-scope.ts';
 
 /**
@@ -131,10 +131,7 @@ export class QueuedReceipts implements ReceiptSchedule {
   async settle(timeoutMs = 30_000): Promise<void> {
     const db = (this.#queue ?? (await this.#ready)).boss.getDb();
     for (const until = Date.now() + timeoutMs; ; ) {
-      const { rows } = await db.executeSql(
-        `select count(*)::int as n from "${QUEUE_SCHEMA}"."job" where "name" = $1 and "state" in ('created', 'retry', 'active')`,
-        [SANDBOX_RECEIPTS_QUEUE],
-      );
+      const { rows } = await db.executeSql(LIVE_JOB_COUNT, [SANDBOX_RECEIPTS_QUEUE]);
       const left = Number(rows[0].n);
       if (left === 0) return;
       if (Date.now() > until) throw new Error(`${left} sandbox receipt(s) still not posted.`);

@@ -7,7 +7,7 @@ import type { RateLimiter } from '../auth/rate-limit.ts';
 import type { Clock } from '../lib/clock.ts';
 import { ERROR_REFERENCE_PATH } from '../lib/error-docs.ts';
 import { AppError, findAppError } from '../lib/errors.ts';
-import { QUEUE_SCHEMA } from '../lib/job-queue.ts';
+import { LIVE_JOB_DATA, QUEUE_DEPTHS, QUEUE_STATES } from '../lib/job-queue.ts';
 import { logger } from '../lib/logger.ts';
 import { registry } from '../lib/metrics.ts';
 import type { RequestInfo } from '../lib/request-context.ts';
@@ -94,20 +94,17 @@ export function createMetricsRoute(opts: MetricsOptions) {
   // pg-boss's index of live jobs (job_i14: name, state); a state given as a parameter instead of
   // a literal made PostgreSQL scan the table (EXPLAIN on 200,000 seeded jobs: 950 ms against 40).
   const maxCounted = opts.maxCountedJobs ?? MAX_COUNTED_JOBS;
-  const STATES = ['created', 'retry', 'active'] as const;
-  const counted = (state: string) =>
-    `(select count(*) from (select 1 from "${QUEUE_SCHEMA}"."job" as "j" where "j"."name" = "q"."name"
-      and "j"."state" = '${state}' limit ?) as "c") as "${state}"`;
   scraped(
     'job_queue_depth',
     'Jobs waiting, waiting to retry or under way, by queue.',
     ['queue', 'state'],
     async (g) => {
-      const rows = await sql<Record<(typeof STATES)[number], string> & { name: string }>(
-        `select "q"."name", ${STATES.map(counted).join(', ')} from "${QUEUE_SCHEMA}"."queue" as "q"`,
-        STATES.map(() => maxCounted),
+      const rows = await sql<Record<(typeof QUEUE_STATES)[number], string> & { name: string }>(
+        QUEUE_DEPTHS,
+        QUEUE_STATES.map(() => maxCounted),
       );
-      for (const r of rows) for (const state of STATES) g.set({ queue: r.name, state }, Number(r[state]));
+      for (const r of rows)
+        for (const state of QUEUE_STATES) g.set({ queue: r.name, state }, Number(r[state]));
     },
   );
   // An event is waiting while an attempt to deliver it to an enabled subscription is queued: the
@@ -123,12 +120,7 @@ export function createMetricsRoute(opts: MetricsOptions) {
     [],
     async (g) => {
       const [row] = await sql<{ oldest: string | Date | null }>(
-        `select min("e"."created_at") as "oldest" from (
-           (select "data" from "${QUEUE_SCHEMA}"."job" where "name" = ? and "state" < 'active' and not "blocked"
-            order by "priority" desc, "created_on" limit ?)
-           union all
-           (select "data" from "${QUEUE_SCHEMA}"."job" where "name" = ? and "state" = 'active'
-            order by "created_on" limit ?)) as "j"
+        `select min("e"."created_at") as "oldest" from (${LIVE_JOB_DATA}) as "j"
          join "webhook_subscription" as "s" on "s"."id" = ("j"."data"->>'subscription')::int
            and "s"."enabled" and "s"."deleted_at" is null
          join "event" as "e" on "e"."id" = ("j"."data"->>'event')::int`,

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { runNamed, statementOf } from '../db/named-statements.ts';
-import { type JobClaim, QUEUE_SCHEMA } from '../lib/job-queue.ts';
+import { completeClaimed, type JobClaim } from '../lib/job-queue.ts';
 import { DELIVERY_QUEUE } from '../services/webhooks/delivery-jobs.ts';
 
 /**
@@ -42,9 +42,7 @@ const insertSql = statementOf(
   `with "u" as (
      select * from unnest(?::int[], ?::int[], ?::int[], ?::text[], ?::int[], ?::timestamptz[], ?::int[], ?::text[], ?::int[], ?::timestamptz[], ?::uuid[], ?::int[])
        with ordinality as "u"("clinic", "subscription", "event", "trigger", "attempt", "attempted_at", "status", "excerpt", "duration", "now", "job", "retry_count", "n")),
-   "j" as (update "${QUEUE_SCHEMA}"."job" as "q" set "state" = 'completed', "completed_on" = "${QUEUE_SCHEMA}".job_now()
-     from "u" where "q"."name" = ? and "q"."id" = "u"."job" and "q"."state" = 'active' and "q"."retry_count" = "u"."retry_count"
-     returning "q"."id"),
+   "j" as (${completeClaimed('?', '"u"')}),
    "ok" as (select * from "u" where "u"."job" is null or "u"."job" in (select "id" from "j")),
    "d" as (
      insert into "webhook_delivery" ("clinic_id", "subscription_id", "event_id", "trigger", "status", "attempt", "attempted_at", "next_attempt_at", "response_status", "response_excerpt", "error", "duration_ms", "created_at", "updated_at")

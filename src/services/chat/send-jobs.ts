@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { enqueueInTransaction, QUEUE_SCHEMA, type QueueDefinition } from '../../lib/job-queue.ts';
+import { enqueueInTransaction, liveJobInGroup, type QueueDefinition } from '../../lib/job-queue.ts';
 import type { QueuedBy } from '../../lib/job-scope.ts';
 
 /**
@@ -73,14 +73,9 @@ export const sendGroup = (conversation: number) => ({ id: `conv_${conversation}`
  * the one parameter (`sendGroup(conversation).id`), has a send job that pg-boss will still run:
  * waiting, waiting to retry, or under way (a killed worker's comes back). A message without one
  * is never sent (its job lost, or out of attempts and about to be failed by the dead letter).
- * Straight on pg-boss's table, as cancelDeliveries (src/services/webhooks/delivery-jobs.ts) is:
- * relies on pg-boss 12.38's "pgboss"."job" ("name", "group_id", "state", "data"); index job_i14
- * (name, state) over live jobs only, so it reads the queue's backlog, never its history.
+ * Read straight from pg-boss's table (src/lib/queue-tables.ts).
  */
-export const liveSendJob = (messageColumn: string) =>
-  `exists (select 1 from "${QUEUE_SCHEMA}"."job" "j" where "j"."name" = '${SEND_QUEUE}'
-     and "j"."state" in ('created', 'retry', 'active') and "j"."group_id" = ?
-     and "j"."data"->>'message' = ${messageColumn}::text)`;
+export const liveSendJob = (messageColumn: string) => liveJobInGroup(SEND_QUEUE, 'message', messageColumn);
 
 /**
  * Creates the send job of a message in the transaction `em` is in; `startAfter` (seconds) for a

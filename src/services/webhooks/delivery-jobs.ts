@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { GroupCap } from '../../lib/group-slots.ts';
-import { enqueueInTransaction, QUEUE_SCHEMA, type QueueDefinition } from '../../lib/job-queue.ts';
+import { deleteWaitingInGroup, enqueueInTransaction, type QueueDefinition } from '../../lib/job-queue.ts';
 import type { QueuedBy } from '../../lib/job-scope.ts';
 
 /**
@@ -72,15 +72,5 @@ export function enqueueDeliveries(em: EntityManager, jobs: DeliveryJob[], startA
  * subscription deleted (which the attempt checks anyway, for a job already in a worker's hands).
  */
 export async function cancelDeliveries(em: EntityManager, subscription: number): Promise<void> {
-  // Straight on pg-boss's table: its API deletes jobs by id only (deleteJob) or a whole queue
-  // (deleteQueuedJobs), none by group. Relies on pg-boss 12.38's schema (pinned in package.json):
-  // "pgboss"."job" with "name", "group_id" and "state"; check it when upgrading pg-boss.
-  await em
-    .getConnection()
-    .execute(
-      `delete from "${QUEUE_SCHEMA}"."job" where "name" = ? and "group_id" = ? and "state" in ('created', 'retry')`,
-      [DELIVERY_QUEUE, deliveryGroup(subscription).id],
-      'run',
-      em.getTransactionContext(),
-    );
+  await deleteWaitingInGroup(em, DELIVERY_QUEUE, deliveryGroup(subscription).id);
 }

@@ -47,7 +47,7 @@ export const costSpent = new Counter({
 /** Requests refused by a rate limit (429), by which limit. */
 export const rateLimitRefusals = new Counter({
   name: 'rate_limit_refusals_total',
-  help: "Requests refused with 429, by limit (key: an API key's point budget; address: failed authentications from one address).",
+  help: "Requests refused with 429, by limit (key: an API key's point budget; address: failed authentications from one address; anonymous: an address's bytes of introspection without a key).",
   labelNames: ['limit'] as const,
   registers: [registry],
 });

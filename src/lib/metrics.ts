@@ -18,7 +18,8 @@ collectDefaultMetrics({ register: registry });
 
 /**
  * Every HTTP request's duration, by route pattern, GraphQL operation type (empty for others),
- * method and status. Its `_count` series is the request counter.
+ * method (one some route answers, else `other`: src/server/metrics-route.ts) and status. Its
+ * `_count` series is the request counter.
  */
 export const httpRequestDuration = new Histogram({
   name: 'http_request_duration_seconds',

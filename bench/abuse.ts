@@ -10,16 +10,22 @@
  *      (a page of 100 patients, each with as many appointments as fit under the cost limit).
  *   4. Prints the victim's p50/p99 both ways, the attacker's answers (200 vs 429) and the
  *      server's peak RSS. Aim: loaded p99 at most 3 × unloaded, peak RSS under 400 MB.
+ *   5. Introspection without a key (issue 34): two anonymous clients, each from its own loopback
+ *      address (so two budgets), loop the heaviest introspection document the limits let them
+ *      send, each request a new text (a comment) so that none is answered from the cache, while
+ *      the victim reads as in 3. Prints their answers, the server's CPU and the victim's p99
+ *      beside its unloaded one. Aim: at most 2 × unloaded.
  *
- * Options: --duration=20 (seconds per phase) --attackers=64
+ * Options: --duration=20 (seconds per phase) --attackers=64 --case=all|clinic|introspection
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon, { type Options, type Result } from 'autocannon';
-import { parse } from 'graphql';
+import { execute, getIntrospectionQuery, parse, validate } from 'graphql';
 import { createApiKey } from '../src/auth/keys.ts';
 import { readScopes } from '../src/auth/scopes.ts';
 import { seedPatients } from '../src/demo/seed-patients.ts';
@@ -28,6 +34,7 @@ import { ensureDatabase, migrate, openOrm } from '../src/lib/database.ts';
 import { defaultLimits } from '../src/lib/limits.ts';
 import { costOf } from '../src/schema/cost.ts';
 import { schemas } from '../src/schema/index.ts';
+import { anonymousShape, introspectionShape } from '../src/server/introspection.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
 import type { ChildMessage } from './child.ts';
 
@@ -36,10 +43,12 @@ const { values: opts } = parseArgs({
   options: {
     duration: { type: 'string', default: '20' },
     attackers: { type: 'string', default: '64' },
+    case: { type: 'string', default: 'all' },
   },
 });
 const DURATION = Number(opts.duration);
 const ATTACKERS = Number(opts.attackers);
+const CASES = opts.case === 'all' ? ['clinic', 'introspection'] : [opts.case];
 const DB = 'cg_abuse';
 
 function urls() {
@@ -89,6 +98,94 @@ function heaviestQuery(): { query: string; cost: number } {
   return best;
 }
 
+/**
+ * The largest answer an anonymous document may ask for (src/server/introspection.ts: one root, no
+ * alias, `fields` and its kin one deep): GraphiQL's full introspection with every option, and the
+ * same with every type reference described.
+ */
+function heaviestIntrospection(): { query: string; bytes: number } {
+  const { publicSchema } = schemas();
+  const full = getIntrospectionQuery({
+    descriptions: true,
+    schemaDescription: true,
+    inputValueDeprecation: true,
+    specifiedByUrl: true,
+    directiveIsRepeatable: true,
+  });
+  const ref = (d: number): string =>
+    d === 0 ? 'kind name description' : `kind name description specifiedByURL ofType { ${ref(d - 1)} }`;
+  const candidates = [
+    full,
+    full.replace(/fragment TypeRef on __Type \{[\s\S]*$/, `fragment TypeRef on __Type { ${ref(8)} }`),
+  ];
+  let best = { query: '', bytes: 0 };
+  for (const query of candidates) {
+    const shape = introspectionShape(query, defaultLimits.graphqlMaxTokens);
+    if (!anonymousShape(shape)) continue;
+    const document = parse(query);
+    if (validate(publicSchema, document).length) continue;
+    const bytes = Buffer.byteLength(JSON.stringify(execute({ schema: publicSchema, document })));
+    if (bytes > best.bytes) best = { query, bytes };
+  }
+  return best;
+}
+
+/** The issue's document: 30 aliased `__schema` roots, every type in full in each (10 MB before). */
+function thirtyRoots(): string {
+  const full = getIntrospectionQuery();
+  const fullType = full.slice(full.indexOf('fragment FullType'));
+  return `{ ${Array.from({ length: 30 }, (_, i) => `s${i}: __schema { types { ...FullType } }`).join(' ')} } ${fullType}`;
+}
+
+interface Loop {
+  statuses: Map<number, number>;
+  bytes: number;
+}
+
+/** POSTs `body()` without a key from `localAddress`, one request after another, until `end`. */
+async function anonymousLoop(
+  url: string,
+  localAddress: string,
+  body: () => string,
+  end: number,
+): Promise<Loop> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const loop: Loop = { statuses: new Map(), bytes: 0 };
+  while (Date.now() < end) {
+    const payload = body();
+    const { status, bytes } = await new Promise<{ status: number; bytes: number }>((resolve, reject) => {
+      const req = http.request(
+        `${url}/graphql`,
+        {
+          method: 'POST',
+          agent,
+          localAddress,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        },
+        (res) => {
+          let bytes = 0;
+          res.on('data', (c: Buffer) => {
+            bytes += c.length;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }));
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+    loop.statuses.set(status, (loop.statuses.get(status) ?? 0) + 1);
+    if (status === 200) loop.bytes += bytes;
+  }
+  agent.destroy();
+  return loop;
+}
+
+/** The server process's CPU time so far, in ms (utime + stime from /proc, 100 ticks a second). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 async function startApp(benchUrl: string): Promise<{ url: string; child: ChildProcess; peakRss(): number }> {
   const child = spawn(
     process.execPath,
@@ -135,34 +232,74 @@ await run({
 });
 await new Promise((r) => setTimeout(r, defaultLimits.rateLimitWindowSeconds * 1000 + 500));
 
+const idleCpu = cpuMs(app.child.pid ?? 0);
+const idleStart = Date.now();
 const unloaded = await victimRun(app.url, keys.victim);
-const attack = run({
-  url: `${app.url}/graphql`,
-  method: 'POST',
-  connections: ATTACKERS,
-  duration: DURATION + 1,
-  headers: { authorization: `Bearer ${keys.attacker}`, 'content-type': 'application/json' },
-  body: JSON.stringify({ query: heavy.query }),
-});
-await new Promise((r) => setTimeout(r, 500));
-const loaded = await victimRun(app.url, keys.victim);
-const attackResult = await attack;
-
+const unloadedCpu = (cpuMs(app.child.pid ?? 0) - idleCpu) / (Date.now() - idleStart);
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 const line = (name: string, r: Result) =>
-  `${name.padEnd(22)} p50 ${ms(r.latency.p50).padStart(9)}  p99 ${ms(r.latency.p99).padStart(9)}  ${r.requests.average.toFixed(0).padStart(6)} req/s  non-2xx ${r.non2xx}`;
-console.log(line('victim, unloaded', unloaded));
-console.log(line('victim, under attack', loaded));
-const statuses = attackResult.statusCodeStats as unknown as Record<string, { count: number }>;
-console.log(
-  `attacker: ${Object.entries(statuses)
-    .map(([s, v]) => `${v.count} × ${s}`)
-    .join(', ')} in ${DURATION + 1} s on ${ATTACKERS} connections`,
-);
-const ratio = loaded.latency.p99 / Math.max(unloaded.latency.p99, 0.1);
+  `${name.padEnd(30)} p50 ${ms(r.latency.p50).padStart(9)}  p99 ${ms(r.latency.p99).padStart(9)}  ${r.requests.average.toFixed(0).padStart(6)} req/s  non-2xx ${r.non2xx}`;
+console.log(`${line('victim, unloaded', unloaded)}  server CPU ${(unloadedCpu * 100).toFixed(0)} %`);
+const ratioTo = (r: Result) => r.latency.p99 / Math.max(unloaded.latency.p99, 0.1);
+
+if (CASES.includes('clinic')) {
+  const attack = run({
+    url: `${app.url}/graphql`,
+    method: 'POST',
+    connections: ATTACKERS,
+    duration: DURATION + 1,
+    headers: { authorization: `Bearer ${keys.attacker}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: heavy.query }),
+  });
+  await new Promise((r) => setTimeout(r, 500));
+  const loaded = await victimRun(app.url, keys.victim);
+  const attackResult = await attack;
+  console.log(line('victim, under attack', loaded));
+  const statuses = attackResult.statusCodeStats as unknown as Record<string, { count: number }>;
+  console.log(
+    `attacker: ${Object.entries(statuses)
+      .map(([s, v]) => `${v.count} × ${s}`)
+      .join(', ')} in ${DURATION + 1} s on ${ATTACKERS} connections`,
+  );
+  console.log(`victim p99 loaded/unloaded: ${ratioTo(loaded).toFixed(2)} × (aim ≤ 3)`);
+}
+
+if (CASES.includes('introspection')) {
+  const heaviest = heaviestIntrospection();
+  const refused = await fetch(`${app.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: thirtyRoots() }),
+  });
+  console.log(
+    `introspection without a key: the issue's 30 aliased __schema roots: ${refused.status} ${((await refused.json()) as any).errors?.[0]?.extensions?.limit}; heaviest allowed answer ${(heaviest.bytes / 1024).toFixed(0)} KB`,
+  );
+  let n = 0;
+  // A new text each time: a comment makes another document, so the cache never answers.
+  const body = () => JSON.stringify({ query: `# ${++n}\n${heaviest.query}` });
+  const end = Date.now() + (DURATION + 1) * 1000;
+  const cpuBefore = cpuMs(app.child.pid ?? 0);
+  const started = Date.now();
+  const loops = Promise.all(
+    ['127.0.0.2', '127.0.0.3'].map((address) => anonymousLoop(app.url, address, body, end)),
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  const loaded = await victimRun(app.url, keys.victim);
+  const results = await loops;
+  const cpu = (cpuMs(app.child.pid ?? 0) - cpuBefore) / (Date.now() - started);
+  console.log(line('victim, anonymous introspection', loaded));
+  for (const [i, r] of results.entries())
+    console.log(
+      `anonymous client ${i + 1}: ${[...r.statuses].map(([s, c]) => `${c} × ${s}`).join(', ')}, ${(r.bytes / 2 ** 20).toFixed(1)} MiB answered in ${DURATION + 1} s`,
+    );
+  console.log(
+    `victim p99 loaded/unloaded: ${ratioTo(loaded).toFixed(2)} × (aim ≤ 2)   server CPU meanwhile: ${(cpu * 100).toFixed(0)} % of a core (victim included)`,
+  );
+  // On a shared machine the idle figure drifts: measured again once the clients have stopped.
+  console.log(line('victim, unloaded again', await victimRun(app.url, keys.victim)));
+}
+
 const rss = app.peakRss() / 2 ** 20;
-console.log(
-  `victim p99 loaded/unloaded: ${ratio.toFixed(2)} × (aim ≤ 3)   server peak RSS: ${rss.toFixed(0)} MB (aim < 400)`,
-);
+console.log(`server peak RSS: ${rss.toFixed(0)} MB (aim < 400)`);
 app.child.kill('SIGTERM');
 process.exit(0);

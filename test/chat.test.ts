@@ -781,6 +781,17 @@ describe('GraphQL', () => {
       param: 'input.mediaUrl',
     });
     expect(media.body.errors[0].message).toBe('input.mediaUrl and input.mediaType go together.');
+    // A media URL with a user name or password, refused as webhook URLs are (issue 34).
+    const credentials = await app.gql(
+      `mutation { sandboxInbound(input: { from: "${phone}", mediaType: IMAGE, mediaUrl: "ftp://u:p@example.com/a.png" }) { message { id } } }`,
+      {},
+      write,
+    );
+    expect(credentials.body.errors[0].extensions).toMatchObject({
+      code: 'validation_failed',
+      param: 'input.mediaUrl',
+    });
+    expect(credentials.body.errors[0].message).toBe('input.mediaUrl must not carry a user name or password.');
   });
 
   it('sends, reacts and marks handled with the same rules and error codes', async () => {

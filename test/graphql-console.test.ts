@@ -89,8 +89,13 @@ describe('introspection without a key', () => {
     expect(r.body.errors).toBeUndefined();
     const types = r.body.data.__schema.types.map((t: { name: string }) => t.name);
     expect(types).toContain('Patient');
-    expect(r.headers.get('ratelimit-limit')).toBe('2000');
-    expect(Number(r.headers.get('ratelimit-remaining'))).toBeLessThan(2_000);
+    // The address's budget of bytes per window (docs/limits.md), less this answer's size.
+    const budget = 1 << 20;
+    expect(r.headers.get('ratelimit-limit')).toBe(String(budget));
+    expect(r.headers.get('ratelimit-policy')).toBe(`${budget};w=10`);
+    expect(Number(r.headers.get('ratelimit-remaining'))).toBeLessThanOrEqual(
+      budget - Buffer.byteLength(JSON.stringify(r.body)),
+    );
     const typeQuery = await anonymous(
       'query { __typename ...T } fragment T on Query { __type(name: "Patient") { name } }',
     );
@@ -118,21 +123,25 @@ describe('introspection without a key', () => {
 
   it('keeps the limits: depth, aliases, and the size of what is read', async () => {
     let nested = 'name';
-    for (let i = 0; i < 8; i++) nested = `fields { type { ${nested} } }`;
+    for (let i = 0; i < 14; i++) nested = `ofType { ${nested} }`;
     const deep = await anonymous(`{ __type(name: "Patient") { ${nested} } }`);
     expect(deep.status).toBe(400);
     expect(deep.body.errors[0].extensions).toMatchObject({ code: 'query_too_complex', limit: 'depth' });
     const aliases = Array.from({ length: 40 }, (_, i) => `a${i}: __type(name: "Patient") { name }`).join(' ');
     const many = await anonymous(`{ ${aliases} }`);
     expect(many.status).toBe(400);
-    expect(many.body.errors[0].extensions).toMatchObject({ code: 'query_too_complex', limit: 'aliases' });
+    // Stricter without a key than the aliases limit (test/anonymous-introspection.test.ts).
+    expect(many.body.errors[0].extensions).toMatchObject({
+      code: 'query_too_complex',
+      limit: 'introspection_roots',
+    });
     // Past 64 KiB, a request without a key is not read further: the 401 of any such request.
     const big = await anonymous(`{ ${'__typename '.repeat(7_000)} }`);
     expect(big.status).toBe(401);
   });
 
-  it("is refused once the address's budget is spent; a key's budget is its own", async () => {
-    const other = await startTestApp({ limits: { rateLimitPoints: 5 } });
+  it("is refused once the address's budget is spent (each answer counts at least 1 KiB); a key's budget is its own", async () => {
+    const other = await startTestApp({ limits: { rateLimitPoints: 5, anonymousBytesPerWindow: 5 * 1024 } });
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) {
       const r = await fetch(`${other.url}/graphql`, {

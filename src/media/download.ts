@@ -5,11 +5,14 @@ import { type AddressPolicy, rangeRefusal, urlPolicy } from '../lib/address-poli
 import type { ClinicMode } from '../lib/clinic-mode.ts';
 import { AppError } from '../lib/errors.ts';
 import { guardedLookup, RefusedAddress } from '../lib/guarded-lookup.ts';
+import { CREDENTIALS_REFUSAL, carriesCredentials } from '../lib/url-credentials.ts';
+import { CONTAINER_AS_AUDIO, OPAQUE } from './served-type.ts';
 
 /**
  * Downloads the file behind a caller's `media.url` (spec, Chat: write) or a call's recording
  * `url` and checks it, refusing anything else with a 422 `validation_failed` on that field:
- * - https; plain http too for a test clinic (`mode`, docs/test-mode.md);
+ * - https; plain http too for a test clinic (`mode`, docs/test-mode.md); no user name or password
+ *   (Node would send them as Basic credentials), on the first URL and on every redirect's;
  * - every address the service connects to is checked when it connects: an IP literal before the
  *   request, a host name in the socket's own `lookup`, so the address checked is the address used
  *   (a DNS answer that changes between a check and the connection cannot slip through). Only
@@ -19,15 +22,15 @@ import { guardedLookup, RefusedAddress } from '../lib/guarded-lookup.ts';
  *   checked again;
  * - `maxBytes` while the body streams (a larger Content-Length is refused before reading), and
  *   `timeoutMs` for the whole download, redirects included, so a server trickling bytes is cut off;
- * - the type is sniffed from the bytes (file-type), never taken from Content-Type: an image must
- *   be JPEG or PNG, a document PDF, audio one of the common recording formats.
+ * - the type is sniffed from the bytes (file-type), never taken from Content-Type nor from what
+ *   the network declares: an image must be JPEG or PNG, a document PDF, audio one of the common
+ *   recording formats; a network's media whose bytes the sniffer does not recognise is kept as
+ *   `application/octet-stream` (`networkMediaType`).
  * `param` names the body field refused (`media.url` for chat, `url` for a call's recording).
  */
 export interface DownloadOptions {
   /** `any`: the network's own media (inbound audio, video, stickers...), whatever its type. */
   declared: 'image' | 'document' | 'audio' | 'any';
-  /** With `any`: the type to record when the content's is not recognised. */
-  fallbackMime?: string;
   maxBytes: number;
   timeoutMs: number;
   /** The clinic's mode: the URL policy its downloads are held to (src/lib/address-policy.ts). */
@@ -48,7 +51,7 @@ export interface DownloadedMedia {
 const PARAM = 'media.url';
 const ACCEPTED: Record<
   Exclude<DownloadOptions['declared'], 'any'>,
-  { mimes: readonly string[]; what: string; as?: Record<string, string> }
+  { mimes: readonly string[]; what: string; as?: Readonly<Record<string, string>> }
 > = {
   image: { mimes: ['image/jpeg', 'image/png'], what: 'a JPEG or PNG image' },
   document: { mimes: ['application/pdf'], what: 'a PDF' },
@@ -70,7 +73,7 @@ const ACCEPTED: Record<
       'video/mp4',
     ],
     what: 'an audio recording',
-    as: { 'video/webm': 'audio/webm', 'video/mp4': 'audio/mp4' },
+    as: CONTAINER_AS_AUDIO,
   },
 };
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -119,19 +122,10 @@ export async function downloadMedia(url: string, opts: DownloadOptions): Promise
       }
       const bytes = await readBody(res, opts.maxBytes, param);
       const type = await fileTypeFromBuffer(bytes);
-      // A test clinic's downloads may reach loopback: what it keeps must be an image, audio,
-      // video or a PDF as the sniffer reads the bytes, so no answer of a service on the host
-      // (JSON, text, XML, an archive, a database file) is ever stored and served back through a
-      // media link (docs/test-mode.md, Security note).
-      if (opts.declared === 'any' && opts.mode === 'test' && !isMedia(type?.mime))
-        throw refuse(
-          `The file at ${param} is not an image, audio, video or PDF${type ? ` (its content is ${type.mime})` : ''}; a test clinic's media must be one.`,
-          param,
-        );
       if (opts.declared === 'any')
         return {
           bytes,
-          mime: type?.mime ?? opts.fallbackMime ?? 'application/octet-stream',
+          mime: networkMediaType(type?.mime, opts.mode, param),
           filename: lastSegment(current),
         };
       const accepted = ACCEPTED[opts.declared];
@@ -155,6 +149,25 @@ export async function downloadMedia(url: string, opts: DownloadOptions): Promise
   }
 }
 
+/**
+ * The type a network's media is kept as, from what the sniffer made of its bytes (`sniffed`,
+ * undefined when nothing). Never the network's declared type: a live clinic's file declared
+ * `image/svg+xml` that sniffs as nothing is kept as `application/octet-stream`, so no link serves
+ * it as something a browser would run (src/media/served-type.ts).
+ */
+export function networkMediaType(sniffed: string | undefined, mode: ClinicMode, param: string): string {
+  // A test clinic's downloads may reach loopback: what it keeps must be an image, audio, video
+  // or a PDF as the sniffer reads the bytes, so no answer of a service on the host (JSON, text,
+  // XML, an archive, a database file) is ever stored and served back through a media link
+  // (docs/test-mode.md, Security note).
+  if (mode === 'test' && !isMedia(sniffed))
+    throw refuse(
+      `The file at ${param} is not an image, audio, video or PDF${sniffed ? ` (its content is ${sniffed})` : ''}; a test clinic's media must be one.`,
+      param,
+    );
+  return sniffed ?? OPAQUE;
+}
+
 /** Media as a test clinic may keep it: an image, audio, video or a PDF (sniffed). */
 const isMedia = (mime: string | undefined) =>
   mime !== undefined && (/^(image|audio|video)\//.test(mime) || mime === 'application/pdf');
@@ -166,6 +179,7 @@ type Policy = AddressPolicy;
 function checkUrl(u: URL, mode: ClinicMode, param: string): Policy {
   const checked = urlPolicy(u, mode, param);
   if ('refused' in checked) throw refuse(checked.message, param);
+  if (carriesCredentials(u)) throw refuse(`${param} ${CREDENTIALS_REFUSAL}.`, param);
   return checked.policy;
 }
 

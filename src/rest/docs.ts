@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { unframeable } from '../lib/page-headers.ts';
 
 const require = createRequire(import.meta.url);
 /** Swagger UI is served from the installed swagger-ui-dist, so /v1/docs works offline. */
@@ -24,7 +25,7 @@ const page = `<!doctype html>
 /** Serves the page or one of its assets; false when the path is neither (the caller's 404). */
 export function serveDocs(urlPath: string, res: ServerResponse): boolean {
   if (urlPath === '/v1/docs' || urlPath === '/v1/docs/') {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...unframeable() });
     res.end(page);
     return true;
   }

@@ -36,7 +36,7 @@ import { createGraphQLPipeline } from './graphql-pipeline.ts';
 import { serveInbox } from './inbox/page.ts';
 import { serveLanding } from './landing-page.ts';
 import { serveMedia } from './media-route.ts';
-import { createMetricsRoute, routeLabel } from './metrics-route.ts';
+import { createMetricsRoute, methodLabel, routeLabel } from './metrics-route.ts';
 import { handleNetworkCallback } from './network-callback.ts';
 import { createOperationRunner } from './runner.ts';
 
@@ -295,7 +295,7 @@ export function createApp(opts: AppOptions) {
         {
           route: routeLabel(scope.route, req.url),
           operation: scope.operationType ?? '',
-          method: req.method ?? '',
+          method: methodLabel(req.method),
           status: res.statusCode,
         },
         ms / 1000,

@@ -18,21 +18,23 @@ export interface MediaOptions {
 
 /** Downloads a file within the media limits, under the clinic's URL policy (src/media/download.ts). */
 const downloader =
-  (limits: Limits) =>
-  (mode: ClinicMode, url: string, declared: 'image' | 'document' | 'any', fallbackMime?: string) =>
+  (limits: Limits) => (mode: ClinicMode, url: string, declared: 'image' | 'document' | 'any') =>
     downloadMedia(url, {
       declared,
       maxBytes: limits.mediaMaxBytes,
       timeoutMs: limits.mediaDownloadTimeoutMs,
       mode,
-      ...(fallbackMime ? { fallbackMime } : {}),
     });
 
-/** Copies a network's media into the store (the callback, and the CLI's simulated patient). */
+/**
+ * Copies a network's media into the store (the callback, and the CLI's simulated patient), typed
+ * by its bytes alone: the type the network declares stays the message's record of what was sent,
+ * never the stored file's (src/media/served-type.ts).
+ */
 export function mediaCopier(store: MediaStore, limits: Limits) {
   const download = downloader(limits);
-  return async (clinicId: number, mode: ClinicMode, url: string, mime: string) => {
-    const file = await download(mode, url, 'any', mime);
+  return async (clinicId: number, mode: ClinicMode, url: string) => {
+    const file = await download(mode, url, 'any');
     return store.put(clinicId, file.bytes, file.mime);
   };
 }

@@ -77,27 +77,57 @@ const ANONYMOUS: Principal = {
   scopes: new Set(),
 };
 
+/** What an anonymous request spends at least (a refusal, `{ __typename }`). */
+export const ANONYMOUS_MIN_BYTES = 1024;
+
+/** The budget of bytes of each anonymous request (`anonymousBudget`). */
+const anonymousBudgets = new WeakMap<object, AnonymousBudget>();
+
+export interface AnonymousBudget {
+  /** Spends `bytes` more before the answer is made: `rate_limited` once the budget is spent. */
+  spend(bytes: number): Promise<void>;
+  /** Spends (or gives back) `bytes` once the answer is made: the answer is sent either way. */
+  settle(bytes: number): Promise<void>;
+}
+
 /**
  * The context of a request without a key that may run anyway: an operation made only of
  * introspection fields (src/server/introspection.ts decides; nothing else gets here). It spends
- * from its client address's budget, the size of a key's, as a key spends from its own.
+ * from its client address's budget of bytes (`anonymousBytesPerWindow`), not from points: its
+ * cost in points says nothing of its work, the size of its answer does. When its cost would be
+ * spent it spends ANONYMOUS_MIN_BYTES; src/server/introspection-cache.ts spends the rest of its
+ * answer's size (`anonymousBudget`).
  */
 export function anonymousContext(deps: AppDeps, info: RequestInfo): RequestContext {
   let spent = false;
-  const budget = `address:${info.clientAddress}`;
-  return authenticated(
+  const address = info.clientAddress;
+  const limiter = deps.rateLimiter;
+  const ctx = authenticated(
     info,
     ANONYMOUS,
     deps.em,
     false,
-    (points) => {
+    () => {
       spent = true;
-      return deps.rateLimiter.spend(budget, points, info.setHeader);
+      return limiter.spendAnonymous(address, ANONYMOUS_MIN_BYTES, info.setHeader);
     },
     () => spent,
     deps.services,
   );
+  anonymousBudgets.set(ctx, {
+    spend: (bytes) =>
+      bytes > 0 ? limiter.spendAnonymous(address, bytes, info.setHeader) : Promise.resolve(),
+    settle: (bytes) =>
+      bytes !== 0 ? limiter.spendAnonymous(address, bytes, info.setHeader, true) : Promise.resolve(),
+  });
+  return ctx;
 }
+
+/** The current request's budget of bytes if it runs without a key. */
+export const anonymousBudget = (): AnonymousBudget | undefined => {
+  const ctx = currentRequest();
+  return ctx && anonymousBudgets.get(ctx);
+};
 
 /**
  * Spends one point for an authenticated request refused before its cost was known (an unknown

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { unframeable } from '../lib/page-headers.ts';
 import {
   type Assets,
   addAsset,
@@ -54,6 +55,8 @@ export function serveConsole(req: IncomingMessage, res: ServerResponse, path: st
       'content-type': 'text/html; charset=utf-8',
       'content-length': Buffer.byteLength(page),
       'cache-control': 'no-cache',
+      // GraphiQL's own inline scripts and styles stay allowed; only framing is forbidden.
+      ...unframeable(),
     });
     res.end(page);
   });

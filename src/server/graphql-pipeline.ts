@@ -7,6 +7,7 @@ import { currentRequest, type RequestContext, shareEm } from '../lib/request-con
 import { type AppDeps, settleRateLimit } from './context.ts';
 import { toGraphQLError } from './graphql-errors.ts';
 import { graphqlLimitPlugins } from './graphql-limits.ts';
+import { introspectionCachePlugin } from './introspection-cache.ts';
 
 export interface OperationParams {
   query: string;
@@ -36,6 +37,8 @@ export function createGraphQLPipeline(schema: GraphQLSchema, deps: AppDeps): Yog
     logging: false,
     plugins: [
       ...graphqlLimitPlugins(deps.limits),
+      // After the cost is spent, before anything executes (src/server/introspection.ts).
+      introspectionCachePlugin(deps.limits.anonymousBytesPerWindow),
       {
         onExecute: ({ setExecuteFn, args }: any) => {
           setExecuteFn(compiledExecute);

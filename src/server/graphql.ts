@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ExecutionResult } from 'graphql';
 import { processRegularResult } from 'graphql-yoga';
-import { AppError } from '../lib/errors.ts';
+import { AppError, findAppError } from '../lib/errors.ts';
 import { checkJsonText, utf8Text } from '../lib/json-text.ts';
 import type { RequestContext, RequestInfo } from '../lib/request-context.ts';
 import { readBody, sendResponse } from './body.ts';
@@ -64,23 +64,24 @@ export function createGraphQLHandler(runner: OperationRunner): GraphQLHandler {
         if (Number(req.headers['content-length']) > maxBody) throw tooLarge(maxBody);
       }
     } catch (e) {
-      return refuse(res, e);
+      return refuse(req, res, e);
     }
     if (req.method !== 'POST') return yoga(req, res);
     const body = read ?? (await readBody(req, maxBody));
     if (body === null) return;
-    if (body === 'too large') return refuse(res, tooLarge(maxBody));
-    let text: string;
+    if (body === 'too large') return refuse(req, res, tooLarge(maxBody));
+    let json: unknown;
     try {
-      text = utf8Text(body);
+      const text = utf8Text(body);
       if (/json/i.test(req.headers['content-type'] ?? ''))
         // Depth and lone surrogates (named by the variable's path); a NUL in an argument is
         // refused by the argument's own check, which names it.
         checkJsonText(text, deps.limits.maxJsonDepth, { nul: false, under: 'variables' });
+      json = jsonOf(req, text);
     } catch (e) {
-      return refuse(res, e);
+      return refuse(req, res, e);
     }
-    const params = directEligible(req) ? plainParams(text) : null;
+    const params = directEligible(req) ? plainParams(json) : null;
     if (!params) return replay(req, res, body);
     const operation = await runner.prepare(ctx, params);
     // Refused documents and subscriptions are answered by Yoga, as the rest of HTTP's requests.
@@ -97,10 +98,20 @@ export function createGraphQLHandler(runner: OperationRunner): GraphQLHandler {
     await sendResponse(res, processRegularResult(result as any, yoga.fetchAPI, 'application/json'));
   }
 
-  /** Answers a refused request as Yoga would (`{errors}`, the error's HTTP status). */
-  async function refuse(res: ServerResponse, e: unknown) {
-    const result = { errors: [toGraphQLError(e)] };
-    await sendResponse(res, processRegularResult(result as any, yoga.fetchAPI, 'application/json'));
+  /**
+   * Answers a refused request as Yoga would (`{errors}`, the error's HTTP status), in the media
+   * type the client asked for: Apollo Client reads a 401's errors only from
+   * application/graphql-response+json. A body that cannot be read (not UTF-8, not JSON, nested
+   * too deep) is a 400 whatever the Accept (docs/errors.md; graphql-http's audit SHOULD), where
+   * Yoga would answer application/json with 200.
+   */
+  async function refuse(req: IncomingMessage, res: ServerResponse, e: unknown) {
+    const unreadable = findAppError(e)?.code === 'invalid_request';
+    const result = {
+      errors: [toGraphQLError(e)],
+      ...(unreadable ? { extensions: { http: { status: 400 } } } : {}),
+    };
+    await sendResponse(res, processRegularResult(result as any, yoga.fetchAPI, answerType(req)));
   }
 
   /** Hands a request whose body was read to Yoga. */
@@ -134,6 +145,30 @@ function headerOf(req: IncomingMessage, name: string): string | null {
   return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
 }
 
+/**
+ * The body's JSON when its media type is one Yoga reads as JSON; undefined for another type
+ * (Yoga judges it). Throws the 400 of a body that is not JSON.
+ */
+function jsonOf(req: IncomingMessage, text: string): unknown {
+  const type = (req.headers['content-type'] ?? '').split(',')[0].split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json' && type !== 'application/graphql+json') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError('invalid_request', 'The body is not valid JSON.');
+  }
+}
+
+const GRAPHQL_RESPONSE = 'application/graphql-response+json';
+
+/** application/graphql-response+json when the Accept header names it before application/json or any type. */
+function answerType(req: IncomingMessage): string {
+  const accept = req.headers.accept ?? '';
+  const ours = accept.toLowerCase().indexOf(GRAPHQL_RESPONSE);
+  const plain = accept.search(/application\/json|\*\/\*/i);
+  return ours >= 0 && (plain < 0 || ours < plain) ? GRAPHQL_RESPONSE : 'application/json';
+}
+
 /** POST with a JSON body, answered as application/json. */
 function directEligible(req: IncomingMessage): boolean {
   if (req.method !== 'POST' || !/^\/graphql(\?|$)/.test(req.url ?? '')) return false;
@@ -146,13 +181,7 @@ function directEligible(req: IncomingMessage): boolean {
 }
 
 /** `{query, variables?, operationName?}` of the expected types, or null for Yoga to judge. */
-function plainParams(text: string): OperationParams | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return null;
-  }
+function plainParams(v: unknown): OperationParams | null {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
   const { query, variables, operationName, ...rest } = v as Record<string, unknown>;
   if (Object.keys(rest).length > 0 || typeof query !== 'string') return null;

@@ -3,14 +3,25 @@ import { AppError } from '../lib/errors.ts';
 import { currentRequestId } from '../lib/request-context.ts';
 import { FALLBACK_DOCUMENT_NAME } from '../media/filename.ts';
 import { contentDisposition, verifyMediaToken } from '../media/links.ts';
+import { servedType } from '../media/served-type.ts';
 import type { MediaStore } from '../media/store.ts';
 import { errorBody } from '../rest/errors.ts';
 
 /**
- * Answers `GET`/`HEAD /media/<token>`: 200 with the bytes (images inline, documents as an
- * attachment under their name), or a JSON 404 `not_found` for a link that is altered, expired or
- * points at nothing, all alike. A store that fails rejects the returned promise: the caller's
- * error mapping answers (503 when the database is away).
+ * Every media answer, the file or its error: no script runs in it and no plugin loads from it
+ * even when a browser renders it on the API's origin (where the inbox keeps its keys), and the
+ * browser takes the type given, never one it guesses.
+ */
+const MEDIA_HEADERS = {
+  'content-security-policy': "sandbox; default-src 'none'",
+  'x-content-type-options': 'nosniff',
+} as const;
+
+/**
+ * Answers `GET`/`HEAD /media/<token>`: 200 with the bytes (raster images inline, anything else
+ * as an attachment; src/media/served-type.ts), or a JSON 404 `not_found` for a link that is
+ * altered, expired or points at nothing, all alike. A store that fails rejects the returned
+ * promise: the caller's error mapping answers (503 when the database is away).
  */
 export async function serveMedia(
   req: IncomingMessage,
@@ -39,14 +50,14 @@ export async function serveMedia(
     );
   }
   const secondsLeft = Math.max(0, Math.floor((link.expiresAt.getTime() - now.getTime()) / 1000));
+  const served = await servedType(object.bytes, object.mime);
+  const name = link.filename ?? (served.mime === 'application/pdf' ? FALLBACK_DOCUMENT_NAME : null);
   res.writeHead(200, {
-    'content-type': object.mime,
+    'content-type': served.mime,
     'content-length': String(object.bytes.length),
-    'content-disposition': object.mime.startsWith('image/')
-      ? contentDisposition('inline', link.filename)
-      : contentDisposition('attachment', link.filename ?? FALLBACK_DOCUMENT_NAME),
+    'content-disposition': contentDisposition(served.inline ? 'inline' : 'attachment', name),
     'cache-control': `private, max-age=${secondsLeft}`,
-    'x-content-type-options': 'nosniff',
+    ...MEDIA_HEADERS,
   });
   res.end(req.method === 'HEAD' ? undefined : object.bytes);
 }
@@ -57,7 +68,7 @@ function sendError(res: ServerResponse, err: AppError, headers: Record<string, s
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(Buffer.byteLength(body)),
     'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
+    ...MEDIA_HEADERS,
     ...headers,
   });
   res.end(body);

@@ -13,6 +13,7 @@ import { registry } from '../lib/metrics.ts';
 import type { RequestInfo } from '../lib/request-context.ts';
 import { CALLBACK_PATH } from '../network/adapter.ts';
 import { errorBody } from '../rest/errors.ts';
+import { restRoutes } from '../rest/routes.ts';
 import { DELIVERY_QUEUE } from '../services/webhooks/delivery-jobs.ts';
 import { CONSOLE_ASSETS } from './graphiql.ts';
 import { INBOX_ASSETS, INBOX_PATH } from './inbox/page.ts';
@@ -167,6 +168,24 @@ export function createMetricsRoute(opts: MetricsOptions) {
     res.writeHead(200, { 'content-type': registry.contentType });
     res.end(req.method === 'HEAD' ? undefined : `${process}\n${scrapedNow}`);
   };
+}
+
+/**
+ * The methods some route answers: the route table's, GET and HEAD of the pages, POST of /graphql,
+ * OPTIONS of a CORS pre-flight. Node's parser accepts 34 methods (PROPFIND, MKCALENDAR, …): each
+ * would be a series of its own for the life of the process.
+ */
+const ANSWERED_METHODS: ReadonlySet<string> = new Set([
+  'GET',
+  'HEAD',
+  'POST',
+  'OPTIONS',
+  ...restRoutes.map((r) => r.method),
+]);
+
+/** A request's method label: a method some route answers, or `other`. */
+export function methodLabel(method: string | undefined): string {
+  return method !== undefined && ANSWERED_METHODS.has(method) ? method : 'other';
 }
 
 /** Paths served as they are (no parameter in them): their own route label. */

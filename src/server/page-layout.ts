@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { unframeable } from '../lib/page-headers.ts';
 
 /**
  * The frame of the service's own pages (the landing page at `/`, the error reference at `/errors`):
@@ -119,8 +120,9 @@ export function sendPage(req: IncomingMessage, res: ServerResponse, html: string
     'content-type': 'text/html; charset=utf-8',
     'content-length': Buffer.byteLength(html),
     'cache-control': 'no-cache',
-    'content-security-policy':
-      "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    ...unframeable(
+      "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'",
+    ),
   });
   res.end(req.method === 'HEAD' ? undefined : html);
 }

@@ -82,11 +82,14 @@ export interface WriteOperation<S extends z.ZodObject = z.ZodObject, P = unknown
    */
   run(w: WriteContext, input: z.output<S>, id: string | undefined, prepared: P): Promise<number | Written>;
   /**
-   * What the answer shows beyond a GET of the object: a new webhook subscription's whole secret,
-   * which every read masks. Applied to the answer as it is sent, the first time and on an
-   * Idempotency-Key replay alike, and never stored with it (nor in the event's `data`).
+   * What the key is shown of the answer (its `data`), judged as it is sent, the first time and on
+   * an Idempotency-Key replay alike, against the object as it is now: it may refuse (an object the
+   * key may no longer see: a replay answers nothing the key may not see now) or show more than a
+   * GET does (a webhook subscription's whole secret, which every read masks, while it is still the
+   * one this write made). What it adds is never stored with the answer (nor in the event's
+   * `data`). `id` is the path's `:id`.
    */
-  reveal?(ctx: RequestContext, answer: Row): Promise<Row>;
+  shown?(ctx: RequestContext, answer: Row, id: string | undefined): Promise<Row>;
   /**
    * How the written object is presented, when a GET of it presents more than its definition
    * (chat's matched patients): the answer and the event's `data`, read through the transaction.
@@ -269,11 +272,13 @@ export async function performWriteAnswer(
       return { status: op.status, body: await write(ctx, op, input, args, at, prepared) };
     },
   );
+  const kept: WriteAnswer = op.members ? (stored.body as WriteAnswer) : { data: stored.body };
+  // Before any header: an answer refused now is an error, not a replay.
+  const answer = op.shown ? { ...kept, data: await op.shown(ctx, kept.data, args.id) } : kept;
   if (stored.replayed) ctx.setHeader('idempotent-replayed', 'true');
-  const answer: WriteAnswer = op.members ? (stored.body as WriteAnswer) : { data: stored.body };
   const etag = etagOf(answer.data);
   if (etag) ctx.setHeader('etag', etag);
-  return op.reveal ? { ...answer, data: await op.reveal(ctx, answer.data) } : answer;
+  return answer;
 }
 
 /**

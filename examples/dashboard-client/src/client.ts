@@ -55,13 +55,30 @@ export async function request<R, V>(
   return body.data;
 }
 
-/** One graphql-ws connection for the dashboard's subscriptions; the key goes in connection_init. */
+/** The close code of a refused key: missing, unknown, revoked or short of a scope (docs/events.md). */
+export const KEY_REFUSED = 4403;
+
+/**
+ * graphql-ws's `shouldRetry`: reconnect after a socket closed for another reason (graphql-ws's
+ * default: close events only), never after a 4403. graphql-ws retries 4403 by default, and the
+ * same key is refused again; a new key needs a new client.
+ */
+export function shouldRetry(errOrCloseEvent: unknown): boolean {
+  if (typeof errOrCloseEvent !== 'object' || errOrCloseEvent === null) return false;
+  if (!('code' in errOrCloseEvent) || !('reason' in errOrCloseEvent)) return false;
+  return errOrCloseEvent.code !== KEY_REFUSED;
+}
+
+/**
+ * One graphql-ws connection for the dashboard's subscriptions; the key goes in connection_init.
+ * A dropped socket is reconnected (graphql-ws's default attempts and backoff); a refused key
+ * ends the subscriptions at once with the 4403 close event.
+ */
 export function subscriptionClient(connection: Connection): Client {
   return createClient({
     url: connection.url.replace(/^http/, 'ws'),
     connectionParams: { Authorization: `Bearer ${connection.apiKey}` },
-    // A dashboard would retry; here a closed socket ends the program with its reason.
-    retryAttempts: 0,
+    shouldRetry,
   });
 }
 

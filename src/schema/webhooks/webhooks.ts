@@ -28,7 +28,8 @@ const WebhookDeliveryType = objectType(WebhookDelivery);
 const log = (face: Face) =>
   `Delivery attempts, newest first by ${nameOn(face, 'attempted_at')}; a retry is another attempt. Attempts of chat.* events only with chat:read (as the events list).`;
 
-const ORDER = 'Oldest first; deleted subscriptions are not listed; secrets masked.';
+const ORDER =
+  "Oldest first; secrets masked. Deleted subscriptions are not listed, nor those out of the key's sight (receiving a chat.* type, or every type, without chat:read).";
 
 builder.queryFields((t) => ({
   webhooks: connectionField(t, WebhookSubscriptionType, {

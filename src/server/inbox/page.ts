@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../../lib/errors.ts';
+import { unframeable } from '../../lib/page-headers.ts';
 import {
   type Assets,
   addAsset,
@@ -37,7 +38,6 @@ const CSP = [
   "img-src 'self' data:",
   "base-uri 'none'",
   "form-action 'none'",
-  "frame-ancestors 'none'",
 ].join('; ');
 
 interface Inbox {
@@ -60,7 +60,7 @@ export function serveInbox(req: IncomingMessage, res: ServerResponse, path: stri
       'content-type': 'text/html; charset=utf-8',
       'content-length': Buffer.byteLength(page),
       'cache-control': 'no-cache',
-      'content-security-policy': CSP,
+      ...unframeable(CSP),
       'referrer-policy': 'no-referrer',
     });
     res.end(req.method === 'HEAD' ? undefined : page);

@@ -3,6 +3,7 @@ import { Call as CallEntity, Clinic, Patient } from '../../entities/index.ts';
 import { AppError, invalid, notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { type RequestContext, readsOf } from '../../lib/request-context.ts';
+import { CREDENTIALS_REFUSAL, carriesCredentials } from '../../lib/url-credentials.ts';
 import { clinicRef } from '../clinic-ref.ts';
 import { Direction } from '../closed-sets.ts';
 import { requiredPhoneOf } from '../contact-input.ts';
@@ -56,10 +57,14 @@ export const updateCallInput = z.strictObject({
 });
 
 export const addCallRecordingInput = z.strictObject({
-  url: z.string().max(2048).meta({
-    description:
-      'Where the phone system holds the audio: https (a presigned link that lasts a few minutes will do). The service downloads it and keeps its own copy.',
-  }),
+  url: z
+    .string()
+    .max(2048)
+    .refine((url) => !carriesCredentials(url), CREDENTIALS_REFUSAL)
+    .meta({
+      description:
+        'Where the phone system holds the audio: https, without a user name or password (a presigned link that lasts a few minutes will do). The service downloads it and keeps its own copy.',
+    }),
 });
 
 const seconds = z.number().min(0).max(MAX_DURATION);

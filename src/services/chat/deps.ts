@@ -19,8 +19,8 @@ export interface ChatMedia {
     mode: ClinicMode,
     media: { type: 'image' | 'document'; url: string; filename: string | null },
   ): Promise<{ key: string; mime: string; filename: string | null }>;
-  /** Copies the network's media of an inbound message into the store; the stored key. */
-  copy(clinicId: number, mode: ClinicMode, url: string, mime: string): Promise<string>;
+  /** Copies the network's media of an inbound message into the store, typed by its bytes; the stored key. */
+  copy(clinicId: number, mode: ClinicMode, url: string): Promise<string>;
   /** A signed link to a stored object, valid about 10 hours. */
   link(
     clinicId: number,

@@ -26,9 +26,10 @@ export interface Recorded {
 
 /**
  * Copies a message's media from the network into the service's store under the clinic's URL
- * policy (its mode: src/lib/address-policy.ts); returns the store key.
+ * policy (its mode: src/lib/address-policy.ts), typed by its bytes, never by the type the network
+ * declares; returns the store key.
  */
-export type MediaCopier = (clinicId: number, mode: ClinicMode, url: string, mime: string) => Promise<string>;
+export type MediaCopier = (clinicId: number, mode: ClinicMode, url: string) => Promise<string>;
 
 const noFilters = { filters: false } as const;
 
@@ -47,10 +48,7 @@ export async function recordNetworkEvent(
   const first = await known();
   if (first) return duplicate(first);
   // Fetched before the transaction: a slow media server must not hold the clinic's chat lock.
-  const mediaKey =
-    event.media && copyMedia
-      ? await copyMedia(clinic.id, clinic.mode, event.media.url, event.media.mime_type)
-      : null;
+  const mediaKey = event.media && copyMedia ? await copyMedia(clinic.id, clinic.mode, event.media.url) : null;
   try {
     return await recordMessage(em, clinic.id, event, mediaKey, async (change) => {
       // Under the clinic's chat lock: a copy of this callback that arrived meanwhile (its media

@@ -3,6 +3,7 @@ import { Clinic, Message } from '../../entities/index.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { parseMessageId } from '../../lib/ids.ts';
 import { toE164 } from '../../lib/phone.ts';
+import { CREDENTIALS_REFUSAL, carriesCredentials } from '../../lib/url-credentials.ts';
 import { MEDIA_MIMES, type PatientMessage } from '../../network/sandbox.ts';
 import { isSingleEmoji } from './emoji.ts';
 import { InboundMediaType } from './message.resource.ts';
@@ -44,6 +45,8 @@ export async function patientMessage(
   if (input.mediaType && !(PATIENT_MEDIA_TYPES as readonly string[]).includes(input.mediaType))
     throw invalid('media-type', `media-type must be one of ${PATIENT_MEDIA_TYPES.join(', ')}.`);
   if (!input.text && !input.mediaUrl) throw invalid('text', 'Give text, media, or both.');
+  if (input.mediaUrl && carriesCredentials(input.mediaUrl))
+    throw invalid('media-url', `media-url ${CREDENTIALS_REFUSAL}.`);
   let replyTo: string | null = null;
   if (input.replyTo) {
     const id = parseMessageId(input.replyTo);

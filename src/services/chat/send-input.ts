@@ -1,5 +1,6 @@
 import { AppError } from '../../lib/errors.ts';
 import { toE164 } from '../../lib/phone.ts';
+import { CREDENTIALS_REFUSAL, carriesCredentials } from '../../lib/url-credentials.ts';
 import { jsonObject } from '../json-body.ts';
 import { CARD_REFUSAL, text as freeText, noCardNumber, z } from '../write-input.ts';
 import { OutboundMediaType } from './message.resource.ts';
@@ -24,7 +25,7 @@ export const SEND_FIELDS = {
   media: 'An image or a document, downloaded during the request.',
   mediaType: 'image (JPEG or PNG) or document (PDF).',
   mediaUrl:
-    'An https URL the service downloads during the request (up to 16 MB); a presigned link valid a few minutes suffices.',
+    'An https URL, without a user name or password, the service downloads during the request (up to 16 MB); a presigned link valid a few minutes suffices.',
   mediaFilename:
     "Documents only: the name the patient sees; defaults to the URL's file name; .pdf appended when missing.",
   mediaCaption:
@@ -113,6 +114,7 @@ export function parseSendInput(raw: unknown, country: string): SendInput {
     throw invalid('media.type', 'media.type must be image or document.');
   if (typeof m.url !== 'string' || m.url.length > 4096)
     throw invalid('media.url', 'media.url must be an https URL.');
+  if (carriesCredentials(m.url)) throw invalid('media.url', `media.url ${CREDENTIALS_REFUSAL}.`);
   if (present(m.filename) && m.type !== 'document')
     throw invalid('media.filename', 'media.filename goes with documents only.');
   return {

@@ -10,6 +10,7 @@ import { defineWrite, type WriteContext } from '../writes.ts';
 import { type DeliveryJob, enqueueDeliveries } from './delivery-jobs.ts';
 import { enableSubscription } from './enable-subscription.ts';
 import { DISABLE_AFTER_HOURS } from './retry-schedule.ts';
+import { subscriptionAnswer } from './subscription-answer.ts';
 import { subscriptionOf } from './subscription-of.ts';
 import { WebhookSubscription } from './webhook.resource.ts';
 
@@ -57,7 +58,7 @@ export const retryWebhookDelivery = defineWrite({
   tag: 'Webhooks',
   summary: 'Retry a delivery',
   description:
-    "Queues one more attempt of the delivery's event, at once, signed again. Accepted (202) with the subscription: the attempt shows in GET /v1/webhooks/{id}/deliveries as a new record with trigger manual once it has run (a manual attempt that fails is not retried on the schedule). A disabled subscription: 409 (recover it first); a deleted one, a delivery of another subscription, one whose event retention removed (with its deliveries), or one of a chat.* event on a key without chat:read (not in its log either): 404.",
+    "Queues one more attempt of the delivery's event, at once, signed again. Accepted (202) with the subscription: the attempt shows in GET /v1/webhooks/{id}/deliveries as a new record with trigger manual once it has run (a manual attempt that fails is not retried on the schedule). A disabled subscription: 409 (recover it first); a deleted one, a delivery of another subscription, one whose event retention removed (with its deliveries), one of a chat.* event on a key without chat:read (not in its log either), or a subscription out of the key's sight (receiving a chat.* type, or every type, without chat:read): 404.",
   scopes: ['webhooks:manage'],
   input: z.strictObject({}),
   example: {},
@@ -104,6 +105,7 @@ export const retryWebhookDelivery = defineWrite({
     await enqueueDeliveries(w.em, await nextAttempts(w, s.id, [eventId]));
     return s.id;
   },
+  shown: subscriptionAnswer({ secret: false }),
 });
 
 /** How many events one recover queues at most (the newest first; recover again for older ones). */
@@ -140,7 +142,7 @@ export const recoverWebhook = defineWrite({
   status: 202,
   tag: 'Webhooks',
   summary: 'Recover failed deliveries',
-  description: `Beyond the spec (as Svix has it): enables the subscription if it was disabled (its failure streak starts again) and queues one attempt, trigger manual, of every event whose latest attempt to it since \`since\` failed, and of every event recorded since \`since\` of a type it subscribes to that it never received (those of a time it was disabled included), at most ${RECOVER_MAX}, the newest. Accepted (202) with the subscription; the attempts show in its delivery log as they run. With \`since\` now, it only enables.`,
+  description: `Beyond the spec (as Svix has it): enables the subscription if it was disabled (its failure streak starts again) and queues one attempt, trigger manual, of every event whose latest attempt to it since \`since\` failed, and of every event recorded since \`since\` of a type it subscribes to that it never received (those of a time it was disabled included), at most ${RECOVER_MAX}, the newest. Accepted (202) with the subscription; the attempts show in its delivery log as they run. With \`since\` now, it only enables. A subscription out of the key's sight (receiving a chat.* type, or every type, without chat:read): 404.`,
   scopes: ['webhooks:manage'],
   input: z.strictObject({
     since: instant.meta({
@@ -169,4 +171,5 @@ export const recoverWebhook = defineWrite({
       );
     return s.id;
   },
+  shown: subscriptionAnswer({ secret: false }),
 });

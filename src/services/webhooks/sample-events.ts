@@ -9,8 +9,9 @@ import { SUBSCRIBED_TO_EVENT } from '../unit-of-work.ts';
 import { text, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { enqueueDeliveries } from './delivery-jobs.ts';
+import { subscriptionAnswer } from './subscription-answer.ts';
 import { subscriptionOf } from './subscription-of.ts';
-import { assertTypesVisible, getWebhook } from './webhooks.ts';
+import { getWebhook, visibleSubscriptions } from './webhooks.ts';
 
 /**
  * Sample events (issue 29): a fixed sample of a type (src/events/samples.ts) recorded in the
@@ -29,13 +30,16 @@ import { assertTypesVisible, getWebhook } from './webhooks.ts';
  * `only` is given, that one, by the rule real events are queued by (SUBSCRIBED_TO_EVENT). Answers the event's id and how many were queued.
  */
 async function recordSample(w: WriteContext, type: EventType, only?: number) {
+  // Only to subscriptions the key sees (the one rule, webhooks.ts): a key without chat:read
+  // neither samples nor learns of a subscription that receives chat.* types.
+  const visible = visibleSubscriptions(w, 's') ?? { sql: 'true', params: [] };
   const rows = (await w.em.getConnection().execute(
     `with "ev" as (
        insert into "event" ("clinic_id", "type", "scope", "data", "created_at", "test")
        values (?, ?, ?, ?, ?, true) returning "id", "type")
      select "ev"."id", "s"."id" as "subscription" from "ev"
      left join "webhook_subscription" as "s" on ${SUBSCRIBED_TO_EVENT}
-       and (?::int is null or "s"."id" = ?::int)
+       and (?::int is null or "s"."id" = ?::int) and ${visible.sql}
      order by "s"."id"`,
     [
       w.clinicId,
@@ -46,6 +50,7 @@ async function recordSample(w: WriteContext, type: EventType, only?: number) {
       w.clinicId,
       only ?? null,
       only ?? null,
+      ...visible.params,
     ],
     'all',
     w.em.getTransactionContext(),
@@ -76,7 +81,7 @@ export const testWebhook = defineWrite({
   status: 202,
   tag: 'Webhooks',
   summary: 'Send a sample event',
-  description: `Delivers a sample event of \`type\` to this subscription only, through the same queue, signing and log as every event. Accepted (202) with the sample's envelope (its id is the X-Service-Event-Id the receiver gets). ${SAMPLE_NOTE} A type the subscription does not receive: 422 (type); a chat.* type on a key without chat:read, or a subscription receiving one (or every type) on such a key: 403; a disabled subscription: 409.`,
+  description: `Delivers a sample event of \`type\` to this subscription only, through the same queue, signing and log as every event. Accepted (202) with the sample's envelope (its id is the X-Service-Event-Id the receiver gets). ${SAMPLE_NOTE} A type the subscription does not receive: 422 (type); a chat.* type on a key without chat:read: 403; a subscription receiving one (or every type) on such a key is out of its sight: 404; a disabled subscription: 409.`,
   scopes: ['webhooks:manage'],
   input: z.strictObject({
     type: typeInput.optional().meta({
@@ -100,7 +105,6 @@ export const testWebhook = defineWrite({
   },
   async run(w, input, id) {
     const s = await subscriptionOf(w, id);
-    assertTypesVisible(w, s.eventTypes);
     if (!s.enabled)
       throw new AppError(
         'conflict',
@@ -114,6 +118,7 @@ export const testWebhook = defineWrite({
       );
     return (await recordSample(w, type, s.id)).event;
   },
+  shown: subscriptionAnswer({ secret: false }),
 });
 
 export const triggerEvent = defineWrite({
@@ -123,7 +128,7 @@ export const triggerEvent = defineWrite({
   status: 202,
   tag: 'Events',
   summary: 'Trigger a sample event',
-  description: `Test clinics only (a live clinic's key: 403 \`test_mode_only\`). Delivers a sample event of \`type\` to every enabled subscription of the clinic that receives the type, as a real event of that type would be (\`cli events trigger <type>\` calls this). Accepted (202) with the sample's envelope. ${SAMPLE_NOTE} No subscription receives the type: 409. A chat.* type on a key without chat:read: 403.`,
+  description: `Test clinics only (a live clinic's key: 403 \`test_mode_only\`). Delivers a sample event of \`type\` to every enabled subscription of the clinic that receives the type, as a real event of that type would be (\`cli events trigger <type>\` calls this). Accepted (202) with the sample's envelope. ${SAMPLE_NOTE} Only subscriptions the key sees receive it (none receiving a chat.* type, or every type, for a key without chat:read). No such enabled subscription receives the type: 409. A chat.* type on a key without chat:read: 403.`,
   scopes: ['webhooks:manage'],
   input: z.strictObject({
     type: typeInput.meta({ description: "The sample's event type." }),
@@ -141,7 +146,7 @@ export const triggerEvent = defineWrite({
     '409': {
       code: 'conflict',
       description:
-        '`conflict`: no enabled subscription of the clinic receives the type; nothing would be delivered.',
+        '`conflict`: no enabled subscription of the clinic that the key sees receives the type; nothing would be delivered.',
       message: 'No enabled webhook subscription of this clinic receives patient.created; nothing was sent.',
     },
   },

@@ -1,20 +1,18 @@
 import { WebhookSubscription as Entity } from '../../entities/index.ts';
 import { EventTypeSet } from '../../events/types.ts';
 import { valuesOf } from '../../lib/enums.ts';
-import { tryParseId } from '../../lib/ids.ts';
 import { defaultLimits } from '../../lib/limits.ts';
-import type { RequestContext } from '../../lib/request-context.ts';
 import { clinicRef } from '../clinic-ref.ts';
-import type { Row } from '../resource.ts';
 import { clearable, text, z } from '../write-input.ts';
 import { defineWrite } from '../writes.ts';
 import { cancelDeliveries } from './delivery-jobs.ts';
 import { enableSubscription } from './enable-subscription.ts';
 import { DISABLE_AFTER_HOURS, JITTER, RETRY_DELAYS_TEXT } from './retry-schedule.ts';
 import { newSecret, ROTATION_OVERLAP_HOURS } from './secret-rotation.ts';
+import { subscriptionAnswer } from './subscription-answer.ts';
 import { subscriptionOf } from './subscription-of.ts';
 import { WebhookSubscription } from './webhook.resource.ts';
-import { assertTypesVisible, checkDeliveryUrl, getWebhook, subscribedTypes } from './webhooks.ts';
+import { checkDeliveryUrl, getWebhook, subscribedTypes } from './webhooks.ts';
 
 /**
  * Creating, changing, rotating the secret of and deleting webhook subscriptions (spec, "Webhook
@@ -39,18 +37,6 @@ export const createWebhookInput = z.strictObject({
 
 const descriptionOf = (v: string | null | undefined) => (v == null || v.trim() === '' ? null : v);
 
-/**
- * The one answer with the whole secret (a creation's, a rotation's), read from the subscription
- * as it is sent (so the idempotency store keeps only the masked answer); a replay after a DELETE
- * stays masked.
- */
-async function revealSecret(ctx: RequestContext, answer: Row): Promise<Row> {
-  const n = tryParseId('WebhookSubscription', String(answer.id));
-  const s =
-    n == null ? null : await ctx.em.findOne(Entity, { id: n, deletedAt: null }, { fields: ['secret'] });
-  return s ? { ...answer, secret: s.secret } : answer;
-}
-
 export const createWebhook = defineWrite({
   name: 'createWebhook',
   method: 'POST',
@@ -59,7 +45,7 @@ export const createWebhook = defineWrite({
   tag: 'Webhooks',
   summary: 'Subscribe to events',
   // The documented deadline is the default's (WEBHOOK_TIMEOUT_MS changes it per deployment).
-  description: `The answer is the only one that carries the whole secret (every read masks it); keep it, or delete and subscribe again. Delivery (docs/events.md, Delivery): at least once (deduplicate on the event id), one POST per attempt signed with the secret; a 2xx answer within ${defaultLimits.webhookTimeoutMs / 1000} s (by default) succeeds, anything else (3xx included: redirects are not followed) fails; failed attempts are retried after ${RETRY_DELAYS_TEXT} (±${JITTER * 100} %), about 24 h in all; a subscription whose every attempt failed for ${DISABLE_AFTER_HOURS} h is disabled (disabled_at, disabled_reason) until POST /v1/webhooks/{id}/recover. An http URL, a host resolving to a loopback, private, link-local, multicast or metadata address: 422 (url). An unknown type: 422 (event_types); a chat.* type on a key without chat:read: 403.`,
+  description: `The answer is the only one that carries the whole secret (every read masks it); keep it, or delete and subscribe again. An Idempotency-Key replay answers it whole only while it is still the subscription's secret (masked after a rotation or a DELETE), and is a 404 once the subscription is out of the key's sight. Delivery (docs/events.md, Delivery): at least once (deduplicate on the event id), one POST per attempt signed with the secret; a 2xx answer within ${defaultLimits.webhookTimeoutMs / 1000} s (by default) succeeds, anything else (3xx included: redirects are not followed) fails; failed attempts are retried after ${RETRY_DELAYS_TEXT} (±${JITTER * 100} %), about 24 h in all; a subscription whose every attempt failed for ${DISABLE_AFTER_HOURS} h is disabled (disabled_at, disabled_reason) until POST /v1/webhooks/{id}/recover. An http URL, a host resolving to a loopback, private, link-local, multicast or metadata address: 422 (url). An unknown type: 422 (event_types); a chat.* type on a key without chat:read: 403.`,
   scopes: ['webhooks:manage'],
   input: createWebhookInput,
   example: {
@@ -100,7 +86,7 @@ export const createWebhook = defineWrite({
     await w.em.flush();
     return s.id;
   },
-  reveal: revealSecret,
+  shown: subscriptionAnswer({ secret: true }),
 });
 
 export const updateWebhookInput = z.strictObject({
@@ -130,7 +116,7 @@ export const updateWebhook = defineWrite({
   tag: 'Webhooks',
   summary: 'Change a subscription',
   description:
-    'Absent fields are kept; description null clears it. The url is checked as on creation (422 url), event_types as well (422 event_types; a chat.* type on a key without chat:read: 403). A subscription receiving a type the key may not see (a chat.* type, or every type, without chat:read) is a 403 to change unless the same PATCH narrows event_types to types the key sees. enabled false disables it (disabled_reason says so); enabled true enables a disabled one (its failure streak starts again) without queuing the events it missed: POST /v1/webhooks/{id}/recover does that. The secret is not changed here: POST /v1/webhooks/{id}/rotate-secret. Events already queued are delivered to the URL the subscription has when they are attempted. Records no event (the catalog has no webhook type).',
+    'Absent fields are kept; description null clears it. The url is checked as on creation (422 url), event_types as well (422 event_types; a chat.* type on a key without chat:read: 403). A subscription receiving a type the key may not see (a chat.* type, or every type, without chat:read) is out of its sight: 404, as on every webhook route. enabled false disables it (disabled_reason says so); enabled true enables a disabled one (its failure streak starts again) without queuing the events it missed: POST /v1/webhooks/{id}/recover does that. The secret is not changed here: POST /v1/webhooks/{id}/rotate-secret. Events already queued are delivered to the URL the subscription has when they are attempted. Records no event (the catalog has no webhook type).',
   scopes: ['webhooks:manage'],
   input: updateWebhookInput,
   example: { url: 'https://hooks.example.com/v2/clinic-events', description: 'Billing sync', enabled: true },
@@ -149,8 +135,6 @@ export const updateWebhook = defineWrite({
   },
   async run(w, input, id, prepared) {
     const s = await subscriptionOf(w, id);
-    // Judged on the locked row: a PATCH that narrows the types to visible ones may change the rest.
-    if (prepared.eventTypes === undefined) assertTypesVisible(w, s.eventTypes);
     if (prepared.url !== undefined) s.url = prepared.url;
     if (prepared.eventTypes !== undefined) s.eventTypes = prepared.eventTypes;
     if (input.description !== undefined) s.description = descriptionOf(input.description);
@@ -162,6 +146,7 @@ export const updateWebhook = defineWrite({
     }
     return s.id;
   },
+  shown: subscriptionAnswer({ secret: false }),
 });
 
 export const rotateWebhookSecret = defineWrite({
@@ -172,7 +157,7 @@ export const rotateWebhookSecret = defineWrite({
   status: 200,
   tag: 'Webhooks',
   summary: "Rotate a subscription's secret",
-  description: `A new signing secret, whole in this answer only (every read masks it). The secret it replaces keeps signing for ${ROTATION_OVERLAP_HOURS} h (previous_secret_expires_at): until then every delivery carries both signatures in X-Service-Signature (docs/events.md, Secret rotation), so the receiver can switch to the new secret at any time within the overlap. A second rotation within the overlap ends the oldest secret's at once: only the last two secrets sign. A subscription receiving a type the key may not see (a chat.* type, or every type, without chat:read): 403. An Idempotency-Key replay rotates nothing and answers the first answer again with the secret that signs now: the rotation's own, unless a later rotation replaced it (no secret is kept in the idempotency store).`,
+  description: `A new signing secret, whole in this answer only (every read masks it). The secret it replaces keeps signing for ${ROTATION_OVERLAP_HOURS} h (previous_secret_expires_at): until then every delivery carries both signatures in X-Service-Signature (docs/events.md, Secret rotation), so the receiver can switch to the new secret at any time within the overlap. A second rotation within the overlap ends the oldest secret's at once: only the last two secrets sign. A subscription receiving a type the key may not see (a chat.* type, or every type, without chat:read) is out of its sight: 404, as on every webhook route. An Idempotency-Key replay rotates nothing and answers the first answer again, with the rotation's secret whole only while it is still the current one (masked after a later rotation: a replay never shows a newer secret; no secret is kept in the idempotency store), and a 404 once the subscription is out of the key's sight.`,
   scopes: ['webhooks:manage'],
   input: z.strictObject({}),
   example: {},
@@ -182,13 +167,12 @@ export const rotateWebhookSecret = defineWrite({
   },
   async run(w, _input, id) {
     const s = await subscriptionOf(w, id);
-    assertTypesVisible(w, s.eventTypes);
     s.previousSecret = s.secret;
     s.previousSecretExpiresAt = new Date(w.now.getTime() + ROTATION_OVERLAP_HOURS * 3600_000);
     s.secret = newSecret();
     return s.id;
   },
-  reveal: revealSecret,
+  shown: subscriptionAnswer({ secret: true }),
 });
 
 export const deleteWebhook = defineWrite({
@@ -219,4 +203,5 @@ export const deleteWebhook = defineWrite({
     await cancelDeliveries(w.em, s.id);
     return s.id;
   },
+  shown: subscriptionAnswer({ secret: false }),
 });

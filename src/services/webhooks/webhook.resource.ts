@@ -17,7 +17,8 @@ export const WebhookSubscription = defineResource({
   name: 'WebhookSubscription',
   kind: 'WebhookSubscription',
   scopes: ['webhooks:manage'],
-  description: 'Where events are delivered, and which ones. Deleted subscriptions are not shown.',
+  description:
+    'Where events are delivered, and which ones. Deleted subscriptions are not shown, nor one receiving a type the key may not see (a chat.* type, or every type, without chat:read).',
   fields: {
     id: f.id({ description: 'The subscription id (wh_…).' }),
     url: f.column('url', 'String', { description: 'The https endpoint events are posted to.' }),

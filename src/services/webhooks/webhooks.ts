@@ -1,5 +1,12 @@
-import { forbidden } from '../../auth/scopes.ts';
-import { type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../../db/list.ts';
+import {
+  type ListPage,
+  mapPage,
+  type PageArgs,
+  readByIds,
+  readPage,
+  type SqlCondition,
+  textArray,
+} from '../../db/list.ts';
 import { WebhookSubscription as Entity } from '../../entities/index.ts';
 import { EVENT_TYPES, type EventType, scopeToSee } from '../../events/types.ts';
 import { bareHost, rangeRefusal, refusedHost, urlPolicy } from '../../lib/address-policy.ts';
@@ -15,30 +22,88 @@ import { WebhookSubscription } from './webhook.resource.ts';
 /**
  * Webhook subscriptions (spec, "Webhook subscriptions"; issue 17): the clinic's list and one by
  * id, and the rules a new one is checked against. A deleted subscription keeps its row (its
- * delivery log points at it) and is out of sight: not listed, a 404 by id.
+ * delivery log points at it) and is out of sight: not listed, a 404 by id. So is one the key may
+ * not see (`seesSubscription`).
  */
 const byOldest = oldestFirst('wh', 'createdAt');
 
 const view = standaloneView(WebhookSubscription, CORE);
 const notDeleted = { deletedAt: null };
 
-/** A cursor page of the clinic's subscriptions, oldest first (the one list mechanism). */
+/** The event types this key may not see (chat.* without chat:read). */
+const hiddenTypes = (ctx: Pick<ServiceContext, 'principal'>): EventType[] =>
+  EVENT_TYPES.filter((t) => {
+    const scope = scopeToSee(t);
+    return scope !== undefined && !ctx.principal.scopes.has(scope);
+  });
+
+/**
+ * The one visibility rule of webhook subscriptions (issue 34): a key sees a subscription, and may
+ * act on it in any way, only if it may see every type the subscription receives (`[]` is every
+ * type, chat.* included). Otherwise the subscription is out of the key's sight as another
+ * clinic's is: not listed, and a 404 on every route that names it (read, change, delete, rotate,
+ * test, recover, its log, a retry) and on an Idempotency-Key replay of an answer about it. A key
+ * that may not receive patients' chat messages must not redirect, re-key, sample or even see
+ * the receiver of a subscription that gets them. `visibleSubscriptions` says the same in SQL.
+ */
+export function seesSubscription(ctx: Pick<ServiceContext, 'principal'>, types: readonly string[]): boolean {
+  const hidden: readonly string[] = hiddenTypes(ctx);
+  if (!hidden.length) return true;
+  return types.length > 0 && !types.some((t) => hidden.includes(t));
+}
+
+/** `seesSubscription` as an SQL condition on the subscription `alias`: none when the key sees every type. */
+export function visibleSubscriptions(
+  ctx: Pick<ServiceContext, 'principal'>,
+  alias = 'e',
+): SqlCondition | undefined {
+  const hidden = hiddenTypes(ctx);
+  if (!hidden.length) return undefined;
+  return {
+    sql: `cardinality("${alias}"."event_types") > 0 and not ("${alias}"."event_types" && ?::text[])`,
+    params: [textArray(hidden)],
+  };
+}
+
+/** The 404 of a subscription the key may not see, the same as an unknown one's. */
+export function assertSeesSubscription(
+  ctx: Pick<ServiceContext, 'principal'>,
+  s: { eventTypes: readonly string[] },
+  id: string,
+): void {
+  if (!seesSubscription(ctx, s.eventTypes)) throw notFound('webhook subscription', id);
+}
+
+/** A cursor page of the clinic's subscriptions the key sees, oldest first (the one list mechanism). */
 export async function listWebhooks(ctx: ServiceContext, args: PageArgs): Promise<ListPage<Row>> {
-  const page = await readPage(readsOf(ctx), Entity, byOldest, view.read, [notDeleted], args);
+  const page = await readPage(
+    readsOf(ctx),
+    Entity,
+    byOldest,
+    view.read,
+    [notDeleted],
+    args,
+    undefined,
+    visibleSubscriptions(ctx),
+  );
   return mapPage(page, (row) => view.present(row, ctx.principal));
 }
 
-/** The subscription's columns and `deletedAt` (a deleted one is a 404). */
+/** The subscription's columns, `deletedAt` (a deleted one is a 404) and its types (the rule). */
 const readWithDeleted = Object.freeze({
-  fields: Object.freeze([...view.read.fields, 'deletedAt']),
+  fields: Object.freeze([...new Set([...view.read.fields, 'deletedAt', 'eventTypes'])]),
   joins: view.read.joins,
 });
 
-/** One subscription, secret masked; malformed, unknown, deleted or another clinic's: 404. */
+/**
+ * One subscription, secret masked; malformed, unknown, deleted, another clinic's or out of the
+ * key's sight (`seesSubscription`): 404.
+ */
 export async function getWebhook(ctx: ServiceContext, id: string): Promise<Row> {
   const n = tryParseId('WebhookSubscription', id);
   const [row] = n == null ? [null] : await readByIds(readsOf(ctx), Entity, readWithDeleted, [n]);
   if (!row || row.deletedAt != null) throw notFound('webhook subscription', id);
+  assertSeesSubscription(ctx, row as { eventTypes: string[] }, id);
   return view.present(row, ctx.principal);
 }
 
@@ -51,26 +116,8 @@ export async function getWebhook(ctx: ServiceContext, id: string): Promise<Row> 
 export function subscribedTypes(ctx: ServiceContext, raw: string[] | undefined): EventType[] {
   const asked = eventTypesParam(ctx, raw, 'event_types');
   if (asked) return asked;
-  const visible = EVENT_TYPES.filter((t) => {
-    const scope = scopeToSee(t);
-    return scope === undefined || ctx.principal.scopes.has(scope);
-  });
-  return visible.length === EVENT_TYPES.length ? [] : visible;
-}
-
-/**
- * The 403 creation gives (naming chat:read) when the subscription's stored types, [] being every
- * type, include one the key may not see: a key that may not subscribe to chat.* must not redirect
- * (url, enabled), re-key (rotate-secret) or sample (test) a subscription that receives them either.
- */
-export function assertTypesVisible(ctx: Pick<ServiceContext, 'principal'>, stored: readonly string[]): void {
-  const types = stored.length ? stored : EVENT_TYPES;
-  const lacking = new Set<string>();
-  for (const t of types) {
-    const scope = scopeToSee(t as EventType);
-    if (scope !== undefined && !ctx.principal.scopes.has(scope)) lacking.add(scope);
-  }
-  if (lacking.size) throw forbidden([...lacking]);
+  const hidden: readonly EventType[] = hiddenTypes(ctx);
+  return hidden.length ? EVENT_TYPES.filter((t) => !hidden.includes(t)) : [];
 }
 
 /** How long a lookup of the URL's host may take at creation before it is given up (accepted). */

@@ -1,13 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApiKey } from '../src/auth/keys.ts';
 import { openOrm } from '../src/lib/database.ts';
 import type { Limits } from '../src/lib/limits.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
-import { NETWORK_SECRET, testDatabase } from './helpers.ts';
+import { MEDIA_LINK_SECRET, NETWORK_SECRET, testDatabase } from './helpers.ts';
 import { type Pooler, pgbouncerBinary, startPgBouncer } from './pgbouncer.ts';
+import { type ServiceProcess, startServiceProcess } from './service-process.ts';
 import { connect, type TestSocket } from './ws-client.ts';
 
 /**
@@ -19,8 +19,6 @@ import { connect, type TestSocket } from './ws-client.ts';
  * The processes reach PostgreSQL through PgBouncer in transaction mode when it is installed (as
  * `.ci/run` has it), directly otherwise.
  */
-const root = path.resolve(import.meta.dirname, '..');
-const node = path.join(root, 'node_modules/.bin/node');
 const CAP = 3;
 const INSTANCE_TIMEOUT_MS = 3000;
 const BUDGET = 60;
@@ -33,10 +31,7 @@ const limits: Partial<Limits> = {
   authFailuresPerMinute: 0,
 };
 
-interface Service {
-  url: string;
-  child: ChildProcess;
-}
+type Service = ServiceProcess;
 
 const children: ChildProcess[] = [];
 const sockets: TestSocket[] = [];
@@ -45,38 +40,19 @@ let pooler: Pooler | null = null;
 let orm: MikroORM;
 let clinicId: number;
 
-function startService(): Promise<Service> {
-  const child = spawn(node, ['test/service-child.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
+/** A real server process (test/service-child.ts), through the pooler when there is one. */
+const startService = (): Promise<Service> =>
+  startServiceProcess(
+    {
       DATABASE_URL: pooler ? pooler.through(db.url) : db.url,
       ...(pooler ? { DATABASE_SESSION_URL: db.url } : {}),
       NETWORK_SECRET,
-      LOG_LEVEL: 'warn',
+      MEDIA_LINK_SECRET,
       LIMITS: JSON.stringify(limits),
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout?.on('data', (d) => (out += d));
-  child.stderr?.on('data', (d) => (out += d));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service not ready:\n${out}`)), 45_000);
-    child.stdout?.on('data', () => {
-      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ url, child });
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`service exited with ${code}:\n${out}`));
-    });
-  });
-}
+    children,
+    'test/service-child.ts',
+  );
 
 const kill = async (child: ChildProcess) => {
   if (child.exitCode !== null || child.signalCode !== null) return;

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../src/auth/keys.ts';
 import { freePort } from './free-port.ts';
-import { startTestApp, type TestApp } from './helpers.ts';
+import { MEDIA_LINK_SECRET, NETWORK_SECRET, startTestApp, type TestApp } from './helpers.ts';
 import { type ListenProcess, listen, node, type Receiver, root, startReceiver } from './listen-cli.ts';
 import { until } from './ws-client.ts';
 
@@ -36,6 +36,9 @@ async function startService(): Promise<void> {
     env: {
       ...process.env,
       DATABASE_URL: app.databaseUrl,
+      // The test app serves the same database: one cluster, one set of secrets.
+      NETWORK_SECRET,
+      MEDIA_LINK_SECRET,
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',

@@ -19,6 +19,7 @@ const running = await startHttpServer({
   port: 0,
   workers: false,
   networkSecret: process.env.NETWORK_SECRET as string,
+  mediaLinkSecret: process.env.MEDIA_LINK_SECRET as string,
   limits,
 });
 process.stdout.write(`listening on ${running.url}\n`);

@@ -12,15 +12,16 @@ export interface ServiceProcess {
 }
 
 /**
- * `npm start` as a real child process (src/main.ts) with `env`; resolves when it listens, rejects
- * with its output (and `code`) if it exits or has not listened within 45 s. The caller kills what
- * it started (`children`).
+ * `npm start` as a real child process (src/main.ts, or another `script` that prints "listening on
+ * <url>") with `env`; resolves when it listens, rejects with its output (and `code`) if it exits or
+ * has not listened within 45 s. The caller kills what it started (`children`).
  */
 export function startServiceProcess(
   env: Record<string, string>,
   children: ChildProcess[],
+  script = 'src/main.ts',
 ): Promise<ServiceProcess> {
-  const child = spawn(node, ['src/main.ts'], {
+  const child = spawn(node, [script], {
     cwd: root,
     env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', WORKERS: 'on', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

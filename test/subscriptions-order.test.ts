@@ -140,7 +140,7 @@ describe('a write committing after a later one', () => {
     const late = await createPatient();
     await pause(100);
     const { rows } = await early.client.query<{ pid: number }>(
-      `select pid from pg_stat_activity where application_name = 'clinic-gateway events' and datname = current_database()`,
+      `select pid from pg_stat_activity where application_name like 'clinic-gateway events%' and datname = current_database()`,
     );
     expect(rows).toHaveLength(1);
     await early.client.query('select pg_terminate_backend($1)', [rows[0].pid]);

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openOrm } from '../src/lib/database.ts';
 import { type RunningServer, startHttpServer } from '../src/server/start.ts';
-import { startTestApp, type TestApp } from './helpers.ts';
+import { MEDIA_LINK_SECRET, NETWORK_SECRET, startTestApp, type TestApp } from './helpers.ts';
 import { connect, type TestSocket, until } from './ws-client.ts';
 
 /**
@@ -20,7 +20,15 @@ const sockets: TestSocket[] = [];
 beforeAll(async () => {
   app = await startTestApp();
   const orm = await openOrm(app.databaseUrl);
-  second = await startHttpServer({ orm, port: 0, keyCacheTtlMs: 0, limits: { rateLimitPoints: 0 } });
+  // A second instance of the same cluster: the same secrets as the test app's.
+  second = await startHttpServer({
+    orm,
+    port: 0,
+    keyCacheTtlMs: 0,
+    limits: { rateLimitPoints: 0 },
+    networkSecret: NETWORK_SECRET,
+    mediaLinkSecret: MEDIA_LINK_SECRET,
+  });
   let closing: Promise<void> | undefined;
   closeSecond = () => {
     closing ??= second.close().then(() => orm.close());
@@ -88,7 +96,7 @@ describe('a relay that lost its connection', () => {
     // Both instances' relays and key listeners share the name; cut the first instance's relay only.
     const admin = (await app.orm.em.getConnection().getNativeClient()) as pg.Pool;
     const { rows } = await admin.query<{ pid: number }>(
-      `select pid from pg_stat_activity where application_name = 'clinic-gateway events' and datname = current_database() order by backend_start limit 1`,
+      `select pid from pg_stat_activity where application_name like 'clinic-gateway events%' and datname = current_database() order by backend_start limit 1`,
     );
     expect(rows).toHaveLength(1);
     await admin.query('select pg_terminate_backend($1)', [rows[0].pid]);

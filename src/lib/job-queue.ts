@@ -4,18 +4,19 @@ import { type Db, type JobInsert, PgBoss, type Queue, type WorkHandler, type Wor
 import { type CappedWorker, type CappedWorkerDefinition, startCappedWorker } from './capped-worker.ts';
 import { stampRequestId } from './job-scope.ts';
 import { listen } from './listen.ts';
+import { logger } from './logger.ts';
 import { DELETE_WAITING_IN_GROUP, QUEUE_SCHEMA } from './queue-tables.ts';
 
+// The statements and fragments on pg-boss's own tables, for the callers that need them.
 export {
   completeClaimed,
   LIVE_JOB_COUNT,
   LIVE_JOB_DATA,
   liveJobInGroup,
   QUEUE_DEPTHS,
+  QUEUE_SCHEMA,
   QUEUE_STATES,
 } from './queue-tables.ts';
-
-import { logger } from './logger.ts';
 
 /**
  * The one job queue (pg-boss 12, DESIGN.md "Delivery queue"): webhook deliveries and the chat's
@@ -72,9 +73,6 @@ export interface JobQueue {
   /** Stops fetching, lets jobs under way finish (up to `graceMs`), closes the pool. */
   stop(graceMs?: number): Promise<void>;
 }
-
-/** The schema pg-boss keeps its tables in (it creates and migrates it itself at start). */
-export { QUEUE_SCHEMA } from './queue-tables.ts';
 
 export async function startJobQueue(opts: {
   databaseUrl: string;

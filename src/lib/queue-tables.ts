@@ -4,6 +4,7 @@
  * API (src/lib/job-queue.ts); these are what its API has no form for. Each is a fragment or a
  * statement its caller runs inside its own statement or transaction.
  */
+/** The schema pg-boss keeps its tables in (it creates and migrates it itself at start). */
 export const QUEUE_SCHEMA = 'pgboss';
 
 const job = `"${QUEUE_SCHEMA}"."job"`;

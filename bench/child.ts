@@ -1,3 +1,5 @@
+import { configuredSecrets } from '../src/lib/secrets.ts';
+
 /**
  * The IPC protocol of the benchmark's server processes (bench/server.ts, bench/raw-server.ts):
  * 'ready' with the URL once listening, 'memory' on request, and a clean exit (so --cpu-prof can
@@ -48,4 +50,27 @@ export function serveUntilParentLeaves(url: string, close: () => Promise<void>):
   });
   const ready: ChildMessage = { type: 'ready', url, pid: process.pid };
   process.send(ready);
+}
+
+/**
+ * What a bench's service child (bench/server.ts, bench/delivery-server.ts) takes from its harness
+ * beside BENCH_DATABASE_URL, both unset unless the harness runs several processes or a pooler:
+ * - BENCH_DATABASE_SESSION_URL: DATABASE_SESSION_URL (src/lib/session-url.ts), the direct address
+ *   of BENCH_DATABASE_URL's database when that one goes through PgBouncer (`--pooler`);
+ * - BENCH_ROOT_SECRET: ROOT_SECRET (src/lib/secrets.ts), the same in every process of the bench, or
+ *   the second service process on the database refuses to start.
+ */
+export function childSettings(): {
+  orm: { sessionUrl?: string };
+  server: { networkSecret?: string; mediaLinkSecret?: string };
+} {
+  const sessionUrl = process.env.BENCH_DATABASE_SESSION_URL;
+  const secrets = configuredSecrets({ ROOT_SECRET: process.env.BENCH_ROOT_SECRET || undefined });
+  return {
+    orm: sessionUrl ? { sessionUrl } : {},
+    server: {
+      ...(secrets.network ? { networkSecret: secrets.network } : {}),
+      ...(secrets.mediaLinks ? { mediaLinkSecret: secrets.mediaLinks } : {}),
+    },
+  };
 }

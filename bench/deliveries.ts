@@ -23,9 +23,26 @@
  *      last came); "longest stall" is the longest any subscription went without a delivery from
  *      the kill until its last burst delivery, those in flight aside (its slots must not stay with
  *      the dead worker).
+ *   7. --workers=N (issue 35: "through the pooler, the delivery burst stays at or above 2,000/s with
+ *      two workers"): N `npm run worker` processes (src/worker.ts) started before the warm-up and
+ *      running through the steady and burst runs, and the service with WORKERS=off (its delivery
+ *      workers off; it still serves the webhooks API and takes the cluster's sweeps). Off, so that
+ *      exactly N processes deliver: the deployment docs/scale.md describes (instances WORKERS=off,
+ *      M workers), and a figure "with two workers" that is two workers', not two workers' plus the
+ *      service's. The killed-worker run then adds its worker beside those N. --workers=0 (the
+ *      default): the service's own workers deliver, as before issue 35.
+ *   8. --pooler: PgBouncer in transaction mode (bench/pgbouncer.ts) in front of the database; the
+ *      service, the workers and this process's writes (and its queue) have DATABASE_URL through it
+ *      and DATABASE_SESSION_URL direct (src/lib/session-url.ts), as docs/scale.md deploys them.
+ *      With --pooler or --workers, every process gets one ROOT_SECRET (src/lib/secrets.ts). Without
+ *      either flag, everything runs as before issue 35 (direct, the service's own workers).
+ * Prints whether the pooler was used and which processes delivered; under --pooler, also the
+ * transactions PgBouncer passed and the server connections it holds open at the end.
  *
  * Options: --subscriptions=20 --events=250 --writers=4 --per-write=25 --rate=200 --seconds=10 --runs=1
  *          --kill (default on; --no-kill skips the killed-worker run)
+ *          --workers=0 (`npm run worker` processes delivering; above 0 the service has WORKERS=off)
+ *          --pooler  --pool-size=20 (PgBouncer's default_pool_size)
  *          --cpu-prof (profile the service; writes bench/.profiles/*.cpuprofile)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -42,6 +59,7 @@ import { startJobs } from '../src/server/jobs.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
 import { clinicWrite } from '../src/services/unit-of-work.ts';
 import type { ChildMessage } from './child.ts';
+import { benchPooler, poolerLine } from './pgbouncer.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const { values: opts } = parseArgs({
@@ -54,6 +72,9 @@ const { values: opts } = parseArgs({
     seconds: { type: 'string', default: '10' },
     runs: { type: 'string', default: '1' },
     kill: { type: 'boolean', default: true },
+    workers: { type: 'string', default: '0' },
+    pooler: { type: 'boolean', default: false },
+    'pool-size': { type: 'string', default: '20' },
     'cpu-prof': { type: 'boolean', default: false },
   },
   allowNegative: true,
@@ -65,6 +86,9 @@ const PER_WRITE = Number(opts['per-write']);
 const RATE = Number(opts.rate);
 const SECONDS = Number(opts.seconds);
 const RUNS = Number(opts.runs);
+const WORKERS = Number(opts.workers);
+const POOL_SIZE = Number(opts['pool-size']);
+if (!(WORKERS >= 0)) throw new Error(`--workers=${opts.workers}: 0 or more`);
 
 const adminUrl = new URL(process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
 adminUrl.pathname = '/postgres';
@@ -92,8 +116,41 @@ await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 const receiverPort = (receiver.address() as AddressInfo).port;
 
 await ensureDatabase(adminUrl.toString(), dbName);
-const orm = await openOrm(dbUrl.toString(), { requestTimeouts: false });
+const pooler = await benchPooler(opts.pooler, dbUrl.toString(), POOL_SIZE);
+// What the service, the workers and this process's writes connect to: PgBouncer under --pooler.
+const poolUrl = pooler ? pooler.through(dbUrl.toString()) : dbUrl.toString();
+const several = pooler !== null || WORKERS > 0;
+const rootSecret = `deliveries-bench-root-secret-${process.pid}-0123456789abcdef`;
+/** A worker process's environment (src/worker.ts reads its configuration as `npm run worker` does). */
+const workerEnv = {
+  ...process.env,
+  DATABASE_URL: poolUrl,
+  ...(pooler ? { DATABASE_SESSION_URL: dbUrl.toString() } : {}),
+  ...(several ? { ROOT_SECRET: rootSecret } : {}),
+  LOG_LEVEL: 'warn',
+};
+const orm = await openOrm(poolUrl, {
+  requestTimeouts: false,
+  ...(pooler ? { sessionUrl: dbUrl.toString() } : {}),
+});
 let child: ChildProcess | undefined;
+const workers: ChildProcess[] = [];
+process.on('exit', () => {
+  for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+});
+/** `npm run worker` as a child, once it says it is ready. */
+async function startWorker(): Promise<ChildProcess> {
+  const worker = spawn(process.execPath, [path.join(here, '..', 'src', 'worker.ts')], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: workerEnv,
+  });
+  workers.push(worker);
+  await new Promise<void>((resolve, reject) => {
+    worker.once('exit', (code) => reject(new Error(`worker exited (code ${code})`)));
+    worker.once('message', () => resolve());
+  });
+  return worker;
+}
 let jobs: Awaited<ReturnType<typeof startJobs>> | undefined;
 try {
   await migrate(orm);
@@ -113,7 +170,14 @@ try {
   const profile = opts['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${path.join(here, '.profiles')}`] : [];
   child = spawn(process.execPath, [...profile, path.join(here, 'delivery-server.ts')], {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-    env: { ...process.env, BENCH_DATABASE_URL: dbUrl.toString(), LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      BENCH_DATABASE_URL: poolUrl,
+      ...(pooler ? { BENCH_DATABASE_SESSION_URL: dbUrl.toString() } : {}),
+      ...(several ? { BENCH_ROOT_SECRET: rootSecret } : {}),
+      ...(WORKERS > 0 ? { BENCH_WORKERS: 'off' } : {}),
+      LOG_LEVEL: 'warn',
+    },
   });
   const started = child;
   const url = await new Promise<string>((resolve, reject) => {
@@ -133,6 +197,7 @@ try {
   }
   // This process writes events: the queue attached (no workers here), as the CLI has it.
   jobs = await startJobs({ orm });
+  for (let i = 0; i < WORKERS; i++) await startWorker();
 
   const committed = new Map<number, number>();
   let seq = 0;
@@ -231,14 +296,7 @@ try {
 
   if (opts.kill) {
     // A second worker process beside the service's own workers, killed a third of the way in.
-    const worker = spawn(process.execPath, [path.join(here, '..', 'src', 'worker.ts')], {
-      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      env: { ...process.env, DATABASE_URL: dbUrl.toString(), LOG_LEVEL: 'warn' },
-    });
-    await new Promise<void>((resolve, reject) => {
-      worker.once('exit', (code) => reject(new Error(`worker exited (code ${code})`)));
-      worker.once('message', () => resolve());
-    });
+    const worker = await startWorker();
     const from = seq + 1;
     const expected = BURST_EVENTS * SUBS;
     const arrivedOf = () => {
@@ -307,12 +365,33 @@ try {
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
+  console.log(poolerLine(pooler, POOL_SIZE));
+  console.log(
+    WORKERS > 0
+      ? `delivering: ${WORKERS} \`npm run worker\` process${WORKERS > 1 ? 'es' : ''} (src/worker.ts), the service with WORKERS=off${opts.kill ? '; the killed-worker run adds one more' : ''}`
+      : `delivering: the service's own workers (WORKERS=on)${opts.kill ? '; the killed-worker run adds one `npm run worker`' : ''}`,
+  );
   console.table(rows);
   if (duplicates) console.log(`${duplicates} duplicate deliveries (at least once: allowed, counted once)`);
+  if (pooler) {
+    const st = await pooler.stats(dbName);
+    console.log(
+      `through PgBouncer: ${st.transactions} transactions since it started, ${st.serverConnections} server connections open now for ${st.clients} clients`,
+    );
+  }
 } finally {
   await jobs?.stop(0);
   child?.kill('SIGTERM');
   if (child && child.exitCode === null) await new Promise((r) => child?.once('exit', r));
+  await Promise.all(
+    workers
+      .filter((w) => w.exitCode === null && w.signalCode === null)
+      .map((w) => {
+        const exited = new Promise((r) => w.once('exit', r));
+        w.kill('SIGTERM');
+        return exited;
+      }),
+  );
   await orm.close();
   receiver.closeAllConnections();
   receiver.close();
@@ -320,4 +399,5 @@ try {
   await admin.connect();
   await admin.query(`drop database if exists "${dbName}" with (force)`);
   await admin.end();
+  await pooler?.close();
 }

@@ -1,21 +1,26 @@
 /**
  * The service as `npm run bench:deliveries` runs it: bench/server.ts's child (IPC 'ready', exits
- * with its parent) with the job queue's workers on (as `npm start` by default). Its clinic is a
+ * with its parent) with the job queue's workers on (as `npm start` by default; BENCH_WORKERS=off as
+ * WORKERS=off), its database through PgBouncer under --pooler (bench/child.ts). Its clinic is a
  * test clinic, whose receiver may be plain http on 127.0.0.1 (docs/test-mode.md).
  */
 import { openOrm } from '../src/lib/database.ts';
 import { startHttpServer } from '../src/server/start.ts';
-import { serveUntilParentLeaves } from './child.ts';
+import { childSettings, serveUntilParentLeaves } from './child.ts';
 
 const url = process.env.BENCH_DATABASE_URL;
 if (!url) throw new Error('BENCH_DATABASE_URL is not set');
 
-const orm = await openOrm(url);
+const settings = childSettings();
+const orm = await openOrm(url, settings.orm);
 const running = await startHttpServer({
   orm,
   port: 0,
   host: '127.0.0.1',
   limits: { rateLimitPoints: 0 },
+  // BENCH_WORKERS=off (bench/deliveries.ts --workers=N): WORKERS=off, deliveries left to `npm run worker`s.
+  ...(process.env.BENCH_WORKERS === 'off' ? { deliveryWorkers: false } : {}),
+  ...settings.server,
 });
 
 serveUntilParentLeaves(running.url, async () => {

@@ -34,6 +34,20 @@
  *      overlap. Its statements are pinned (bench/booking-sql.ts, test/bench-sql.test.ts), not
  *      captured; its check compares the two answers but for ids and times, and reads both event
  *      rows back: each one's `data` must be its server's answer. PostGraphile does not book.
+ *   7. --pooler (issue 35: the figures "with and without the pooler"): PgBouncer in transaction
+ *      mode (bench/pgbouncer.ts) in front of the database. The app under test (and its capture
+ *      process) has BENCH_DATABASE_URL through it and its session's connections direct
+ *      (DATABASE_SESSION_URL, src/lib/session-url.ts), so its statements go unnamed, each
+ *      transaction setting its own timeout, as docs/scale.md deploys it. The raw server goes
+ *      through the same PgBouncer, its own statements (key, booking) unnamed too: it is the
+ *      yardstick of the app's own cost on the same SQL over the same path, and with it direct
+ *      app/raw would charge the pooler's hop and the lost prepared statements to the app; the
+ *      pooler's own cost is the difference between the two runs' req/s (app's and raw's alike),
+ *      and PgBouncer's CPU per request is printed beside the server's and PostgreSQL's.
+ *      PostGraphile stays direct (a third party's connection settings: a startup `options`
+ *      parameter PgBouncer refuses, its own prepared statements); with --pooler its column
+ *      compares the app through the pooler with PostGraphile without it. Seeding, the checks'
+ *      reads and the booking's clean-up stay direct. Without --pooler, all as before issue 35.
  *
  * Options: --cases=list,phone,search,list100,graphql,graphql100,chat-messages,chat-conversations,chat-sync,booking
  *          --rounds=3  --duration=5  --warmup=2  --connections=32  --patients=100000
@@ -43,6 +57,7 @@
  *          --app-flags="--max-semi-space-size=64"  (node flags for the app server, replacing the ones
  *          of `npm start`, which it runs with by default)
  *          --live-heap (report the live heap under load: one forced full GC half-way through each run)
+ *          --pooler  --pool-size=20 (PgBouncer's default_pool_size)
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,6 +76,7 @@ import { toE164, toLocal } from '../src/lib/phone.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
 import { captureAppStatements, statementDifference } from './capture-app-sql.ts';
 import { prepareChat } from './chat-data.ts';
+import { benchPooler, type Pooler, poolerLine } from './pgbouncer.ts';
 import { ensurePostgraphileInstalled, killChildren, type Server, startServer } from './processes.ts';
 import { type CapturedShapes, requestShape } from './request-shape.ts';
 import type { CapturedStatement } from './statement-capture.ts';
@@ -89,6 +105,9 @@ const { values: opts } = parseArgs({
     'live-heap': { type: 'boolean', default: false },
     /** Leave PostGraphile out (no install, no third server). */
     'no-postgraphile': { type: 'boolean', default: false },
+    /** The app and the raw server through PgBouncer in transaction mode (issue 35). */
+    pooler: { type: 'boolean', default: false },
+    'pool-size': { type: 'string', default: '20' },
   },
 });
 const ROUNDS = Number(opts.rounds);
@@ -96,6 +115,9 @@ const DURATION = Number(opts.duration);
 const WARMUP = Number(opts.warmup);
 const CONNECTIONS = Number(opts.connections);
 const PATIENTS = Number(opts.patients);
+const POOL_SIZE = Number(opts['pool-size']);
+/** PgBouncer under --pooler (started in main), else null. */
+let pooler: Pooler | null = null;
 const CLINIC_NAME = 'Bench Veterinary';
 const DB_NAME = 'cg_bench';
 /**
@@ -770,7 +792,9 @@ async function measure(
   c: Case,
   key: string,
   seconds: number,
-): Promise<Result & { heapPeak: number; liveHeap: number; cpuMs: { server: number; postgres: number } }> {
+): Promise<
+  Result & { heapPeak: number; liveHeap: number; cpuMs: { server: number; postgres: number; pooler: number } }
+> {
   let heapPeak = 0;
   let liveHeap = Number.NaN;
   const sample = () =>
@@ -795,13 +819,20 @@ async function measure(
   // CPU per request of the server and of PostgreSQL: where a request's cost goes, whatever the
   // throughput.
   const pid = server.child.pid as number;
-  const before = { server: cpuSeconds(pid), postgres: postgresCpuByPid() };
+  const poolerPid = pooler?.pid;
+  const before = {
+    server: cpuSeconds(pid),
+    postgres: postgresCpuByPid(),
+    pooler: poolerPid ? cpuSeconds(poolerPid) : 0,
+  };
   try {
     const res = await load(server, c, key, seconds);
     const n = Math.max(1, res.requests.total);
     const cpuMs = {
       server: ((cpuSeconds(pid) - before.server) * 1000) / n,
       postgres: (postgresCpuSince(before.postgres) * 1000) / n,
+      // PgBouncer's (under --pooler; PostGraphile's runs do not go through it, but count what it did).
+      pooler: poolerPid ? ((cpuSeconds(poolerPid) - before.pooler) * 1000) / n : 0,
     };
     await sample();
     return { ...res, heapPeak, liveHeap, cpuMs };
@@ -822,8 +853,8 @@ interface Row {
   runs: Partial<Record<Timed, Measured>>;
   /** app/raw and app/PostGraphile of each round, the servers run back to back. */
   ratios: { raw: number[]; postgraphile: number[] };
-  /** Each server's median CPU per request over the rounds, ms: its own and PostgreSQL's. */
-  cpu: Partial<Record<Timed, { server: number; postgres: number }>>;
+  /** Each server's median CPU per request over the rounds, ms: its own, PostgreSQL's and PgBouncer's. */
+  cpu: Partial<Record<Timed, { server: number; postgres: number; pooler: number }>>;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
@@ -951,6 +982,14 @@ async function main() {
   const withPostgraphile = !opts['no-postgraphile'];
   if (withPostgraphile) ensurePostgraphileInstalled();
   const d = await prepareDatabase(bench, admin);
+  // The app (and its capture process) and the raw server: through PgBouncer under --pooler.
+  pooler = await benchPooler(opts.pooler, bench, POOL_SIZE);
+  const served = pooler ? pooler.through(bench) : bench;
+  const appEnv: Record<string, string> = pooler ? { BENCH_DATABASE_SESSION_URL: bench } : {};
+  const rawEnv: Record<string, string> = pooler ? { BENCH_UNNAMED: '1' } : {};
+  console.log(
+    `${poolerLine(pooler, POOL_SIZE)}${pooler ? ' (the app and the raw server; PostGraphile direct)' : ''}`,
+  );
   console.log(
     `dataset: clinic ${d.clinicId}, ${fmt(d.patients)} patients, ${fmt(d.owners)} owners, ${fmt(d.appointments)} appointments` +
       `${d.seededNow ? ' (seeded now)' : ' (reused)'}; name prefix "${d.namePrefix}" matches ${fmt(d.nameMatches)}, ` +
@@ -968,7 +1007,7 @@ async function main() {
   if (!cases.length) throw new Error(`no cases selected by --cases=${opts.cases}`);
 
   // The app's statements, captured afresh on every run from a process of its own, for the raw server.
-  const capturing = await startServer('capture', bench, { env: { BENCH_CAPTURE: '1' } });
+  const capturing = await startServer('capture', served, { env: { BENCH_CAPTURE: '1', ...appEnv } });
   let captured: CapturedShapes;
   try {
     captured = await captureAppStatements(
@@ -998,10 +1037,10 @@ async function main() {
   const appFlags = (opts['app-flags'] ?? startFlags()).split(/\s+/).filter(Boolean);
   const usePostgraphile = withPostgraphile && cases.some((c) => c.postgraphile);
   const [app, raw, postgraphile] = await Promise.all([
-    startServer('app', bench, { cpuProfDir: profDir, flags: appFlags }),
-    startServer('raw', bench, {
+    startServer('app', served, { cpuProfDir: profDir, flags: appFlags, ...(pooler ? { env: appEnv } : {}) }),
+    startServer('raw', served, {
       cpuProfDir: opts['cpu-prof-raw'] ? profDir : undefined,
-      env: { BENCH_STATEMENTS: statementsFile },
+      env: { BENCH_STATEMENTS: statementsFile, ...rawEnv },
     }),
     usePostgraphile ? startServer('postgraphile', bench) : undefined,
   ]);
@@ -1039,7 +1078,7 @@ async function main() {
           results[s.name as Timed] = res;
           console.log(
             `  ${c.id.padEnd(18)} ${s.name.padEnd(12)} ${fmt(res.requests.average).padStart(6)} req/s, p50 ${res.latency.p50} ms, p99 ${res.latency.p99} ms, ` +
-              `CPU/request ${res.cpuMs.server.toFixed(2)} ms + PostgreSQL ${res.cpuMs.postgres.toFixed(2)} ms, ` +
+              `CPU/request ${res.cpuMs.server.toFixed(2)} ms + PostgreSQL ${res.cpuMs.postgres.toFixed(2)} ms${pooler ? ` + PgBouncer ${res.cpuMs.pooler.toFixed(2)} ms` : ''}, ` +
               `heap peak ${mb(res.heapPeak)}${Number.isNaN(res.liveHeap) ? '' : ` (live ${mb(res.liveHeap)})`}, RSS now ${mb(s.rss().now)}${problems(res) ? ` (${problems(res)})` : ''}`,
           );
         }
@@ -1052,8 +1091,9 @@ async function main() {
       const cpu: Row['cpu'] = {};
       for (const s of servers) {
         const name = s.name as Timed;
-        const of = (k: 'server' | 'postgres') => median(rounds.map((x) => (x[name] as Measured).cpuMs[k]));
-        cpu[name] = { server: of('server'), postgres: of('postgres') };
+        const of = (k: 'server' | 'postgres' | 'pooler') =>
+          median(rounds.map((x) => (x[name] as Measured).cpuMs[k]));
+        cpu[name] = { server: of('server'), postgres: of('postgres'), pooler: of('pooler') };
       }
       rows.push({
         c,
@@ -1120,10 +1160,12 @@ async function main() {
         }),
       )}`,
     );
-    const ms = (x?: { server: number; postgres: number }) =>
-      x ? `${x.server.toFixed(2)} + ${x.postgres.toFixed(2)}` : '-';
+    const ms = (x?: { server: number; postgres: number; pooler: number }) =>
+      x
+        ? `${x.server.toFixed(2)} + ${x.postgres.toFixed(2)}${pooler ? ` + ${x.pooler.toFixed(2)}` : ''}`
+        : '-';
     console.log(
-      `\nCPU per request, ms (server process + PostgreSQL), medians of the rounds:\n${table(
+      `\nCPU per request, ms (server process + PostgreSQL${pooler ? ' + PgBouncer' : ''}), medians of the rounds:\n${table(
         ['case', 'app', 'raw', 'PostGraphile', 'app server / raw server'],
         rows.map(({ c, cpu }) => [
           c.label,
@@ -1177,8 +1219,15 @@ async function main() {
           );
       }
     }
+    if (pooler) {
+      const st = await pooler.stats(DB_NAME);
+      console.log(
+        `through PgBouncer: ${st.transactions} transactions since it started, ${st.serverConnections} server connections open now for ${st.clients} clients`,
+      );
+    }
   } finally {
     await Promise.all(all.map((s) => s.stop()));
+    await pooler?.close();
     clearTimeout(deadline);
     rmSync(statementsFile, { force: true });
   }

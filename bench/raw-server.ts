@@ -21,6 +21,10 @@
  * formats phones with the same libphonenumber helper and presents points in time with the app's
  * text-to-ISO helper. Unlike the app it has no request ids, no logging and no GraphQL parsing: it
  * is the floor, not a competitor.
+ *
+ * Through PgBouncer (bench/patients.ts --pooler: BENCH_UNNAMED=1), its own statements (the key
+ * lookup, the booking's) go unnamed as the app's then do (src/lib/statement-names.ts): a
+ * transaction pooler keeps no prepared statement from one transaction to the next.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -45,6 +49,8 @@ const types = new pg.TypeOverrides();
 for (const oid of [1082, 1114, 1184, 1186]) types.setTypeParser(oid, (v: string) => v);
 const textArray = (pg.types.getTypeParser as (oid: number) => (v: string) => unknown)(1009);
 for (const oid of [1182, 1115, 1185, 1187]) types.setTypeParser(oid, textArray);
+/** Names for this server's own statements: none through a transaction pooler. */
+const named = process.env.BENCH_UNNAMED !== '1';
 const pool = new pg.Pool({ connectionString: url, max: Number(process.env.BENCH_POOL_MAX ?? 10), types });
 
 // ---------- auth: sha256 per request, verified keys cached per process ----------
@@ -82,7 +88,7 @@ async function authenticate(header: string | undefined): Promise<Principal> {
       revoked_at: string | null;
       country: string;
     }>({
-      name: 'raw_key',
+      ...(named ? { name: 'raw_key' } : {}),
       text: `select k.clinic_id, k.scopes, k.revoked_at, c.country
        from api_key k join clinic c on c.id = k.clinic_id where k.hash = $1 limit 1`,
       values: [hash],
@@ -135,7 +141,7 @@ let tracing: CapturedStatement[] | null = null;
  */
 const positions = new Map<string, Record<string, number>>();
 async function run(
-  statement: { name: string | null; text: string; rowMode?: string | null },
+  statement: { name?: string | null; text: string; rowMode?: string | null },
   values: unknown[],
   on: pg.Pool | pg.PoolClient = pool,
 ) {
@@ -410,9 +416,9 @@ async function listConversations(p: Principal, q: URLSearchParams, shape: string
 const booking = Object.fromEntries(
   Object.entries(bookingSql).map(([k, sql]) => [
     k,
-    { name: `raw_booking_${k}`, text: numberPlaceholders(sql) },
+    { ...(named ? { name: `raw_booking_${k}` } : {}), text: numberPlaceholders(sql) },
   ]),
-) as Record<keyof typeof bookingSql, { name: string; text: string }>;
+) as Record<keyof typeof bookingSql, { name?: string; text: string }>;
 
 /**
  * An INSERT's parameters in the order of its pinned column list (the app builds that list from the

@@ -1,12 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type Pooler, pgbouncerBinary, startPgBouncer } from '../bench/pgbouncer.ts';
 import { createApiKey } from '../src/auth/keys.ts';
 import { openOrm } from '../src/lib/database.ts';
 import type { Limits } from '../src/lib/limits.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
 import { MEDIA_LINK_SECRET, NETWORK_SECRET, testDatabase } from './helpers.ts';
-import { type Pooler, pgbouncerBinary, startPgBouncer } from './pgbouncer.ts';
 import { type ServiceProcess, startServiceProcess } from './service-process.ts';
 import { connect, type TestSocket } from './ws-client.ts';
 

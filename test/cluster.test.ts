@@ -1,8 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Pooler, pgbouncerBinary, startPgBouncer } from '../bench/pgbouncer.ts';
 import { testDatabase } from './helpers.ts';
-import { type Pooler, pgbouncerBinary, startPgBouncer } from './pgbouncer.ts';
 import { killAll, type ServiceProcess, startServiceProcess } from './service-process.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
 import { startWorkerProcess } from './worker-process.ts';

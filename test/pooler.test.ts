@@ -1,9 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Pooler, pgbouncerBinary, startPgBouncer } from '../bench/pgbouncer.ts';
 import { openOrm } from '../src/lib/database.ts';
 import { defaultLimits } from '../src/lib/limits.ts';
 import { testDatabase } from './helpers.ts';
-import { type Pooler, pgbouncerBinary, startPgBouncer } from './pgbouncer.ts';
 import { killAll, startServiceProcess } from './service-process.ts';
 import { connect, type TestSocket } from './ws-client.ts';
 

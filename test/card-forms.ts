@@ -65,6 +65,28 @@ export const cardForms: CardForm[] = (
     ['Amex, dotted', '3782.822463.10005', AMEX],
     ['Amex, fullwidth', inScript(0xff10, '3782 822463 10005'), AMEX],
     ['with its security code after it', `${grouped('.')} 123`],
+    // Any run of characters that are neither letters nor digits separates groups (a review of issue 34).
+    ['pipes', grouped('|')],
+    ['spaced pipes', grouped(' | ')],
+    ['colons', grouped(':')],
+    ['semicolons', grouped(';')],
+    ['asterisks', grouped('*')],
+    ['tildes', grouped('~')],
+    ['equals signs', grouped('=')],
+    ['plus signs', grouped('+')],
+    ['quotes', grouped('"')],
+    ['katakana middle dots', grouped('\u30fb')],
+    ['arrows', grouped('\u2192')],
+    ['parentheses', '(4111)(1111)(1111)(1111)'],
+    ['brackets and spaces', '[4111] [1111] [1111] [1111]'],
+    ['Hangul fillers between groups', grouped('\u3164')],
+    ['one leading zero before an Amex', `0${AMEX}`, AMEX],
+    // Glued to a short word on one side: a card number, not an identifier.
+    ['glued after a brand', `Visa${PAN}`],
+    ['glued after a short word', `cc${PAN}`],
+    ['glued before a letter', `${PAN}x`],
+    ['glued after a letter, grouped', `a${grouped(' ')}`],
+    ['glued after a brand, grouped', `Visa${grouped('-')}`],
   ] as [string, string, string?][]
 ).map(([name, text, pan]) => ({ name, text, pan: pan ?? PAN }));
 

@@ -36,8 +36,18 @@ export interface RateLimiter {
    * Spends `bytes` of the address's budget for introspection without a key (negative: gives
    * them back). Before the answer (`after` false) a spent budget throws `rate_limited`; after it
    * (`after` true) the answer is counted and sent, and the next request is the one refused.
+   * Returns when the window the bytes were spent in ends (ms since the epoch; 0 when off).
+   * Bytes are given back only to the window they were spent in (`chargedUntil`, what the charge
+   * returned): once it has ended nothing is given back, so the next window never starts above
+   * its budget.
    */
-  spendAnonymous(address: string, bytes: number, setHeader: SetHeader, after?: boolean): Promise<void>;
+  spendAnonymous(
+    address: string,
+    bytes: number,
+    setHeader: SetHeader,
+    after?: boolean,
+    chargedUntil?: number,
+  ): Promise<number>;
 }
 
 /** The pool of the service's database, or null for a limiter held in this process only (tests). */
@@ -112,21 +122,27 @@ export function createRateLimiter(pool: pg.Pool | null, limits: Limits): RateLim
         blocked.set(address, Date.now() + r.msBeforeNext);
       }
     },
-    async spendAnonymous(address, bytes, setHeader, after = false) {
-      if (!anonymous) return;
+    async spendAnonymous(address, bytes, setHeader, after = false, chargedUntil = 0) {
+      if (!anonymous) return 0;
       // Announced in bytes: the quota unit of this budget.
       const announce = (r: RateLimiterRes) => headers(r, setHeader, anonymousBytes);
       if (bytes < 0) {
-        announce(await anonymous.reward(address, Math.floor(-bytes)));
-        return;
+        // The window of the charge has ended: the next one owes nothing back.
+        if (Date.now() >= chargedUntil) return 0;
+        const r = await anonymous.reward(address, Math.floor(-bytes));
+        // It ended meanwhile, and the reward opened a window below zero: brought back to zero.
+        announce(r.consumedPoints < 0 ? await anonymous.penalty(address, -r.consumedPoints) : r);
+        return chargedUntil;
       }
       try {
-        announce(await anonymous.consume(address, Math.max(1, Math.ceil(bytes))));
+        const r = await anonymous.consume(address, Math.max(1, Math.ceil(bytes)));
+        announce(r);
+        return Date.now() + r.msBeforeNext;
       } catch (e) {
         if (!(e instanceof RateLimiterRes)) throw e;
         announce(e);
         // The answer is made: it is sent, and the bytes it cost are counted all the same.
-        if (after) return;
+        if (after) return Date.now() + e.msBeforeNext;
         rateLimitRefusals.inc({ limit: 'anonymous' });
         setHeader('Retry-After', String(resetSeconds(e)));
         await held();

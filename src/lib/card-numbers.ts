@@ -5,29 +5,43 @@
  *
  * - 13 to 19 digits, Luhn-valid, in one group or in groups of at least three digits. Digits of
  *   any script count as theirs (`４１１１…`, Arabic-Indic `٤١١١…`), and invisible characters
- *   (zero-width spaces and joiners, word joiners, BOMs, direction marks: Unicode's format
- *   controls, and combining marks) are read as absent, even between every digit.
- * - Groups are joined by any run of separators: spaces of any width and count, tabs, line
- *   breaks, any dash, `.`, `,`, `/`, `\`, `_`, `'`, `·` (`4111.1111.1111.1111`, `4111 - 1111 …`).
- *   The same separator must join every group (`4111,1111,1111,1111`), unless the groups are a
- *   card's own (4-4-4-4, 4-4-4-4-3, 4-6-5, 4-6-4): `4111 1111-1111.1111` is a card number, but a
- *   list of phone numbers (`050-123-4567, 052-765-4321`) is not read as one long number.
- * - Leading zeros are padding: `0004111111111111111` is `4111111111111111`. Only a phone
- *   number's prefix is not: a trunk `0` or the international `00` in front of at most 15 more
- *   digits (E.164's longest number) is a phone number, as is a `+` right before at most 15
- *   digits (`+972 50 123 4567`, `0049 1512 34567893`, `050-123-4567`). So a 15-digit card
- *   behind exactly `00` passes: the price of never refusing a written phone number.
+ *   (zero-width spaces and joiners, word joiners, BOMs, direction marks, Hangul fillers:
+ *   Unicode's format controls, combining marks and default-ignorable code points) are read as
+ *   absent, even between every digit.
+ * - Groups are joined by any run of separators: any character that is neither a letter nor a
+ *   digit (not `\p{L}`, not `\p{N}`: spaces of any width, line breaks, punctuation, symbols:
+ *   `4111.1111.1111.1111`, `4111|1111|…`, `(4111)(1111)…`, `4111・1111…`, `4111 - 1111 …`). The
+ *   same separator must join every group (`4111,1111,1111,1111`; whitespace counts as one
+ *   space, so `, ` and `,` differ but a double space does not), unless the groups are a card's
+ *   own (4-4-4-4, 4-4-4-4-3, 4-6-5, 4-6-4): `4111 1111-1111.1111` is a card number, but a list
+ *   of phone numbers (`050-123-4567, 052-765-4321`, `050-123-4567 - 052-765-4321`) is not read
+ *   as one long number. A group that is a local phone number as written (a trunk `0`, then 8 to
+ *   11 digits not starting with 0: `0501234567`) joins no other group, so a list of them
+ *   (`0501234567, 0527654321`) is no 19-digit number either.
+ * - Leading zeros are padding: `0004111111111111111` is `4111111111111111`, and `0378282246310005`
+ *   is an Amex (a local number is a trunk `0` and at most 12 digits, fewer than a card's 13).
+ *   Only the international prefix is not: `00` in front of at most 15 more digits (E.164's
+ *   longest number) is a phone number, as is a `+` right before at most 15 digits
+ *   (`+972 50 123 4567`, `0049 1512 34567893`). So a 13- to 15-digit card behind exactly `00`
+ *   passes: the price of never refusing a written international number.
  * - Encoded as a machine writes it: a URL's percent escapes (`4111%201111…`) and JSON's (`\t`,
  *   `\u00a0`, also escaped twice in a log line) are read as the characters they stand for.
  *
  * Left alone, because a clinic writes them every day: groups of one or two digits never join
  * one (a dental note's tooth list, `18 17 16 15 14 13 12 11`; dates); a number that fails the
- * Luhn check (an order number); more than 19 digits (a 20-digit reference). And digits touching
- * a Latin letter are part of a word, not a number someone wrote: such a group never belongs to
- * a card number, so our own identifiers are never mangled (`Migration20261127000002Events`, a
- * hex digest, a UUID's `…b602-7231-4888-985d…`). `Visa4111111111111111` passes for it;
- * `Visa 4111…`, `card:4111…` do not. Within a longer run of groups every stretch of whole
- * groups is tried (a card number followed by its security code, `4111 1111 1111 1111 123`).
+ * Luhn check (an order number); more than 19 digits (a 20-digit reference). And digits inside
+ * an identifier, so that ours are never mangled: a group touching Latin letters on both sides
+ * (`Migration20261127000002Events`), touching a word longer than six letters
+ * (`Migration20261122000000`), or touching letters that touch other digits (a hex digest, a
+ * UUID's `…b602-7231-4888-985d…`), never belongs to a card number. A group glued on one side
+ * to a short word alone (one to six letters with no digit beyond: `Visa4111111111111111`,
+ * `cc4111…`, `4111…1111x`) does: as the whole number, or as the first or last group of a
+ * card's own grouping (`a4111 1111 1111 1111`, `Visa4111-1111-…`), unless that word is four
+ * or more hex letters (a UUID's first segment, `abcd4111-1111-…`). Our ids are `pat_12`,
+ * `evt_104233` (at most ten digits) and `req_` with 12 base64url characters: never 13 digits,
+ * so no id prefix is exempt (`pat_4111111111111111` is a card number in an unknown id).
+ * Within a longer run of groups every stretch of whole groups is tried (a card number followed
+ * by its security code, `4111 1111 1111 1111 123`).
  *
  * Used three ways: free-text write fields refuse one (src/services/write-input.ts), and every
  * error message (both transports' error mapping) and log line (src/lib/logger.ts) has card
@@ -39,32 +53,31 @@
 
 /** What a character is to the rule. */
 const Kind = {
+  /** Another letter or a number that is not a decimal digit (`½`, `²`, Hebrew, CJK): ends a run. */
   Other: 0,
   Digit: 1,
-  /** Read as absent: format controls (zero-width space and joiners, U+2060, U+FEFF, bidi marks) and combining marks. */
+  /**
+   * Read as absent: format controls (zero-width space and joiners, U+2060, U+FEFF, bidi marks),
+   * combining marks and default-ignorable code points (Hangul fillers, variation selectors).
+   */
   Ignorable: 2,
+  /** Neither a letter nor a digit: spaces, punctuation, symbols, controls. */
   Separator: 3,
-  /** A Latin letter (fullwidth too): digits touching one are part of a word. */
+  /** A Latin letter (fullwidth too): digits touching one may be part of a word. */
   Letter: 4,
+  /** A separator that may start a phone number. */
   Plus: 5,
 } as const;
 type Kind = (typeof Kind)[keyof typeof Kind];
 
-/**
- * Between groups: whitespace (JavaScript's `\s`, less U+FEFF, a format control), any dash and the
- * minus sign, and the punctuation people group digits with (fullwidth forms too). ASCII ones are
- * in ASCII_KINDS.
- */
-const SEPARATOR =
-  /^[\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\p{Pd}\u2212\u2019\u00b7\u2022\u060c\u066b\u066c\u3001\u3002\uff07\uff0c\uff0e\uff0f\uff3c\uff3f]$/u;
-const ASCII_KINDS: Kind[] = new Array(128).fill(Kind.Other);
+const ASCII_KINDS: Kind[] = new Array(128).fill(Kind.Separator);
 for (let c = 48; c <= 57; c++) ASCII_KINDS[c] = Kind.Digit;
-for (const ch of "\t\n\v\f\r -.,/\\_'") ASCII_KINDS[ch.charCodeAt(0)] = Kind.Separator;
 for (let c = 65; c <= 90; c++) ASCII_KINDS[c] = ASCII_KINDS[c + 32] = Kind.Letter;
 ASCII_KINDS[43] = Kind.Plus;
 
 /** Kinds of the non-ASCII characters met so far (a text uses few distinct ones); bounded. */
 const kinds = new Map<number, Kind>();
+const IGNORABLE = /^[\p{Cf}\p{M}\p{DI}]$/u;
 const digitValues = new Map<number, number>();
 const isDigit = (cp: number) => /^\p{Nd}$/u.test(String.fromCodePoint(cp));
 
@@ -75,15 +88,15 @@ function kindOf(cp: number): Kind {
   const ch = String.fromCodePoint(cp);
   k = isDigit(cp)
     ? Kind.Digit
-    : /^[\p{Cf}\p{M}]$/u.test(ch)
+    : IGNORABLE.test(ch)
       ? Kind.Ignorable
-      : SEPARATOR.test(ch)
-        ? Kind.Separator
-        : /^[\uff21-\uff3a\uff41-\uff5a]$/.test(ch)
-          ? Kind.Letter
-          : cp === 0xff0b
+      : /^[\uff21-\uff3a\uff41-\uff5a]$/.test(ch)
+        ? Kind.Letter
+        : /^[\p{L}\p{N}]$/u.test(ch)
+          ? Kind.Other
+          : cp === 0xff0b || cp === 0xfe62
             ? Kind.Plus
-            : Kind.Other;
+            : Kind.Separator;
   if (kinds.size < 10_000) kinds.set(cp, k);
   return k;
 }
@@ -107,10 +120,14 @@ function digitValue(cp: number): number {
 
 /** Where a digit may be: an ASCII one, or any character from U+0660 (the first digit past ASCII) up. */
 const MAYBE_DIGIT = /[0-9\u0660-\uffff]/g;
-const INVISIBLE = /[\s\p{Cf}\p{M}]/gu;
+const INVISIBLE = /[\p{Cf}\p{M}\p{DI}]/gu;
 const DASH = /[\p{Pd}\u2212]/gu;
 /** The groups card numbers are printed in: a stretch in them may mix separators. */
 const CARD_SHAPE = /^4(?:,4)*(?:,[3-5])?$|^4,6,[45]$/;
+/** A local phone number as written: its trunk 0, then 8 to 11 digits (`0501234567`, `07911123456`). */
+const LOCAL_PHONE = /^0[1-9]\d{7,10}$/;
+/** How long a word glued to a card number may be (`Visa`, `card`, `cc`, `no`, `x`); a longer one names something. */
+const SHORT_WORD = 6;
 
 /** Percent escapes and JSON escapes (a backslash, maybe itself escaped, and `t`, `n`, … or `uXXXX`). */
 const ENCODED = /\\+(?:u[0-9a-fA-F]{4}|[tnrfbv])|(?:%[0-9a-fA-F]{2})+/g;
@@ -230,19 +247,66 @@ function groupAfter(text: string, from: number): Group | null {
     const cp = text.codePointAt(i)!;
     const k = kindOf(cp);
     if (k === Kind.Digit) return separated ? groupAt(text, i) : null;
-    if (k === Kind.Separator) separated = true;
+    if (k === Kind.Separator || k === Kind.Plus) separated = true;
     else if (k !== Kind.Ignorable) return null;
     i += step(cp);
   }
   return null;
 }
 
-/** What joins two groups, as a kind: its visible separators, each dash as `-`. */
+/** What joins two groups, as a kind: its separators, any whitespace as one space, each dash as `-`. */
 const joinOf = (between: string) =>
-  [...new Set(between.replace(INVISIBLE, '').normalize('NFKC').replace(DASH, '-'))].sort().join('');
+  [...new Set(between.replace(INVISIBLE, '').normalize('NFKC').replace(/\s+/g, ' ').replace(DASH, '-'))]
+    .sort()
+    .join('');
 
-const kindBefore = (text: string, at: number) => (at > 0 ? kindOf(text.codePointAt(at - 1)!) : Kind.Other);
-// (A low surrogate before `at` belongs to a character no rule looks at: Other either way.)
+/** Whether a group may join others: three digits or more, and not a local phone number. */
+const joinable = (g: Group) => g.digits.length >= 3 && !LOCAL_PHONE.test(g.digits);
+
+/** The kind of the character before `at` (or from `at` on, `dir` 1), invisible ones skipped, and where it is. */
+function kindNext(text: string, at: number, dir: -1 | 1): { kind: Kind; at: number } {
+  for (let i = at; dir < 0 ? i > 0 : i < text.length; ) {
+    let p = dir < 0 ? i - 1 : i;
+    let cp = text.codePointAt(p)!;
+    if (dir < 0 && cp >= 0xdc00 && cp <= 0xdfff && p > 0) {
+      const whole = text.codePointAt(p - 1)!;
+      if (whole > 0xffff) {
+        cp = whole;
+        p--;
+      }
+    }
+    const k = kindOf(cp);
+    if (k !== Kind.Ignorable) return { kind: k, at: p };
+    i = dir < 0 ? p : p + step(cp);
+  }
+  return { kind: Kind.Separator, at: dir < 0 ? 0 : text.length };
+}
+
+const HEX_LETTER = /^[a-fA-F\uff21-\uff26\uff41-\uff46]$/;
+
+/** What a group touches on one side: nothing (a separator, an end), a short word alone, or an identifier. */
+const Glue = { None: 0, Word: 1, HexWord: 2, Identifier: 3 } as const;
+type Glue = (typeof Glue)[keyof typeof Glue];
+
+/**
+ * The word glued to a group's side (`dir` -1: before `at`, its first digit; 1: from `at`, after its
+ * last): a Word when it is one to SHORT_WORD Latin letters and no digit lies beyond them
+ * (`Visa4111…`, `…1111x`), a HexWord when that word is four or more hex letters, and an
+ * Identifier when it is longer or touches more digits (`Migration2026…`, a digest's `…3f4111…`).
+ */
+function glueOf(text: string, at: number, dir: -1 | 1): Glue {
+  let next = kindNext(text, at, dir);
+  if (next.kind !== Kind.Letter) return Glue.None;
+  let letters = 0;
+  let hex = true;
+  while (next.kind === Kind.Letter) {
+    if (++letters > SHORT_WORD) return Glue.Identifier;
+    hex &&= HEX_LETTER.test(text[next.at]);
+    next = kindNext(text, dir < 0 ? next.at : next.at + 1, dir);
+  }
+  if (next.kind === Kind.Digit) return Glue.Identifier;
+  return hex && letters >= 4 ? Glue.HexWord : Glue.Word;
+}
 
 /** [start, end) offsets in `text` of its card numbers, left to right (the first only, with `first`). */
 function cardSpans(original: string, first = false): [number, number][] {
@@ -264,14 +328,14 @@ function cardSpans(original: string, first = false): [number, number][] {
     }
     // A run: groups of three or more digits, each joined to the next by separators.
     const groups = [groupAt(text, i)];
-    for (let g = groups[0]; g.digits.length >= 3; ) {
+    for (let g = groups[0]; joinable(g); ) {
       const after = groupAfter(text, g.end);
-      if (!after || after.digits.length < 3) break;
+      if (!after || !joinable(after)) break;
       groups.push(after);
       g = after;
     }
     i = groups[groups.length - 1].end;
-    if (groups[0].digits.length < 3) continue;
+    if (groups.length === 1 && groups[0].digits.length < 13) continue;
     for (const [a, b] of cardsInRun(text, groups)) {
       found.push(span(a, b));
       if (first) return found;
@@ -285,33 +349,44 @@ function cardsInRun(text: string, groups: Group[]): [number, number][] {
   const out: [number, number][] = [];
   if (groups.reduce((n, g) => n + g.digits.length, 0) < 13) return out;
   const last = groups.length - 1;
-  const before = kindBefore(text, groups[0].at);
-  const after = groups[last].end < text.length ? kindOf(text.codePointAt(groups[last].end)!) : Kind.Other;
   const joins: string[] = [];
   const join = (k: number) => (joins[k] ??= joinOf(text.slice(groups[k].end, groups[k + 1].at)));
-  // A group touching a Latin letter is part of a word (an identifier, a digest, a UUID): never of a card.
-  const lo = before === Kind.Letter ? 1 : 0;
-  const hi = after === Kind.Letter ? last - 1 : last;
+  // A group touching letters: part of an identifier (never of a card), or glued to a short word.
+  const first = glueOf(text, groups[0].at, -1);
+  const end = glueOf(text, groups[last].end, 1);
+  if (last === 0 && first !== Glue.None && end !== Glue.None) return out;
+  const lo = first === Glue.Identifier ? 1 : 0;
+  const hi = end === Glue.Identifier ? last - 1 : last;
+  let total = 0;
+  for (let k = lo; k <= hi; k++) total += groups[k].digits.length;
+  if (total < 13) return out;
   for (let i = lo; i <= hi; i++) {
     let digits = '';
     for (let j = i; j <= hi; j++) {
       digits += groups[j].digits;
+      if (digits.length < 13) continue;
       const zeros = digits.length - digits.replace(/^0+/, '').length;
       const significant = digits.length - zeros;
       if (significant > 19) break;
       if (significant < 13 || !luhn(digits)) continue;
-      const afterPlus = i === 0 && before === Kind.Plus;
-      const phone = significant <= 15 && (afterPlus ? zeros === 0 : zeros === 1 || zeros === 2);
-      let joined = true;
-      for (let k = i + 1; k < j && joined; k++) joined = join(k) === join(i);
-      if (!joined)
-        joined = CARD_SHAPE.test(
+      const afterPlus = kindNext(text, groups[i].at, -1).kind === Kind.Plus;
+      const phone = significant <= 15 && (afterPlus ? zeros === 0 : zeros === 2);
+      if (phone) continue;
+      const shape = () =>
+        CARD_SHAPE.test(
           groups
             .slice(i, j + 1)
             .map((g) => g.digits.length)
             .join(','),
         );
-      if (phone || !joined) continue;
+      // Glued to a short word on one side: the whole number in one group, or a card's own grouping.
+      const glued = (i === 0 ? first : Glue.None) || (j === last ? end : Glue.None);
+      if (i === 0 && first && j === last && end) continue;
+      if (glued && i !== j && (glued === Glue.HexWord || !shape())) continue;
+      let joined = true;
+      for (let k = i + 1; k < j && joined; k++) joined = join(k) === join(i);
+      if (!joined) joined = shape();
+      if (!joined) continue;
       out.push([groups[i].at, groups[j].end]);
       i = j;
       break;

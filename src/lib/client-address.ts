@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import ipaddr from 'ipaddr.js';
 import proxyaddr from 'proxy-addr';
 
 /**
@@ -27,4 +28,22 @@ export function parseTrustProxy(value: string): TrustProxy {
 export function clientAddressOf(req: IncomingMessage, trust: TrustProxy): string {
   if (trust === trustNone) return req.socket.remoteAddress ?? 'unknown';
   return proxyaddr(req, trust);
+}
+
+/**
+ * The address a budget of a client without a key is kept under: an IPv4 address (an
+ * IPv4-mapped IPv6 one too) as it is, an IPv6 address by its /64, the least one host is given,
+ * so that a host cannot take a fresh budget from each of its 2^64 addresses. Anything else
+ * (`unknown`) as it is.
+ */
+export function budgetAddress(address: string): string {
+  let ip: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    ip = ipaddr.process(address.replace(/%.*$/, ''));
+  } catch {
+    return address;
+  }
+  if (ip.kind() === 'ipv4') return ip.toString();
+  const parts = (ip as ipaddr.IPv6).parts.slice(0, 4);
+  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toNormalizedString()}/64`;
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { authenticate } from '../auth/keys.ts';
 import type { RateLimiter } from '../auth/rate-limit.ts';
+import { budgetAddress } from '../lib/client-address.ts';
 import type { Clock } from '../lib/clock.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Limits } from '../lib/limits.ts';
@@ -100,25 +101,31 @@ export interface AnonymousBudget {
  */
 export function anonymousContext(deps: AppDeps, info: RequestInfo): RequestContext {
   let spent = false;
-  const address = info.clientAddress;
+  // An IPv6 client's budget is its /64's (src/lib/client-address.ts).
+  const address = budgetAddress(info.clientAddress);
   const limiter = deps.rateLimiter;
   const ctx = authenticated(
     info,
     ANONYMOUS,
     deps.em,
     false,
-    () => {
+    async () => {
       spent = true;
-      return limiter.spendAnonymous(address, ANONYMOUS_MIN_BYTES, info.setHeader);
+      await limiter.spendAnonymous(address, ANONYMOUS_MIN_BYTES, info.setHeader);
     },
     () => spent,
     deps.services,
   );
+  // When the window the answer was charged in ends: what it did not use is given back to that
+  // window only (src/auth/rate-limit.ts).
+  let chargedUntil = 0;
   anonymousBudgets.set(ctx, {
-    spend: (bytes) =>
-      bytes > 0 ? limiter.spendAnonymous(address, bytes, info.setHeader) : Promise.resolve(),
-    settle: (bytes) =>
-      bytes !== 0 ? limiter.spendAnonymous(address, bytes, info.setHeader, true) : Promise.resolve(),
+    async spend(bytes) {
+      if (bytes > 0) chargedUntil = await limiter.spendAnonymous(address, bytes, info.setHeader);
+    },
+    async settle(bytes) {
+      if (bytes !== 0) await limiter.spendAnonymous(address, bytes, info.setHeader, true, chargedUntil);
+    },
   });
   return ctx;
 }

@@ -37,8 +37,6 @@ export function createGraphQLPipeline(schema: GraphQLSchema, deps: AppDeps): Yog
     logging: false,
     plugins: [
       ...graphqlLimitPlugins(deps.limits),
-      // After the cost is spent, before anything executes (src/server/introspection.ts).
-      introspectionCachePlugin(deps.limits.anonymousBytesPerWindow),
       {
         onExecute: ({ setExecuteFn, args }: any) => {
           setExecuteFn(compiledExecute);
@@ -51,6 +49,9 @@ export function createGraphQLPipeline(schema: GraphQLSchema, deps: AppDeps): Yog
           };
         },
       },
+      // After the cost is spent, before anything executes (src/server/introspection.ts); after
+      // the executor is set, which a new answer wraps to know when it is made.
+      introspectionCachePlugin(deps.limits.anonymousBytesPerWindow),
       {
         // Parse and validation errors skip masking; give them our code too. A limit reported
         // during validation gets its 400 back (Yoga marks validation errors 200 for JSON).

@@ -35,8 +35,9 @@ export type GraphQLHandler = ((
  * src/server/graphiql.ts, and CORS pre-flights excepted) and its body is read up to
  * `maxBodyBytes`: a caller with an invalid key costs a key lookup, never a parse or a validation.
  * A caller without an Authorization header may introspect (src/server/introspection.ts): its
- * body is read up to 64 KiB and parsed within the token limit to see whether it only does that;
- * otherwise it gets the same 401, never a validation. The request's scope and deadline are the HTTP handler's
+ * body, `application/json` only, is read up to 64 KiB and parsed within the token limit to see
+ * whether it only does that, and the params it checked are all that runs (handed on re-serialised
+ * as `application/json`); otherwise it gets the same 401, never a validation. The request's scope and deadline are the HTTP handler's
  * (src/server/app.ts, the runner's `begin`).
  */
 export function createGraphQLHandler(runner: OperationRunner): GraphQLHandler {
@@ -52,13 +53,17 @@ export function createGraphQLHandler(runner: OperationRunner): GraphQLHandler {
     if (!needsKey(req)) return yoga(req, res);
     let ctx: RequestContext;
     let read: Buffer | undefined;
+    let anonymous = false;
     try {
       const credential = headerOf(req, 'authorization');
       if (credential === null) {
         // Introspection needs no key (src/server/introspection.ts); it reads the body to know.
-        const anonymous = await introspectionWithoutKey(runner, req, scope);
-        if (!anonymous) return;
-        ({ ctx, body: read } = anonymous);
+        // What runs is what it checked: the body it hands back (JSON of the checked params), a
+        // GET's URL rewritten to them.
+        const checked = await introspectionWithoutKey(runner, req, scope);
+        if (!checked) return;
+        ({ ctx, body: read } = checked);
+        anonymous = true;
       } else {
         ctx = await runner.authenticate(scope, credential, false);
         if (Number(req.headers['content-length']) > maxBody) throw tooLarge(maxBody);
@@ -82,10 +87,10 @@ export function createGraphQLHandler(runner: OperationRunner): GraphQLHandler {
       return refuse(req, res, e);
     }
     const params = directEligible(req) ? plainParams(json) : null;
-    if (!params) return replay(req, res, body);
+    if (!params) return replay(req, res, body, anonymous);
     const operation = await runner.prepare(ctx, params);
     // Refused documents and subscriptions are answered by Yoga, as the rest of HTTP's requests.
-    if (!('run' in operation) || operation.subscription) return replay(req, res, body);
+    if (!('run' in operation) || operation.subscription) return replay(req, res, body, anonymous);
     stats.direct++;
     const result = (await operation.run()) as ExecutionResult;
     if (!result.errors?.length && !result.extensions) {
@@ -111,14 +116,24 @@ export function createGraphQLHandler(runner: OperationRunner): GraphQLHandler {
       errors: [toGraphQLError(e)],
       ...(unreadable ? { extensions: { http: { status: 400 } } } : {}),
     };
-    await sendResponse(res, processRegularResult(result as any, yoga.fetchAPI, answerType(req)));
+    await sendResponse(
+      res,
+      processRegularResult(result as any, yoga.fetchAPI, answerType(req.headers.accept)),
+    );
   }
 
-  /** Hands a request whose body was read to Yoga. */
-  async function replay(req: IncomingMessage, res: ServerResponse, body: Buffer) {
+  /**
+   * Hands a request whose body was read to Yoga. `checked`: the body is the JSON of the params
+   * checked without a key (src/server/introspection.ts), and Yoga reads it as JSON, nothing else.
+   */
+  async function replay(req: IncomingMessage, res: ServerResponse, body: Buffer, checked = false) {
     const headers = new yoga.fetchAPI.Headers();
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    if (checked) {
+      headers.set('content-type', 'application/json');
+      for (const name of ['content-length', 'content-encoding', 'transfer-encoding']) headers.delete(name);
     }
     const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/graphql'}`;
     await sendResponse(res, await yoga.fetch(url, { method: req.method, headers, body }));
@@ -161,12 +176,37 @@ function jsonOf(req: IncomingMessage, text: string): unknown {
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 
-/** application/graphql-response+json when the Accept header names it before application/json or any type. */
-function answerType(req: IncomingMessage): string {
-  const accept = req.headers.accept ?? '';
-  const ours = accept.toLowerCase().indexOf(GRAPHQL_RESPONSE);
-  const plain = accept.search(/application\/json|\*\/\*/i);
-  return ours >= 0 && (plain < 0 || ours < plain) ? GRAPHQL_RESPONSE : 'application/json';
+/**
+ * application/graphql-response+json when the Accept header prefers it to application/json: by
+ * q-value (the most specific range naming a type gives its q: `application/json;q=0.1,
+ * application/graphql-response+json` prefers ours), at equal q the one whose range comes first
+ * (`application/graphql-response+json, application/json`, as GraphiQL and Apollo send it).
+ * application/json otherwise, and when neither is acceptable.
+ */
+function answerType(accept: string | undefined): string {
+  const ranges = (accept ?? '').split(',').flatMap((part, index) => {
+    const [range, ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    if (!range) return [];
+    const q = params.find((p) => /^q\s*=/.test(p));
+    const weight = q === undefined ? 1 : Number(q.slice(q.indexOf('=') + 1).trim());
+    return [{ range, q: Number.isFinite(weight) ? Math.min(1, Math.max(0, weight)) : 0, index }];
+  });
+  // RFC 9110 12.5.1: an exact type before `application/*` before `*/*`.
+  const preference = (type: string) => {
+    for (const candidate of [type, 'application/*', '*/*']) {
+      const named = ranges.filter((r) => r.range === candidate);
+      if (named.length > 0)
+        return named.reduce((best, r) => (r.q > best.q ? r : best), {
+          q: -1,
+          index: Number.POSITIVE_INFINITY,
+        });
+    }
+    return { q: 0, index: Number.POSITIVE_INFINITY };
+  };
+  const ours = preference(GRAPHQL_RESPONSE);
+  const plain = preference('application/json');
+  const better = ours.q > plain.q || (ours.q === plain.q && ours.index < plain.index);
+  return ours.q > 0 && better ? GRAPHQL_RESPONSE : 'application/json';
 }
 
 /** POST with a JSON body, answered as application/json. */

@@ -32,7 +32,11 @@ import type { OperationRunner } from './runner.ts';
  * - answers are kept by document (src/server/introspection-cache.ts): the schema is fixed, so
  *   the same document is executed once, whoever sends it;
  * - the client address spends the bytes it is sent from a budget per window
- *   (`anonymousBytesPerWindow`, src/auth/rate-limit.ts), at least ANONYMOUS_MIN_BYTES a request.
+ *   (`anonymousBytesPerWindow`, src/auth/rate-limit.ts), at least ANONYMOUS_MIN_BYTES a request;
+ *   an IPv6 address by its /64 (`budgetAddress`);
+ * - at most MAX_NEW_ANONYMOUS_ANSWERS new answers are made at once in the process;
+ * - a POST is `application/json` only, and what runs is the params checked here, re-serialised:
+ *   a form-encoded body once passed the check as JSON and ran another `query=` in Yoga.
  */
 
 /** A request without a key is read up to this many bytes: GraphiQL's introspection is about 2 KB. */
@@ -41,10 +45,26 @@ export const ANONYMOUS_MAX_BODY_BYTES = 64 * 1024;
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type', '__typename']);
 const ROOT_FIELDS = new Set(['__schema', '__type']);
 
+/** The only media type of a POST without a key: what Yoga reads as the JSON it was checked as. */
+const JSON_BODY = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
+
+/** The params of a request without a key that were checked, and are all that runs. */
+interface CheckedParams {
+  query: string;
+  operationName?: unknown;
+  variables?: unknown;
+  /** Passed on for Yoga to judge (no plugin here reads a document from it). */
+  extensions?: unknown;
+}
+
 /**
- * The anonymous context of an introspection request without a key, and the body it read (a POST);
- * otherwise throws the 401 a request without a key gets, or the 400 of a document that asks for
- * more than one root or uses aliases. Null: the client went away mid-body.
+ * The anonymous context of an introspection request without a key, and what runs: exactly the
+ * params that were checked. A POST must be `application/json` (GraphiQL's and every client's
+ * form): its body is handed on re-serialised from the checked params alone, as
+ * `application/json` (`body`), so no other reading of the bytes (a form, `application/graphql`,
+ * multipart; a second `query` field) can run another document. A GET's URL is rewritten to the
+ * checked params. Otherwise throws the 401 a request without a key gets, or the 400 of a document
+ * that asks for more than one root or uses aliases. Null: the client went away mid-body.
  */
 export async function introspectionWithoutKey(
   runner: OperationRunner,
@@ -53,27 +73,30 @@ export async function introspectionWithoutKey(
 ): Promise<{ ctx: RequestContext; body?: Buffer } | null> {
   const refused = () => runner.authenticate(scope, null, false);
   const maxBody = Math.min(ANONYMOUS_MAX_BODY_BYTES, runner.deps.limits.maxBodyBytes);
-  let params: unknown;
-  let body: Buffer | undefined;
+  let params: CheckedParams | null;
   if (req.method === 'GET') {
-    const search = new URLSearchParams(req.url?.slice(req.url.indexOf('?') + 1));
-    params = { query: search.get('query') };
+    const q = req.url?.indexOf('?') ?? -1;
+    const search = new URLSearchParams(q < 0 ? '' : req.url?.slice(q + 1));
+    params = checkedParams({
+      query: search.get('query'),
+      operationName: search.get('operationName') ?? undefined,
+      variables: search.get('variables') ?? undefined,
+      extensions: search.get('extensions') ?? undefined,
+    });
   } else {
+    if (!JSON_BODY.test(req.headers['content-type'] ?? '')) return { ctx: await refused() };
     if (Number(req.headers['content-length']) > maxBody) return { ctx: await refused() };
     const read = await readBody(req, maxBody);
     if (read === 'too large') return { ctx: await refused() };
     if (read === null) return null;
-    body = read;
     try {
-      params = JSON.parse(read.toString('utf8'));
+      params = checkedParams(JSON.parse(read.toString('utf8')));
     } catch {
       return { ctx: await refused() };
     }
   }
-  const query = (params as { query?: unknown } | null)?.query;
-  const shape =
-    typeof query === 'string' ? introspectionShape(query, runner.deps.limits.graphqlMaxTokens) : null;
-  if (!shape) return { ctx: await refused() };
+  const shape = params ? introspectionShape(params.query, runner.deps.limits.graphqlMaxTokens) : null;
+  if (!params || !shape) return { ctx: await refused() };
   const ctx = anonymousContext(runner.deps, scope);
   const refusal = shapeRefusal(shape);
   if (refusal) {
@@ -81,7 +104,25 @@ export async function introspectionWithoutKey(
     await ctx.spend(1);
     throw refusal;
   }
-  return { ctx, body };
+  if (req.method === 'GET') {
+    // What Yoga reads is what was checked: a query string of these params only.
+    const path = (req.url ?? '/graphql').split('?')[0];
+    const search = new URLSearchParams({ query: params.query });
+    if (typeof params.operationName === 'string') search.set('operationName', params.operationName);
+    if (typeof params.variables === 'string') search.set('variables', params.variables);
+    if (typeof params.extensions === 'string') search.set('extensions', params.extensions);
+    req.url = `${path}?${search}`;
+    return { ctx };
+  }
+  const { query, operationName, variables, extensions } = params;
+  return { ctx, body: Buffer.from(JSON.stringify({ query, operationName, variables, extensions })) };
+}
+
+/** `{query, operationName?, variables?, extensions?}` of a body or a query string; null without a string query. */
+function checkedParams(v: unknown): CheckedParams | null {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return null;
+  const { query, operationName, variables, extensions } = v as Record<string, unknown>;
+  return typeof query === 'string' ? { query, operationName, variables, extensions } : null;
 }
 
 /** The 400 of a document without a key that asks for more than one answer's worth. */

@@ -27,7 +27,7 @@ const orm = await openOrm(db.url, { limits, ...connection }).catch(async (err) =
 let running: RunningServer;
 try {
   // Migrations run on a connection of their own, without the request deadline, on the session
-  // address (a migration lock is a session's: src/lib/session-url.ts).
+  // address (src/lib/session-url.ts): straight to PostgreSQL, not through a pooler's limits.
   const migrating = await openOrm(connection.sessionUrl ?? db.url, { limits, requestTimeouts: false });
   const applied = await migrate(migrating).finally(() => migrating.close());
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');

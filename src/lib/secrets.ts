@@ -4,7 +4,7 @@ import { createHash, hkdfSync, randomBytes } from 'node:crypto';
  * The secrets a service process signs and checks with: the messaging network's callbacks and the
  * media links. Every process that serves one database must hold the same ones, or a link one
  * instance signed is a 404 on another and a callback signed for one is refused by the next
- * (docs/scale.md, Secrets). Each is NETWORK_SECRET or MEDIA_LINK_SECRET when set, else derived from
+ * (docs/scale.md, Running several instances). Each is NETWORK_SECRET or MEDIA_LINK_SECRET when set, else derived from
  * ROOT_SECRET (HKDF, one label each), else random for this process only: fine alone, refused at
  * start when another process serves the same database (src/server/prove-connections.ts).
  */

@@ -52,7 +52,7 @@ export class NamingClient extends pg.Client {
  * statements, and each transaction sets its own statement timeout in its BEGIN's round trip
  * (`set local` ends with the transaction, so it never reaches the pooler's next client).
  * Statements outside a transaction run under the role's or database's `statement_timeout`
- * (src/lib/event-path.ts warns at start when there is none) and the client-side watchdog
+ * (src/server/prove-connections.ts warns at start when there is none) and the client-side watchdog
  * (src/lib/stuck-queries.ts).
  */
 export function poolClient(mode: ConnectionMode, statementTimeoutMs: number): typeof pg.Client {

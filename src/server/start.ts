@@ -119,7 +119,7 @@ export async function startHttpServer(opts: {
     orm: opts.orm,
     clock: opts.clock ?? systemClock,
     ...(opts.tuning ? { tuning: opts.tuning } : {}),
-    // Every process sets the cluster's sweep schedules; those with workers run them.
+    // Every process asks for the cluster's sweeps each period; those with workers run them.
     sweeps: { retentionDays: limits.eventRetentionDays, work: opts.workers !== false },
     workers:
       opts.workers === false

@@ -116,6 +116,31 @@ describe('a relay that lost its connection', () => {
   });
 });
 
+describe("another process's start-up probe on the events channel", () => {
+  it('moves no relay past events still to come, whatever its payload', async () => {
+    await Promise.all(sockets.splice(0).map((x) => x.dispose()));
+    await until(() => app.server.app.eventHub.size === 0 && second.app.eventHub.size === 0);
+    const s = connect(app.url, { Authorization: `Bearer ${reader}` });
+    sockets.push(s);
+    const sub = s.subscribe('subscription { events(types: [PATIENT_CREATED]) { id data } }');
+    await until(() => app.server.app.eventHub.size === 1);
+    // A probe as a starting process sends it (listen.ts, roundTrip), and ones whose random part
+    // could read as an id: every relay on the database hears them.
+    const admin = (await app.orm.em.getConnection().getNativeClient()) as pg.Pool;
+    for (const payload of ['probe:9000000000000', '12:9000000000000x', 'probe:n0123'])
+      await admin.query('select pg_notify($1, $2)', ['event_recorded', payload]);
+    await new Promise((r) => setTimeout(r, 200));
+    const r = await fetch(`${app.url}/v1/patients`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${writer}` },
+      body: JSON.stringify({ first_name: 'AfterProbe', last_name: 'Relay' }),
+    });
+    const id = (await r.json()).data.id;
+    await sub.waitFor(1, 8000);
+    expect(sub.results.map((x) => x.events.data.id)).toEqual([id]);
+  });
+});
+
 describe('shutdown', () => {
   it('closes open sockets with 1001 and finishes promptly', async () => {
     const s = connect(second.url, { Authorization: `Bearer ${reader}` });

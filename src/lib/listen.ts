@@ -76,7 +76,8 @@ export async function listen(opts: ListenOptions): Promise<Listening> {
       return client;
     },
     async roundTrip(notify, timeoutMs) {
-      const payload = `probe:${randomBytes(8).toString('hex')}`;
+      // Never a number after the colon: other listeners on the channel may parse their payloads.
+      const payload = `probe:n${randomBytes(8).toString('hex')}`;
       let timer: NodeJS.Timeout | undefined;
       const heard = new Promise<boolean>((resolve) => {
         probes.set(payload, () => resolve(true));

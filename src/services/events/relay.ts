@@ -6,6 +6,9 @@ import type { EventHub, LiveEvent } from './hub.ts';
 /** The channel the outbox trigger announces on (migrations/Migration20261129000000EventNotify.ts). */
 export const EVENT_CHANNEL = 'event_recorded';
 
+/** What the outbox trigger announces: `<clinic id>:<event id>`. */
+const EVENT_PAYLOAD = /^\d+:(\d+)$/;
+
 /** The application_name of every service process's relay connection (and its tag after a space). */
 export const RELAY_NAME = 'clinic-gateway events';
 
@@ -164,7 +167,10 @@ export async function startEventRelay(opts: {
   }
 
   function onNotification(payload: string | undefined) {
-    const id = Number(payload?.slice(payload.indexOf(':') + 1));
+    // Only the trigger's `clinic:id`: another process's start-up probe on this channel
+    // (listen.ts, roundTrip) must not move the watermark.
+    const m = payload === undefined ? null : EVENT_PAYLOAD.exec(payload);
+    const id = m ? Number(m[1]) : Number.NaN;
     if (!Number.isSafeInteger(id) || id <= highest) return;
     if (id > heard) heard = id;
     schedule();

@@ -1,4 +1,4 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import { SEND_FAILED_QUEUE, SEND_QUEUE, sendQueue } from '../src/services/chat/s
 import { chatSendWorkers } from '../src/services/chat/send-worker.ts';
 import { syncTemplates } from '../src/services/chat/template-sync.ts';
 import { MEDIA_LINK_SECRET, NETWORK_SECRET, startTestApp, type TestApp } from './helpers.ts';
+import { startServiceProcess } from './service-process.ts';
 
 /**
  * Outbound messages through the job queue (issue 17): the request records the message and its
@@ -26,7 +27,7 @@ let clinicId: number;
 let clinicPhone: string;
 let n = 0;
 let sql: pg.Client;
-const children: ChildProcessWithoutNullStreams[] = [];
+const children: ChildProcess[] = [];
 /** The workers a test started, stopped after it. */
 let working: string[] = [];
 
@@ -113,30 +114,11 @@ describe('a send outlives the process that recorded it', () => {
   it('killed with SIGKILL after the 202, its message is sent by another worker and its receipts applied', {
     timeout: 60_000,
   }, async () => {
-    const child = spawn(node, ['test/chat-send-child.ts'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        DATABASE_URL: app.databaseUrl,
-        NETWORK_SECRET,
-        MEDIA_LINK_SECRET,
-        LOG_LEVEL: 'warn',
-      },
-    });
-    children.push(child);
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`child not ready:\n${out}`)), 30_000);
-      child.stdout.on('data', () => {
-        const found = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-        if (found) {
-          clearTimeout(timer);
-          resolve(found);
-        }
-      });
-    });
+    const { url, child } = await startServiceProcess(
+      { DATABASE_URL: app.databaseUrl, NETWORK_SECRET, MEDIA_LINK_SECRET },
+      children,
+      'test/service-child.ts',
+    );
     const to = newPhone();
     const r = await fetch(`${url}/v1/chat/messages`, {
       method: 'POST',

@@ -1,18 +1,16 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MEDIA_LINK_SECRET, NETWORK_SECRET, startTestApp, type TestApp } from './helpers.ts';
+import { startServiceProcess } from './service-process.ts';
 import { connect, type TestSocket } from './ws-client.ts';
 
 /**
  * Two service PROCESSES on one database: this test's app, and a real server child process
- * (test/chat-send-child.ts). `events` subscribers of each get every event committed through
+ * (test/service-child.ts). `events` subscribers of each get every event committed through
  * either exactly once: nothing rides on memory the two share (they share none).
  */
-const root = path.resolve(import.meta.dirname, '..');
-const node = path.join(root, 'node_modules/.bin/node');
 let app: TestApp & { databaseUrl: string };
-let child: ChildProcessWithoutNullStreams;
+let child: ChildProcess;
 let childUrl: string;
 let writer: string;
 let reader: string;
@@ -23,29 +21,11 @@ beforeAll(async () => {
   const c = await app.clinicWithKey('dental', ['patients:write'], 'two processes');
   writer = c.key;
   reader = await app.key(c.clinicId, ['webhooks:manage']);
-  child = spawn(node, ['test/chat-send-child.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATABASE_URL: app.databaseUrl,
-      NETWORK_SECRET,
-      MEDIA_LINK_SECRET,
-      LOG_LEVEL: 'warn',
-    },
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (out += d));
-  childUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`child not ready:\n${out}`)), 30_000);
-    child.stdout.on('data', () => {
-      const found = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      if (found) {
-        clearTimeout(timer);
-        resolve(found);
-      }
-    });
-  });
+  ({ url: childUrl, child } = await startServiceProcess(
+    { DATABASE_URL: app.databaseUrl, NETWORK_SECRET, MEDIA_LINK_SECRET },
+    [],
+    'test/service-child.ts',
+  ));
 }, 60_000);
 
 afterAll(async () => {

@@ -17,6 +17,8 @@ export interface ListenOptions {
   onListening?(client: pg.Client, again: boolean): void;
   /** The connection dropped: nothing is heard until `onListening` says again. */
   onLost?(): void;
+  /** How often the connection proves it still listens (HEARTBEAT_MS; tests shorten it). */
+  heartbeatMs?: number;
 }
 
 export interface Listening {
@@ -34,14 +36,27 @@ export interface Listening {
   close(): Promise<void>;
 }
 
+/** How often a listening connection proves it still listens, and how long the proof may take. */
+const HEARTBEAT_MS = 10_000;
+const HEARTBEAT_TIMEOUT_MS = 5_000;
+
 export async function listen(opts: ListenOptions): Promise<Listening> {
   let closed = false;
   let client: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
   const probes = new Map<string, () => void>();
 
   async function connect(again: boolean): Promise<void> {
-    const c = new pg.Client({ connectionString: opts.databaseUrl, application_name: opts.name });
+    // TCP keepalives both ways: an idle connection that a NAT or firewall dropped is found out,
+    // and PostgreSQL lets go of a vanished process's backend (and its application_name, which
+    // other processes read at start: src/server/prove-connections.ts) within about 25 s.
+    const c = new pg.Client({
+      connectionString: opts.databaseUrl,
+      application_name: opts.name,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
     c.on('notification', (n) => {
       const probe = n.payload ? probes.get(n.payload) : undefined;
       if (probe) probe();
@@ -49,17 +64,67 @@ export async function listen(opts: ListenOptions): Promise<Listening> {
     });
     c.on('error', (err) => {
       logger.warn({ err }, `${opts.name}: lost its connection; reconnecting`);
-      reconnect();
+      reconnect(c);
     });
-    await c.connect();
-    await c.query(`listen ${pg.escapeIdentifier(opts.channel)}`);
+    try {
+      await c.connect();
+      await c.query(
+        `set tcp_keepalives_idle = 10; set tcp_keepalives_interval = 5; set tcp_keepalives_count = 3; listen ${pg.escapeIdentifier(opts.channel)}`,
+      );
+    } catch (err) {
+      c.removeAllListeners('error');
+      c.on('error', () => {});
+      await c.end().catch(() => {});
+      throw err;
+    }
+    if (closed) {
+      await c.end().catch(() => {});
+      return;
+    }
     client = c;
+    beat(c);
     opts.onListening?.(c, again);
   }
 
-  function reconnect() {
+  /**
+   * Proves, every HEARTBEAT_MS, that the connection answers and still listens (a LISTEN lost
+   * without a word would silence this process's subscribers): otherwise it is made again.
+   */
+  function beat(c: pg.Client) {
+    heartbeat = setTimeout(async () => {
+      if (closed || client !== c) return;
+      let timer: NodeJS.Timeout | undefined;
+      const listening = await Promise.race([
+        c
+          .query<{ ok: boolean }>(
+            'select exists (select 1 from pg_listening_channels() as l where l = $1) as ok',
+            [opts.channel],
+          )
+          .then(
+            (r) => r.rows[0]?.ok === true,
+            () => false,
+          ),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), HEARTBEAT_TIMEOUT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (closed || client !== c) return;
+      if (listening) beat(c);
+      else {
+        logger.warn(`${opts.name}: its connection stopped listening; reconnecting`);
+        reconnect(c);
+      }
+    }, opts.heartbeatMs ?? HEARTBEAT_MS);
+    heartbeat.unref();
+  }
+
+  /** Drops `target` (the current connection) and makes another a second later. */
+  function reconnect(target?: pg.Client) {
+    if (target && target !== client) return;
     const old = client;
     client = undefined;
+    clearTimeout(heartbeat);
     old?.end().catch(() => {});
     opts.onLost?.();
     if (closed || retry) return;
@@ -94,6 +159,7 @@ export async function listen(opts: ListenOptions): Promise<Listening> {
     async close() {
       closed = true;
       if (retry) clearTimeout(retry);
+      clearTimeout(heartbeat);
       const c = client;
       client = undefined;
       await c?.end().catch(() => {});

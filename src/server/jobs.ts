@@ -111,8 +111,9 @@ export async function startJobs(opts: {
     queue,
     ...(sweeps ? { sweeps } : {}),
     async stop(graceMs) {
-      await queue.stop(graceMs);
+      // The sweeps' timers first: none may ask the queue for a job once it is closing.
       await sweeps?.stop();
+      await queue.stop(graceMs);
       detachJobQueue(opts.orm.em);
     },
   };

@@ -115,6 +115,21 @@ export async function startHttpServer(opts: {
       baseUrl: () => opts.publicUrl ?? url,
     },
   });
+  // Committed events, any process's, reach this process's subscribers (src/services/events/relay.ts).
+  // Started and proven before anything else runs: a start refused here (no event path, other
+  // secrets than a live instance's) has taken no job and answered no request.
+  const relay = await startEventRelay({
+    databaseUrl: sessionUrlOf(opts.orm),
+    hub: app.eventHub,
+    tag: secrets.fingerprint,
+  });
+  try {
+    await proveConnections(opts.orm, relay, secrets);
+  } catch (err) {
+    await relay.close();
+    network.close();
+    throw err;
+  }
   const jobs = await startJobs({
     orm: opts.orm,
     clock: opts.clock ?? systemClock,
@@ -182,20 +197,6 @@ export async function startHttpServer(opts: {
   });
   const { port } = server.address() as AddressInfo;
   url = `http://${opts.host ?? '127.0.0.1'}:${port}`;
-  // Committed events, any process's, reach this process's subscribers (src/services/events/relay.ts).
-  const relay = await startEventRelay({
-    databaseUrl: sessionUrlOf(opts.orm),
-    hub: app.eventHub,
-    tag: secrets.fingerprint,
-  });
-  try {
-    await proveConnections(opts.orm, relay, secrets);
-  } catch (err) {
-    await Promise.all([relay.close(), keyChanges.close(), jobs.stop(0)]);
-    network.close();
-    await new Promise((resolve) => server.close(resolve));
-    throw err;
-  }
   const subscriptions = serveSubscriptions(server, {
     runner: app.runner,
     limits,

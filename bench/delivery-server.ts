@@ -1,7 +1,7 @@
 /**
  * The service as `npm run bench:deliveries` runs it: bench/server.ts's child (IPC 'ready', exits
  * with its parent) with the job queue's workers on (as `npm start` by default; BENCH_WORKERS=off as
- * WORKERS=off), its database through PgBouncer under --pooler (bench/child.ts). Its clinic is a
+ * ROLES without deliveries), its database through PgBouncer under --pooler (bench/child.ts). Its clinic is a
  * test clinic, whose receiver may be plain http on 127.0.0.1 (docs/test-mode.md).
  */
 import { openOrm } from '../src/lib/database.ts';
@@ -18,8 +18,8 @@ const running = await startHttpServer({
   port: 0,
   host: '127.0.0.1',
   limits: { rateLimitPoints: 0 },
-  // BENCH_WORKERS=off (bench/deliveries.ts --workers=N): WORKERS=off, deliveries left to `npm run worker`s.
-  ...(process.env.BENCH_WORKERS === 'off' ? { deliveryWorkers: false } : {}),
+  // BENCH_WORKERS=off (bench/deliveries.ts --workers=N): ROLES=http,sends,sweeps, deliveries left to `npm run worker`s.
+  ...(process.env.BENCH_WORKERS === 'off' ? { roles: ['sends', 'sweeps'] as const } : {}),
   ...settings.server,
 });
 

@@ -51,7 +51,7 @@ async function generateFromServedSchema(): Promise<Map<string, string>> {
       await migrate(migrating).finally(() => migrating.close());
       const orm = await openOrm(url.toString());
       try {
-        const server = await startHttpServer({ orm, port: 0, workers: false });
+        const server = await startHttpServer({ orm, port: 0, roles: [] });
         try {
           const files: { filename: string; content: string }[] = await generate(
             { ...codegenConfig(`${server.url}/graphql`), cwd: root, silent: true },

@@ -162,6 +162,7 @@ describe('npm run worker', () => {
         DATABASE_URL: app.databaseUrl,
         PUBLIC_URL: app.url,
         NETWORK_SECRET,
+        MEDIA_LINK_SECRET,
         SANDBOX_RECEIPT_DELAYS_MS: '10,20,30',
         LOG_LEVEL: 'info',
       },
@@ -172,7 +173,7 @@ describe('npm run worker', () => {
     let out = '';
     worker.stdout.on('data', (d) => (out += d));
     worker.stderr.on('data', (d) => (out += d));
-    await waitFor(() => out.includes('worker started'), `worker not started:\n${out}`);
+    await waitFor(() => out.includes('"msg":"started"'), `worker not started:\n${out}`);
     const id = await send(newPhone(), 'From the worker process');
     await app.settle();
     await waitFor(async () => (await getMessage(id)).status === 'read', `not read:\n${out}`);

@@ -10,7 +10,7 @@ import { connect, type TestSocket } from './ws-client.ts';
 
 /**
  * The deployment docs/scale.md describes, as real processes (issue 35): PgBouncer in transaction
- * mode in front of the database; three service instances (WORKERS=off) and two `npm run worker`s
+ * mode in front of the database; three service instances (ROLES=http,sends,sweeps) and two `npm run worker`s
  * through it, the LISTENs and locks on DATABASE_SESSION_URL; one ROOT_SECRET.
  * - subscribers spread over the instances each get every event once and in order; one instance is
  *   killed with SIGKILL mid-stream, and its clients resume on another with `events(after:)`,
@@ -53,10 +53,10 @@ describe.skipIf(!available)('three instances and two workers behind PgBouncer', 
     };
     startedAt = new Date();
     // The first seeds the demo and prints its keys; the others start on the seeded database.
-    const first = await startServiceProcess({ ...env, WORKERS: 'off' }, children);
+    const first = await startServiceProcess({ ...env, ROLES: 'http,sends,sweeps' }, children);
     const rest = await Promise.all([
-      startServiceProcess({ ...env, WORKERS: 'off' }, children),
-      startServiceProcess({ ...env, WORKERS: 'off' }, children),
+      startServiceProcess({ ...env, ROLES: 'http,sends,sweeps' }, children),
+      startServiceProcess({ ...env, ROLES: 'http,sends,sweeps' }, children),
       startWorkerProcess(env.DATABASE_URL, children, env),
       startWorkerProcess(env.DATABASE_URL, children, env),
     ]);

@@ -42,7 +42,7 @@ async function startService(): Promise<void> {
       PORT: String(port),
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
-      WORKERS: 'off',
+      ROLES: 'http,sends,sweeps',
       SHUTDOWN_GRACE_MS: '500',
       RATE_LIMIT_POINTS: '0',
       AUTH_FAILURES_PER_MINUTE: '0',

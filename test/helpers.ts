@@ -95,7 +95,7 @@ export async function startTestApp(
     trustProxy?: string;
     /** Whether the server runs the queue's workers (the default, as `npm start`). */
     workers?: boolean;
-    /** false: WORKERS=off (webhook deliveries left to `npm run worker`). */
+    /** false: ROLES without deliveries (webhook deliveries left to `npm run worker`). */
     deliveryWorkers?: boolean;
     /** METRICS_TOKEN: GET /metrics served to it (docs/metrics.md). */
     metricsToken?: string;
@@ -124,8 +124,8 @@ export async function startTestApp(
     limits,
     corsOrigins: opts.corsOrigins,
     trustProxy: opts.trustProxy,
-    ...(opts.workers === false ? { workers: false } : {}),
-    ...(opts.deliveryWorkers === false ? { deliveryWorkers: false } : {}),
+    ...(opts.workers === false ? { roles: [] } : {}),
+    ...(opts.deliveryWorkers === false ? { roles: ['sends', 'sweeps'] as const } : {}),
     ...(opts.metricsToken ? { metricsToken: opts.metricsToken } : {}),
     ...(opts.errorReferenceSource ? { errorReferenceSource: opts.errorReferenceSource } : {}),
     ...(opts.liveNetwork ? { liveNetwork: opts.liveNetwork } : {}),

@@ -25,7 +25,7 @@ const orm = await openOrm(process.env.DATABASE_URL as string, {
 const running = await startHttpServer({
   orm,
   port: 0,
-  workers: false,
+  roles: [],
   networkSecret: process.env.NETWORK_SECRET as string,
   mediaLinkSecret: process.env.MEDIA_LINK_SECRET as string,
   sandboxDelays: { sent: 10, delivered: 20, read: 30 },

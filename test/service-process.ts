@@ -23,7 +23,7 @@ export function startServiceProcess(
 ): Promise<ServiceProcess> {
   const child = spawn(node, [script], {
     cwd: root,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', WORKERS: 'on', ...env },
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -2,7 +2,9 @@ import { type ChildProcess, fork } from 'node:child_process';
 
 /**
  * `npm run worker` as a real child process (src/worker.ts) on `databaseUrl` (the test clinics'
- * receivers on loopback are allowed by their mode); resolves once it says it is ready. The caller kills what it started (`children`).
+ * receivers on loopback are allowed by their mode); resolves once it says it is ready, rejects
+ * with what it printed (LOG_LEVEL in `env`: silent by default) if it exits first. The caller
+ * kills what it started (`children`).
  */
 export function startWorkerProcess(
   databaseUrl: string,
@@ -16,12 +18,15 @@ export function startWorkerProcess(
       LOG_LEVEL: 'silent',
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   children.push(child);
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (out += d));
   return new Promise((resolve, reject) => {
     child.once('message', () => resolve(child));
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}:\n${out}`)));
   });
 }
 

@@ -4,7 +4,7 @@ import { startTestApp, type TestApp } from './helpers.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
 
 /**
- * WORKERS=off (src/server/start.ts, `deliveryWorkers: false`): the service leaves webhook
+ * ROLES without deliveries (src/lib/roles.ts; WORKERS=off before it): the service leaves webhook
  * deliveries to `npm run worker`, and still hands chat sends to its own network, so a service
  * run that way strands no message.
  */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseTrustProxy } from './client-address.ts';
 import { defaultLimits, type Limits } from './limits.ts';
+import { parseRoles, type Role } from './roles.ts';
 
 const int = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 
@@ -57,11 +58,23 @@ const schema = z.object({
     .refine((v) => v === 0 || v >= 2, 'must be 0 (keep events) or at least 2 days')
     .refine((v) => v <= 3650, 'must be at most 3650 days'),
   WEBHOOK_TIMEOUT_MS: int(defaultLimits.webhookTimeoutMs, 100),
-  /** Whether the service process runs the job queue's workers (webhook deliveries); off: `npm run worker` does. */
-  WORKERS: z
-    .enum(['on', 'off'])
-    .default('on')
-    .transform((v) => v === 'on'),
+  /**
+   * What this process does (src/lib/roles.ts): http, deliveries, sends, sweeps, comma-separated.
+   * Default: all four for `npm start`, all but http for `npm run worker`.
+   */
+  ROLES: z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      if (v === undefined) return;
+      try {
+        parseRoles(v);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      }
+    }),
+  /** The earlier form of ROLES: `off` drops deliveries from the default roles. */
+  WORKERS: z.enum(['on', 'off']).optional(),
   /** Job queue supervision interval in seconds (pg-boss's 60 by default); tests lower it. */
   QUEUE_SUPERVISE_SECONDS: z.coerce.number().int().min(1).max(60).optional(),
   /** Both sweeps' period in seconds (an hour by default); tests lower it. */
@@ -128,11 +141,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
   }
+  if (parsed.data.ROLES !== undefined && parsed.data.WORKERS !== undefined)
+    throw new Error(
+      'Invalid configuration:\n  WORKERS: set ROLES alone (WORKERS=off is ROLES without deliveries)',
+    );
   if (parsed.data.DATABASE_SESSION_URL && !parsed.data.DATABASE_URL)
     throw new Error(
       'Invalid configuration:\n  DATABASE_SESSION_URL: set it with DATABASE_URL (the embedded PostgreSQL needs neither)',
     );
   return parsed.data;
+}
+
+/** This process's roles: ROLES, else `defaults` (less deliveries under WORKERS=off). */
+export function rolesOf(c: Config, defaults: readonly Role[]): Role[] {
+  if (c.ROLES !== undefined) return parseRoles(c.ROLES);
+  return defaults.filter((r) => !(r === 'deliveries' && c.WORKERS === 'off'));
 }
 
 /** The connection settings `openOrm` takes (src/lib/session-url.ts). */

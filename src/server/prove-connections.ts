@@ -15,9 +15,10 @@ export const EVENT_PATH_TIMEOUT_MS = 5000;
  *   and then hears nothing, so subscribers would get no event without a word: the start is
  *   refused instead, naming the setting;
  * - the secrets: every service process on one database must sign and check media links and the
- *   network's callbacks with the same ones. Each relay connection carries a hash of its process's
- *   secrets in its application_name (a killed process's connection goes with it), and a process
- *   whose hash differs from another live one's refuses to start, naming the settings;
+ *   network's callbacks with the same ones. Each relay connection (and each sending worker's
+ *   presence) carries a hash of its process's secrets in its application_name (a killed process's
+ *   connection goes with it, src/lib/process-tags.ts), and a process whose hash differs from
+ *   another live one's refuses to start, naming the settings;
  * - behind a pooler, statements outside a transaction have no timeout of the service's (it cannot
  *   be a startup parameter there): the role's or database's `statement_timeout` applies, and its
  *   absence is said at start.
@@ -48,8 +49,15 @@ export async function proveConnections(
     );
 }
 
-async function proveSecretsAgree(relay: EventRelay, secrets: ProcessSecrets): Promise<void> {
-  const others = (await relay.otherTags()).filter((tag) => tag !== secrets.fingerprint);
+/**
+ * Refuses a start whose secrets differ from another live process's (src/lib/process-tags.ts):
+ * `tagged` is this process's own tagged connection (an instance's relay, a worker's presence).
+ */
+export async function proveSecretsAgree(
+  tagged: { otherTags(): Promise<string[]> },
+  secrets: ProcessSecrets,
+): Promise<void> {
+  const others = (await tagged.otherTags()).filter((tag) => tag !== secrets.fingerprint);
   if (!others.length) return;
   throw new Error(
     secrets.configured

@@ -7,18 +7,18 @@ import { parseTrustProxy } from '../lib/client-address.ts';
 import { type Clock, systemClock } from '../lib/clock.ts';
 import { defaultLimits, type Limits } from '../lib/limits.ts';
 import type { Sweeper } from '../lib/periodic-sweep.ts';
+import { type Role, SERVICE_ROLES } from '../lib/roles.ts';
 import { secretsOf } from '../lib/secrets.ts';
 import { sessionUrlOf } from '../lib/session-url.ts';
 import { pgMediaStore } from '../media/store.ts';
 import { CALLBACK_PATH, type MessagingNetwork } from '../network/adapter.ts';
 import { SandboxNetwork } from '../network/sandbox.ts';
 import { QueuedReceipts } from '../network/sandbox-receipts.ts';
-import { chatSendWorkers } from '../services/chat/send-worker.ts';
 import { startEventRelay } from '../services/events/relay.ts';
-import { deliveryWorker } from '../webhooks/worker.ts';
 import { createApp } from './app.ts';
-import { type QueueTuning, type RunningJobs, startJobs } from './jobs.ts';
+import type { QueueTuning, RunningJobs } from './jobs.ts';
 import { proveConnections } from './prove-connections.ts';
+import { startRoleJobs } from './role-jobs.ts';
 import { type Subscriptions, serveSubscriptions } from './websocket.ts';
 
 export interface RunningServer {
@@ -32,7 +32,7 @@ export interface RunningServer {
   mediaSweep: Sweeper;
   /** graphql-ws at /graphql (src/server/websocket.ts). */
   subscriptions: Subscriptions;
-  /** The job queue, and this process's workers unless `workers` was false. */
+  /** The job queue, and this process's workers as its roles say. */
   jobs: RunningJobs;
   close(): Promise<void>;
 }
@@ -69,14 +69,11 @@ export async function startHttpServer(opts: {
   metricsToken?: string;
   /** Where /errors reads docs/errors.md (the checkout's unless a test names another). */
   errorReferenceSource?: URL;
-  /** Whether this process runs any of the queue's workers; true by default (tests turn them off). */
-  workers?: boolean;
   /**
-   * WORKERS=off: webhook deliveries are left to `npm run worker`. Chat sends stay here whatever
-   * it says: they go through this process's network (its sandbox calls this process back), and
-   * a worker process sends them only when it is configured to reach the service.
+   * What else this process does (src/lib/roles.ts): deliveries, sends, sweeps; all of them by
+   * default, as `npm start`. Tests leave out the workers and take jobs in hand.
    */
-  deliveryWorkers?: boolean;
+  roles?: readonly Role[];
   /**
    * QUEUE_SUPERVISE_SECONDS / DELIVERY_HEARTBEAT_SECONDS, as `npm run worker` gets them: every
    * process's start sets the delivery queue's heartbeat (updateQueue), so a server started
@@ -130,39 +127,17 @@ export async function startHttpServer(opts: {
     network.close();
     throw err;
   }
-  const jobs = await startJobs({
+  const chat = app.deps.services.chat;
+  const jobs = await startRoleJobs({
     orm: opts.orm,
     clock: opts.clock ?? systemClock,
-    ...(opts.tuning ? { tuning: opts.tuning } : {}),
-    // Every process asks for the cluster's sweeps each period; those with workers run them.
-    sweeps: { retentionDays: limits.eventRetentionDays, work: opts.workers !== false },
-    workers:
-      opts.workers === false
-        ? []
-        : [
-            // Webhook deliveries (src/webhooks/worker.ts), on the injected clock.
-            ...(opts.deliveryWorkers === false
-              ? []
-              : [
-                  deliveryWorker({
-                    em: opts.orm.em,
-                    clock: opts.clock ?? systemClock,
-                    timeoutMs: limits.webhookTimeoutMs,
-                  }),
-                ]),
-            // The network and media links as this process's requests have them.
-            ...chatSendWorkers({
-              em: opts.orm.em,
-              networks: app.deps.services.chat.networks,
-              mediaLink: app.deps.services.chat.media?.link,
-              clock: opts.clock ?? systemClock,
-            }),
-          ],
+    limits,
+    tuning: opts.tuning,
+    roles: opts.roles ?? SERVICE_ROLES,
+    // The network and media links as this process's requests have them.
+    chat: { networks: chat.networks, ...(chat.media ? { mediaLink: chat.media.link } : {}) },
+    sandbox: { network, receipts },
   });
-  // The sandbox network's receipts, kept on the queue (src/network/sandbox-receipts.ts): posted
-  // wherever the sandbox runs, whatever `workers` says, as it stands for the network, not for the
-  // service's workers. Sends taken meanwhile wait for it.
-  await receipts.start(jobs.queue, (r) => network.postReceipt(r));
   // With a key cache, key changes made by other processes (the CLI) must reach it at once.
   // Open websockets must hear of a revoked key at once too (src/server/websocket.ts): always on.
   const keyChanges = await listenForKeyChanges(sessionUrlOf(opts.orm));

@@ -47,17 +47,14 @@ export async function startSweeps(opts: {
   const media = orphanMediaSweep({ em: opts.em, clock: opts.clock, ...every });
   const defs: SweepDefinition[] = [retention, media];
   const sweepers = new Map(defs.map((d) => [d.name, sweeperOf(d)]));
-  const timers = defs.flatMap((def) => {
+  const scheduled = defs.flatMap((def) => {
     const seconds = def.everySeconds;
-    if (seconds === null) return [];
-    const timer = setInterval(() => {
-      opts.queue
-        .sendOncePer(def.name, seconds)
-        .catch((err) => logger.warn({ err }, `${def.failed} (not queued)`));
-    }, seconds * 1000);
-    timer.unref();
-    return [timer];
+    return seconds === null ? [] : [{ def, seconds }];
   });
+  const ask = ({ def, seconds }: (typeof scheduled)[number]) =>
+    opts.queue
+      .sendOncePer(def.name, seconds)
+      .catch((err) => logger.warn({ err }, `${def.failed} (not queued)`));
   if (opts.work)
     await opts.queue.work(
       defs.map((def) => ({
@@ -66,11 +63,20 @@ export async function startSweeps(opts: {
         handler: () => scheduledSweep(def, sweepers.get(def.name) as Sweeper),
       })),
     );
+  // This period's sweep is asked for at start too: processes restarted more often than the period
+  // would otherwise never sweep. The queue keeps it once per period all the same.
+  const asking = Promise.all(scheduled.map(ask));
+  const timers = scheduled.map((s) => {
+    const timer = setInterval(() => void ask(s), s.seconds * 1000);
+    timer.unref();
+    return timer;
+  });
   return {
     eventRetention: sweepers.get(retention.name) as Sweeper,
     mediaSweep: sweepers.get(media.name) as Sweeper,
     async stop() {
       for (const t of timers) clearInterval(t);
+      await asking;
       await Promise.all([...sweepers.values()].map((s) => s.stop()));
     },
   };

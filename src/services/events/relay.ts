@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { listen } from '../../lib/listen.ts';
 import { logger } from '../../lib/logger.ts';
+import { otherProcessTags, taggedName } from '../../lib/process-tags.ts';
 import type { EventHub, LiveEvent } from './hub.ts';
 
 /** The channel the outbox trigger announces on (migrations/Migration20261129000000EventNotify.ts). */
@@ -9,8 +10,8 @@ export const EVENT_CHANNEL = 'event_recorded';
 /** What the outbox trigger announces: `<clinic id>:<event id>`. */
 const EVENT_PAYLOAD = /^\d+:(\d+)$/;
 
-/** The application_name of every service process's relay connection (and its tag after a space). */
-export const RELAY_NAME = 'clinic-gateway events';
+/** The application_name of a relay connection without a tag (src/lib/process-tags.ts has the tagged one). */
+const RELAY_NAME = 'clinic-gateway events';
 
 /** Most rows one read publishes; a longer catch-up reads again from where it stopped. */
 const PAGE = 1_000;
@@ -179,7 +180,7 @@ export async function startEventRelay(opts: {
   const listening = await listen({
     databaseUrl: opts.databaseUrl,
     channel: EVENT_CHANNEL,
-    name: opts.tag ? `${RELAY_NAME} ${opts.tag}` : RELAY_NAME,
+    name: opts.tag ? taggedName('events', opts.tag) : RELAY_NAME,
     onNotify: onNotification,
     onListening: (_c, again) => {
       if (!again) return;
@@ -191,7 +192,13 @@ export async function startEventRelay(opts: {
   const current = () => listening.client;
 
   // Start at the newest settled row (not the beginning): only events committed from now on are live.
-  highest = await settled(current() as pg.Client);
+  try {
+    highest = await settled(current() as pg.Client);
+  } catch (err) {
+    // A start that fails here keeps no connection open.
+    await listening.close();
+    throw err;
+  }
   opts.hub.advance(highest);
   started = true;
   if (heard > highest) schedule();
@@ -199,13 +206,7 @@ export async function startEventRelay(opts: {
     proveEventPath: (notify, timeoutMs) => listening.roundTrip(notify, timeoutMs),
     async otherTags() {
       const c = current();
-      if (!c) return [];
-      const { rows } = await c.query<{ name: string }>(
-        `select application_name as "name" from pg_stat_activity
-          where datname = current_database() and pid <> pg_backend_pid() and application_name like $1`,
-        [`${RELAY_NAME} %`],
-      );
-      return rows.map((r) => r.name.slice(RELAY_NAME.length + 1));
+      return c ? otherProcessTags(c) : [];
     },
     async close() {
       closed = true;

@@ -25,9 +25,9 @@
  *      the dead worker).
  *   7. --workers=N (issue 35: "through the pooler, the delivery burst stays at or above 2,000/s with
  *      two workers"): N `npm run worker` processes (src/worker.ts) started before the warm-up and
- *      running through the steady and burst runs, and the service with WORKERS=off (its delivery
+ *      running through the steady and burst runs, and the service with ROLES=http,sends,sweeps (its delivery
  *      workers off; it still serves the webhooks API and takes the cluster's sweeps). Off, so that
- *      exactly N processes deliver: the deployment docs/scale.md describes (instances WORKERS=off,
+ *      exactly N processes deliver: the deployment docs/scale.md describes (instances without deliveries,
  *      M workers), and a figure "with two workers" that is two workers', not two workers' plus the
  *      service's. The killed-worker run then adds its worker beside those N. --workers=0 (the
  *      default): the service's own workers deliver, as before issue 35.
@@ -41,7 +41,7 @@
  *
  * Options: --subscriptions=20 --events=250 --writers=4 --per-write=25 --rate=200 --seconds=10 --runs=1
  *          --kill (default on; --no-kill skips the killed-worker run)
- *          --workers=0 (`npm run worker` processes delivering; above 0 the service has WORKERS=off)
+ *          --workers=0 (`npm run worker` processes delivering; above 0 the service has no deliveries role)
  *          --pooler  --pool-size=20 (PgBouncer's default_pool_size)
  *          --cpu-prof (profile the service; writes bench/.profiles/*.cpuprofile)
  */
@@ -368,7 +368,7 @@ try {
   console.log(poolerLine(pooler, POOL_SIZE));
   console.log(
     WORKERS > 0
-      ? `delivering: ${WORKERS} \`npm run worker\` process${WORKERS > 1 ? 'es' : ''} (src/worker.ts), the service with WORKERS=off${opts.kill ? '; the killed-worker run adds one more' : ''}`
+      ? `delivering: ${WORKERS} \`npm run worker\` process${WORKERS > 1 ? 'es' : ''} (src/worker.ts), the service without the deliveries role${opts.kill ? '; the killed-worker run adds one more' : ''}`
       : `delivering: the service's own workers (WORKERS=on)${opts.kill ? '; the killed-worker run adds one `npm run worker`' : ''}`,
   );
   console.table(rows);

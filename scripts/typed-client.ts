@@ -14,20 +14,18 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generate } from '@graphql-codegen/cli';
 import pg from 'pg';
-import { codegenConfig } from '../examples/dashboard-client/codegen.ts';
 import { loadConfig } from '../src/lib/config.ts';
 import { ensureDatabase, migrate, openOrm, startDatabase } from '../src/lib/database.ts';
 import { logger } from '../src/lib/logger.ts';
 import { startHttpServer } from '../src/server/start.ts';
+import { compareTypedClient, filesOnDisk, generated, generateTypedClient } from './typed-client-files.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const example = path.join(root, 'examples/dashboard-client');
-const generated = path.join(example, 'src/gql');
 
 /** The client preset's files, generated from the /graphql of a service started for it. */
 async function generateFromServedSchema(): Promise<Map<string, string>> {
@@ -53,11 +51,7 @@ async function generateFromServedSchema(): Promise<Map<string, string>> {
       try {
         const server = await startHttpServer({ orm, port: 0, roles: [] });
         try {
-          const files: { filename: string; content: string }[] = await generate(
-            { ...codegenConfig(`${server.url}/graphql`), cwd: root, silent: true },
-            false,
-          );
-          return new Map(files.map((f) => [path.resolve(root, f.filename), f.content]));
+          return await generateTypedClient(`${server.url}/graphql`);
         } finally {
           await server.close();
         }
@@ -75,25 +69,6 @@ async function generateFromServedSchema(): Promise<Map<string, string>> {
   }
 }
 
-/**
- * A generated file less its doc comments, which carry the schema's descriptions: --check holds the
- * committed types to the served schema, not their prose, so rewording a description does not fail
- * `npm run check` (`npm run typed-client` still copies the new text).
- */
-function withoutDocComments(content: string | undefined): string | undefined {
-  return content?.replace(/^[ \t]*\/\*\*[\s\S]*?\*\/[ \t]*\n/gm, '');
-}
-
-function filesOnDisk(): Map<string, string> {
-  if (!existsSync(generated)) return new Map();
-  return new Map(
-    readdirSync(generated).map((f) => [
-      path.join(generated, f),
-      readFileSync(path.join(generated, f), 'utf8'),
-    ]),
-  );
-}
-
 async function main(argv: string[]): Promise<number> {
   const check = argv.includes('--check');
   const unknown = argv.filter((a) => a !== '--check');
@@ -105,11 +80,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const fresh = await generateFromServedSchema();
   const current = filesOnDisk();
-  const files = [...new Set([...fresh.keys(), ...current.keys()])];
-  const stale = files.filter((f) => fresh.get(f) !== current.get(f)).map((f) => path.relative(root, f));
-  const wrongTypes = files
-    .filter((f) => withoutDocComments(fresh.get(f)) !== withoutDocComments(current.get(f)))
-    .map((f) => path.relative(root, f));
+  const { stale, wrongTypes } = compareTypedClient(fresh, current);
   const upToDate = 'typed-client: examples/dashboard-client/src/gql is up to date with the served schema.';
   if (check) {
     if (wrongTypes.length) {

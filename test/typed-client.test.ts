@@ -14,6 +14,7 @@ import {
   runDashboard,
 } from '../examples/dashboard-client/src/dashboard.ts';
 import { APPOINTMENT_CREATED } from '../examples/dashboard-client/src/operations.ts';
+import { compareTypedClient, filesOnDisk, generateTypedClient } from '../scripts/typed-client-files.ts';
 import { fixtures } from './fixtures.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { until } from './ws-client.ts';
@@ -85,6 +86,11 @@ const booking = (start: string) => ({
 });
 
 describe('the typed dashboard client', () => {
+  it('is generated from the served schema: its committed types are not stale (`npm run typed-client`)', async () => {
+    const { wrongTypes } = compareTypedClient(await generateTypedClient(`${app.url}/graphql`), filesOnDisk());
+    expect(wrongTypes, 'run `npm run typed-client` and commit examples/dashboard-client/src/gql').toEqual([]);
+  });
+
   it('lists patients with their nested appointments, typed as the operation selects them', async () => {
     const booked = await bookAppointment(connection, booking('2026-11-02T09:00:00.000Z'));
     const patients = await patientsWithAppointments(connection, { patients: 5, appointments: 5 });

@@ -121,3 +121,17 @@ describe('access decides for every transport', () => {
     }
   });
 });
+
+describe('node(id:) and its REST route', () => {
+  it('name every scope the kind of id needs, in the same 403', async () => {
+    const { key: other } = await app.clinicWithKey('veterinary', ['patients:read']);
+    const rest = await app.get('/v1/catalog/vaccines/vac_999999', other);
+    const gql = await app.gql('{ node(id: "vac_999999") { id } }', undefined, other);
+    expect(rest.status).toBe(403);
+    expect(rest.body.error.required_scopes).toEqual(['catalog:read', 'vaccines:read']);
+    expect(gql.body.data).toEqual({ node: null });
+    expect(gql.body.errors.map((e: any) => [e.message, e.extensions.required_scopes])).toEqual([
+      [rest.body.error.message, rest.body.error.required_scopes],
+    ]);
+  });
+});

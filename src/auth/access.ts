@@ -10,7 +10,8 @@ import { forbidden, type Scope, scopesIn } from './scopes.ts';
  * (src/rest/direct.ts), the first pages of child lists (src/schema/child-pages.ts), the events
  * and webhook services, and the websocket re-check of a changed key. They turn an answer into
  * their own refusal (a 403, a null with an error, a 404, a closed socket) but never compute one,
- * so one change here moves every transport together (test/access.test.ts).
+ * so one change here moves every transport together (test/access.test.ts: its answers and no
+ * second reader of a key's scopes; test/access-everywhere.test.ts: every transport follows it).
  */
 
 /** Whose access is decided: a request's principal, or a key as it was and as it is now. */
@@ -19,8 +20,8 @@ export interface Holder {
 }
 
 /** The scopes of `needed` that `who` does not hold, in order, once each: every decision below. */
-export function lacking(who: Holder, needed: readonly string[]): string[] {
-  const out: string[] = [];
+export function lacking<S extends string>(who: Holder, needed: readonly S[]): S[] {
+  const out: S[] = [];
   for (const s of needed) if (!who.scopes.has(s) && !out.includes(s)) out.push(s);
   return out;
 }
@@ -47,7 +48,7 @@ export const narrowingRefusal = (before: Holder, now: Holder): AppError | undefi
   refusal(now, [...before.scopes]);
 
 /** The gating scopes (`GATING_SCOPES`, chat:read) `who` lacks: the outbox rows with them are hidden. */
-export const hiddenEventScopes = (who: Holder): Scope[] => lacking(who, GATING_SCOPES) as Scope[];
+export const hiddenEventScopes = (who: Holder): Scope[] => lacking(who, GATING_SCOPES);
 
 const neededToSee = (types: readonly EventType[]): Scope[] =>
   types.map(scopeToSee).filter((s): s is Scope => s !== undefined);

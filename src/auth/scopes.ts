@@ -57,29 +57,24 @@ export function validateScopes(scopes: string[]): Scope[] {
   return [...new Set(scopes)] as Scope[];
 }
 
-/** Every scope named in a field's authScopes (`{'a': true}` or `{$all: {...}}`), in order, once each. */
-export function scopesIn(authScopes: unknown, out: string[] = []): string[] {
-  if (!authScopes || typeof authScopes !== 'object') return out;
-  for (const [k, v] of Object.entries(authScopes)) {
-    if (k.startsWith('$')) scopesIn(v, out);
-    else if (v === true && !out.includes(k)) out.push(k);
-  }
-  return out;
+/**
+ * How a field declares what it needs (its `authScopes`): every scope of `scopes`, as one
+ * parameter of Pothos' `reach` scope loader, which asks src/auth/access.ts (the one decision).
+ * Frozen and made once per field, so Pothos' per-request cache answers a field's repeats (a
+ * patient's `appointments` on every item of a page) with one decision.
+ */
+export const allOf = (scopes: readonly Scope[]): FieldScopes => ({ reach: Object.freeze([...scopes]) });
+
+/** A field's `authScopes` as `allOf` makes them. */
+export interface FieldScopes {
+  reach: readonly Scope[];
 }
 
-/** The authScopes of a field that needs all of `scopes`. */
-export const allOf = (scopes: readonly string[]) =>
-  scopes.length === 1
-    ? ({ [scopes[0]]: true } as Record<Scope, boolean>)
-    : ({ $all: Object.fromEntries(scopes.map((s) => [s, true])) } as any);
-
-/**
- * The scopes of a field's `authScopes` (the one declaration of what a field needs) that a key
- * lacks. Pothos' scope-auth checks GraphQL fields with it; GET routes (src/rest/direct.ts) the
- * Rest field of the route, without an execution.
- */
-export const lackingScopes = (authScopes: unknown, granted: ReadonlySet<string>): string[] =>
-  scopesIn(authScopes).filter((s) => !granted.has(s));
+/** Every scope a field's `authScopes` names, in order, once each (docs, the 403s, tests). */
+export function scopesIn(authScopes: unknown): Scope[] {
+  const reach = (authScopes as Partial<FieldScopes> | null | undefined)?.reach;
+  return Array.isArray(reach) ? [...new Set(reach)] : [];
+}
 
 /** The 403 of a key without the scopes a field needs, naming them. */
 export function forbidden(scopes: readonly string[]): AppError {

@@ -7,7 +7,7 @@ import {
   Kind,
   OperationTypeNode,
 } from 'graphql';
-import { forbidden, lackingScopes } from '../auth/scopes.ts';
+import { fieldRefusal } from '../auth/access.ts';
 import type { RequestContext } from '../lib/request-context.ts';
 import type { RestRoute } from './routes.ts';
 
@@ -17,7 +17,7 @@ import type { RestRoute } from './routes.ts';
  * a mutation for POST, PUT, PATCH and DELETE: the
  * same resolver (the function the schema was built with), the same arguments, the cost of the
  * same operation SOFA documents for it (built the way SOFA builds it) and the scopes its field
- * names. Only the conversions around it are gone (a fetch Request from the node request, a
+ * names (decided by src/auth/access.ts, as for GraphQL). Only the conversions around it are gone (a fetch Request from the node request, a
  * query-string parse per argument, the GraphQL execution that copies the presented resources
  * field by field into new objects, a fetch Response back): presenters give the requested groups' fields
  * only, so nothing is removed afterwards, and a write answers exactly what its event carries.
@@ -106,8 +106,8 @@ export function createDirectRest(schema: GraphQLSchema) {
       variables: args,
       operationName: p.operationName,
       run(ctx) {
-        const lacking = lackingScopes(authScopes, ctx.principal.scopes);
-        if (lacking.length) throw forbidden(lacking);
+        const refused = fieldRefusal(ctx.principal, authScopes);
+        if (refused) throw refused;
         return resolve(null, args, ctx, undefined);
       },
     };

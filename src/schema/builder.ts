@@ -3,7 +3,8 @@ import ComplexityPlugin from '@pothos/plugin-complexity';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import SubGraphPlugin from '@pothos/plugin-sub-graph';
-import { allOf, allScopes, forbidden, lackingScopes, type Scope } from '../auth/scopes.ts';
+import { mayReach, refusal } from '../auth/access.ts';
+import { allOf, type FieldScopes, forbidden, type Scope } from '../auth/scopes.ts';
 import { AppError } from '../lib/errors.ts';
 import { kindOfId } from '../lib/ids.ts';
 import type { RequestContext } from '../lib/request-context.ts';
@@ -32,11 +33,12 @@ const nodeTypes: Record<string, { typename: string; scope: Scope | readonly Scop
   WebhookSubscription: { typename: 'WebhookSubscription', scope: 'webhooks:manage' },
 };
 
-/** Collects the scope names a scope-auth failure was about (for type-level checks). */
-function failedScopes(failure: any, out = new Set<string>()): Set<string> {
+/** The scopes of every `reach` that failed in a scope-auth failure, in order, once each. */
+function neededIn(failure: any, out: Scope[] = []): Scope[] {
   if (!failure) return out;
-  if (failure.scope) out.add(String(failure.scope));
-  for (const f of failure.failures ?? []) failedScopes(f, out);
+  if (failure.scope === 'reach')
+    for (const s of failure.parameter as Scope[]) if (!out.includes(s)) out.push(s);
+  for (const f of failure.failures ?? []) neededIn(f, out);
   return out;
 }
 
@@ -47,7 +49,7 @@ function failedScopes(failure: any, out = new Set<string>()): Set<string> {
  */
 export const builder = new SchemaBuilder<{
   Context: RequestContext;
-  AuthScopes: Record<Scope, boolean>;
+  AuthScopes: FieldScopes;
   /** Sandbox: the sandbox network's mutations, in the Public schema, for test clinics' keys (docs/test-mode.md). */
   SubGraphs: 'Public' | 'Rest' | 'Sandbox';
   DefaultFieldNullability: false;
@@ -69,17 +71,11 @@ export const builder = new SchemaBuilder<{
     // (test/scopes.test.ts holds every field to that). Type-level scopes would wrap every field
     // of every row (a third of a REST page's resolver time), and runScopesOnType checks through
     // isTypeOf, which graphql-jit calls without a context.
-    authScopes: (ctx) =>
-      Object.fromEntries(allScopes.map((s) => [s, ctx.principal.scopes.has(s)])) as Record<Scope, boolean>,
-    unauthorizedError: (_parent, ctx, info, result) => {
-      // Name every scope the key lacks for this field, not just the first one checked.
-      const field = info.parentType.getFields()[info.fieldName];
-      const lacking = lackingScopes(
-        (field?.extensions?.pothosOptions as any)?.authScopes,
-        ctx.principal.scopes,
-      );
-      return forbidden(lacking.length ? lacking : [...failedScopes((result as any).failure)]);
-    },
+    // One scope loader: a field's `allOf` scopes, decided by src/auth/access.ts as REST decides them.
+    authScopes: (ctx) => ({ reach: (needed: readonly Scope[]) => mayReach(ctx.principal, needed) }),
+    // Names every scope the key lacks for this field (access.ts, the same 403 as REST's).
+    unauthorizedError: (_parent, ctx, _info, result) =>
+      refusal(ctx.principal, neededIn((result as any).failure)) ?? forbidden([]),
   },
   relay: {
     clientMutationId: 'omit',

@@ -7,7 +7,7 @@ import {
   isObjectType,
   type SelectionSetNode,
 } from 'graphql';
-import { allOf, lackingScopes } from '../auth/scopes.ts';
+import { mayReach } from '../auth/access.ts';
 import type { ListPage } from '../db/list.ts';
 import { parseLimit } from '../db/pagination.ts';
 import { tryParseId } from '../lib/ids.ts';
@@ -88,7 +88,7 @@ async function prefetchOne(
   items: readonly Row[],
 ): Promise<void> {
   const { list } = p.child;
-  if (lackingScopes(allOf(list.resource.scopes), ctx.principal.scopes).length) return;
+  if (!mayReach(ctx.principal, list.resource.scopes)) return;
   const source = list.resource.fields[list.parent]?.source;
   if (source?.kind !== 'join') return;
   const parents: { id: number; row: Row }[] = [];

@@ -5,8 +5,8 @@ import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type pg from 'pg';
 import { type WebSocket, WebSocketServer } from 'ws';
+import { narrowingRefusal } from '../auth/access.ts';
 import { authenticate, keyChangeCount, keyHashOf, onKeyChange } from '../auth/keys.ts';
-import { forbidden } from '../auth/scopes.ts';
 import { clientAddressOf, type TrustProxy } from '../lib/client-address.ts';
 import { AppError } from '../lib/errors.ts';
 import { kindOfId } from '../lib/ids.ts';
@@ -71,9 +71,6 @@ const tooManyOperations = (max: number) =>
       { details: { limit: 'operations_per_socket', max } },
     ),
   );
-
-const lostScopes = (before: Principal, after: Principal) =>
-  [...before.scopes].filter((s) => !after.scopes.has(s));
 
 /** An operation under way on a socket, from its subscribe message to its end. */
 interface RunningOperation {
@@ -180,8 +177,7 @@ export function serveSubscriptions(
       }
       for (const c of list) {
         // What REST would answer this key now: its 401, or the 403 naming the scopes it lost.
-        const lost = now ? lostScopes(c.principal, now) : [];
-        const reason = refusal ?? (lost.length ? forbidden(lost) : null);
+        const reason = refusal ?? (now && narrowingRefusal(c.principal, now));
         if (!reason) continue;
         connections.delete(c.socket);
         c.socket.close(KEY_REVOKED_CLOSE, closeReason(reason));

@@ -1,7 +1,7 @@
-import { forbidden } from '../../auth/scopes.ts';
+import { eventTypesRefusal, hiddenEventScopes } from '../../auth/access.ts';
 import { type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../../db/list.ts';
 import { Event } from '../../entities/index.ts';
-import { EVENT_TYPES, type EventType, GATING_SCOPES, isEventType, scopeToSee } from '../../events/types.ts';
+import { EVENT_TYPES, type EventType, isEventType } from '../../events/types.ts';
 import { invalid, notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
@@ -31,11 +31,12 @@ export interface EventListArgs extends PageArgs {
 }
 
 /**
- * The scopes gating event families (chat:read) that this key lacks: their events are out of
- * sight, here and in the webhook delivery log (src/services/webhooks/deliveries.ts).
+ * The scopes gating event families (chat:read) that this key lacks (src/auth/access.ts): their
+ * events are out of sight, here, in the subscriptions' replay and in the webhook delivery log
+ * (src/services/webhooks/deliveries.ts), against each event's `scope`.
  */
 export const hiddenScopes = (ctx: Pick<ServiceContext, 'principal'>): string[] =>
-  GATING_SCOPES.filter((s) => !ctx.principal.scopes.has(s));
+  hiddenEventScopes(ctx.principal);
 
 /**
  * The `type` filter: a 422 naming the first unknown type; a 403 for a type the key may not see
@@ -52,10 +53,8 @@ export function eventTypesParam(ctx: ServiceContext, raw: unknown, param = 'type
       throw invalid(param, `Unknown event type '${v}'. Known types: ${EVENT_TYPES.join(', ')}.`);
     types.add(v);
   }
-  const lacking = [...types]
-    .map(scopeToSee)
-    .filter((s): s is NonNullable<typeof s> => s !== undefined && !ctx.principal.scopes.has(s));
-  if (lacking.length) throw forbidden([...new Set(lacking)]);
+  const refused = eventTypesRefusal(ctx.principal, [...types]);
+  if (refused) throw refused;
   return [...types];
 }
 

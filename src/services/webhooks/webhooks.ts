@@ -1,3 +1,4 @@
+import { hiddenEventTypes, seesEventTypes, visibleEventTypes } from '../../auth/access.ts';
 import {
   type ListPage,
   mapPage,
@@ -8,7 +9,7 @@ import {
   textArray,
 } from '../../db/list.ts';
 import { WebhookSubscription as Entity } from '../../entities/index.ts';
-import { EVENT_TYPES, type EventType, scopeToSee } from '../../events/types.ts';
+import { EVENT_TYPES, type EventType } from '../../events/types.ts';
 import { bareHost, rangeRefusal, refusedHost, urlPolicy } from '../../lib/address-policy.ts';
 import type { ClinicMode } from '../../lib/clinic-mode.ts';
 import { invalid, notFound } from '../../lib/errors.ts';
@@ -30,13 +31,6 @@ const byOldest = oldestFirst('wh', 'createdAt');
 const view = standaloneView(WebhookSubscription, CORE);
 const notDeleted = { deletedAt: null };
 
-/** The event types this key may not see (chat.* without chat:read). */
-const hiddenTypes = (ctx: Pick<ServiceContext, 'principal'>): EventType[] =>
-  EVENT_TYPES.filter((t) => {
-    const scope = scopeToSee(t);
-    return scope !== undefined && !ctx.principal.scopes.has(scope);
-  });
-
 /**
  * The one visibility rule of webhook subscriptions (issue 34): a key sees a subscription, and may
  * act on it in any way, only if it may see every type the subscription receives (`[]` is every
@@ -47,9 +41,7 @@ const hiddenTypes = (ctx: Pick<ServiceContext, 'principal'>): EventType[] =>
  * the receiver of a subscription that gets them. `visibleSubscriptions` says the same in SQL.
  */
 export function seesSubscription(ctx: Pick<ServiceContext, 'principal'>, types: readonly string[]): boolean {
-  const hidden: readonly string[] = hiddenTypes(ctx);
-  if (!hidden.length) return true;
-  return types.length > 0 && !types.some((t) => hidden.includes(t));
+  return seesEventTypes(ctx.principal, types.length ? (types as EventType[]) : EVENT_TYPES);
 }
 
 /** `seesSubscription` as an SQL condition on the subscription `alias`: none when the key sees every type. */
@@ -57,7 +49,7 @@ export function visibleSubscriptions(
   ctx: Pick<ServiceContext, 'principal'>,
   alias = 'e',
 ): SqlCondition | undefined {
-  const hidden = hiddenTypes(ctx);
+  const hidden = hiddenEventTypes(ctx.principal);
   if (!hidden.length) return undefined;
   return {
     sql: `cardinality("${alias}"."event_types") > 0 and not ("${alias}"."event_types" && ?::text[])`,
@@ -116,8 +108,8 @@ export async function getWebhook(ctx: ServiceContext, id: string): Promise<Row> 
 export function subscribedTypes(ctx: ServiceContext, raw: string[] | undefined): EventType[] {
   const asked = eventTypesParam(ctx, raw, 'event_types');
   if (asked) return asked;
-  const hidden: readonly EventType[] = hiddenTypes(ctx);
-  return hidden.length ? EVENT_TYPES.filter((t) => !hidden.includes(t)) : [];
+  const visible = visibleEventTypes(ctx.principal);
+  return visible.length < EVENT_TYPES.length ? visible : [];
 }
 
 /** How long a lookup of the URL's host may take at creation before it is given up (accepted). */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { eventSamples } from '../src/events/samples.ts';
+import { eventSample } from '../src/services/events/samples.ts';
 import { EVENT_TYPES } from '../src/events/types.ts';
 
 /**
@@ -36,7 +36,7 @@ describe("docs/events.md's Samples and src/events/samples.ts", () => {
       const envelope = documented.get(type);
       expect(envelope?.type).toBe(type);
       // Member order too: the documented envelopes are real output, and the samples copy it as it is.
-      expect(JSON.stringify(envelope?.data)).toBe(JSON.stringify(eventSamples[type]));
+      expect(JSON.stringify(envelope?.data)).toBe(JSON.stringify(eventSample(type)));
     },
   );
 });

@@ -87,15 +87,32 @@ function buildSample(type: EventType): Row {
   const { resource, groups } = eventData[type];
   const { record, changes } = sampleMoments[type];
   const where = `the ${record} example record (src/events/examples.ts), ${type}'s sample`;
-  const example = { ...exampleRecords[record], ...changes };
+  return presentExample(resource, groups, { ...exampleRecords[record], ...changes }, where);
+}
+
+/**
+ * `example` as `resource`'s view of `groups` presents it, keys in jsonb order. Fails, saying
+ * what to fill or fix in `where`, on a property no field reads, or a non-null field left null.
+ */
+export function presentExample(resource: Resource, groups: Groups, example: ExampleRow, where: string): Row {
   const problems = unknownProps(resource, example).map(
     (p) => `${where}: ${p} is a property no field of ${resource.name} reads; remove it or fix its name.`,
   );
   const view = standaloneView(resource, groups);
   let data: Row | undefined;
   if (!problems.length) {
-    data = view.present(rowOf(example, view.read), presentContext());
-    problems.push(...nullsOfNonNull(resource, groups, data, resource.name, where));
+    try {
+      data = view.present(rowOf(example, view.read), presentContext());
+      problems.push(...nullsOfNonNull(resource, groups, data, resource.name, where));
+    } catch (e) {
+      // A derivation that cannot take null (a call's end from its start and duration).
+      const lacking = fieldsIn(resource, groups)
+        .filter((name) => !resource.fields[name].nullable)
+        .flatMap((name) => propsOf(resource.fields[name].source).filter((p) => example[p] == null));
+      problems.push(
+        `${where}: presenting it failed (${(e as Error).message}); fill ${[...new Set(lacking)].join(', ')}.`,
+      );
+    }
   }
   if (problems.length || !data) throw new Error(`Sample events:\n- ${problems.join('\n- ')}`);
   return jsonbOrder(data) as Row;

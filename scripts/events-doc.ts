@@ -1,11 +1,11 @@
 /**
  * docs/events.md's Samples, written by `npm run contracts` (scripts/contracts.ts) between its
- * markers: each type's sample envelope (src/services/events/samples.ts) under a `#### <type>`
+ * markers: each type's sample envelope (src/services/webhooks/sample-data.ts) under a `#### <type>`
  * heading, wrapped for reading. Only the lines between the markers are the generator's.
  */
 
 import { EVENT_TYPES } from '../src/events/types.ts';
-import { sampleEnvelope } from '../src/services/events/samples.ts';
+import { sampleEnvelope } from '../src/services/webhooks/sample-data.ts';
 
 export const SAMPLES_START =
   '<!-- Samples: written by `npm run contracts` from src/events/examples.ts; edit those, not these. -->';

@@ -3,11 +3,11 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withSamples } from '../scripts/events-doc.ts';
 import { EVENT_TYPES } from '../src/events/types.ts';
-import { eventSample } from '../src/services/events/samples.ts';
+import { eventSample } from '../src/services/webhooks/sample-data.ts';
 
 /**
  * docs/events.md's Samples are written by `npm run contracts` (scripts/events-doc.ts) from the
- * samples (src/services/events/samples.ts, issue 36): this fails when they drift, and holds each
+ * samples (src/services/webhooks/sample-data.ts, issue 36): this fails when they drift, and holds each
  * `#### <type>` heading's json block to its type's sample, member order included.
  */
 const doc = readFileSync(path.resolve(import.meta.dirname, '../docs/events.md'), 'utf8');

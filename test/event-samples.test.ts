@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { exampleRecords } from '../src/events/examples.ts';
 import { EVENT_TYPES } from '../src/events/types.ts';
 import { Appointment } from '../src/services/appointments/appointment.resource.ts';
-import { eventData, eventSample, presentExample } from '../src/services/events/samples.ts';
 import { f, type Resource, restGroups } from '../src/services/resource.ts';
+import { eventData, eventSample, presentExample } from '../src/services/webhooks/sample-data.ts';
 
 /**
  * Sample events are derived (issue 36): each type's data is its example record presented by the

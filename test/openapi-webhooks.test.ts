@@ -5,9 +5,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { describe, expect, it } from 'vitest';
-import { eventSample } from '../src/services/events/samples.ts';
 import { EVENT_TYPES } from '../src/events/types.ts';
 import { envelopeSchemaName } from '../src/rest/webhooks-section.ts';
+import { eventSample } from '../src/services/webhooks/sample-data.ts';
 import { deliveryChecker, openapiDocument } from './webhook-contract.ts';
 
 /**

@@ -4,7 +4,7 @@ import { EVENT_TYPES } from '../src/events/types.ts';
 import { toneWav } from '../src/media/wav.ts';
 import { TEST_NUMBERS } from '../src/network/sandbox.ts';
 import { syncTemplates } from '../src/services/chat/template-sync.ts';
-import { eventSample } from '../src/services/events/samples.ts';
+import { eventSample } from '../src/services/webhooks/sample-data.ts';
 import { fixtures } from './fixtures.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { serve, type TestServer } from './media-files.ts';

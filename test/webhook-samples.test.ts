@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventSample } from '../src/services/events/samples.ts';
+import { eventSample } from '../src/services/webhooks/sample-data.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { runCli } from './run-cli.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';

@@ -1,7 +1,7 @@
 import type { EventType } from './types.ts';
 
 /**
- * The example records sample events are made of (src/services/events/samples.ts): one row per
+ * The example records sample events are made of (src/services/webhooks/sample-data.ts): one row per
  * record, in its entity's property form (what a lean read answers: property names, to-one
  * relations as nested rows, points in time as ISO text, phones as stored, E.164), presented by
  * the presenter real events use. A property left out is null; a non-nullable field left out

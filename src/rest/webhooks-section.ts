@@ -1,8 +1,8 @@
 import { type EventType, eventCatalog } from '../events/types.ts';
 import { idPattern } from '../lib/ids.ts';
 import { defaultLimits } from '../lib/limits.ts';
-import { eventData, sampleEnvelope } from '../services/events/samples.ts';
 import { DISABLE_AFTER_HOURS, RETRY_DELAYS_TEXT } from '../services/webhooks/retry-schedule.ts';
+import { eventData, sampleEnvelope } from '../services/webhooks/sample-data.ts';
 import { ROTATION_OVERLAP_HOURS } from '../services/webhooks/secret-rotation.ts';
 import { HEADERS } from '../webhooks/signing.ts';
 

@@ -4,18 +4,18 @@ import { AppError, invalid } from '../../lib/errors.ts';
 import { requireTestClinic } from '../clinics/test-mode.ts';
 import { EventEnvelope } from '../events/event.resource.ts';
 import { eventTypesParam } from '../events/events.ts';
-import { eventSample } from '../events/samples.ts';
 import { insertEvents } from '../unit-of-work.ts';
 import { text, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { enqueueDeliveries } from './delivery-jobs.ts';
+import { eventSample } from './sample-data.ts';
 import { subscriptionAnswer } from './subscription-answer.ts';
 import { subscriptionOf } from './subscription-of.ts';
 import { getWebhook, visibleSubscriptions } from './webhooks.ts';
 
 /**
- * Sample events (issue 29): the sample of a type (src/services/events/samples.ts) recorded in the
- * outbox marked `test`, and delivered through the same queue, worker and signing as any event,
+ * Sample events (issue 29): the sample of a type (./sample-data.ts) recorded in the outbox
+ * marked `test`, and delivered through the same queue, worker and signing as any event,
  * its envelope carrying `"test": true`. One attempt each (trigger manual: a sample is not retried
  * on the schedule). GET /v1/events, the GraphQL subscription and recover never see a sample
  * (src/services/events/events.ts, relay.ts; delivery-writes.ts); the delivery log shows it.

@@ -198,8 +198,9 @@ export async function insertEvents(
 /**
  * The outbox insert of `count` events (params per event: clinic, type, scope, data as JSON text,
  * created_at; then the clinic, then `sampleAmong`'s), answering each event's id with each live
- * subscription of the clinic it is for (an empty `event_types` is every type), or null. With
- * `sampleAmong`, the rows are marked `test` and go only to the subscriptions it also names.
+ * subscription of the clinic it is for (an empty `event_types` is every type), or null: the
+ * bench's raw server runs the same statement (bench/booking-sql.ts). With `sampleAmong`, the rows
+ * are marked `test` and go only to the subscriptions it also names.
  */
 const insertEventsStatements = new Map<string, string>();
 export const insertEventsSql = (count: number, sampleAmong?: string) =>

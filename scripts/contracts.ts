@@ -2,8 +2,9 @@
  * Writes the committed API contracts at the repo root from the code:
  *   schema.graphql  the Public GraphQL schema (/graphql)
  *   openapi.json    the /v1 OpenAPI document (what /v1/openapi.json serves)
+ *   docs/events.md  its Samples, between their markers (scripts/events-doc.ts)
  *
- *   node scripts/contracts.ts           regenerate both files
+ *   node scripts/contracts.ts           regenerate them
  *   node scripts/contracts.ts --check   write nothing; exit 1 when a committed file is stale
  *
  * No database is needed: the SOFA router is built with a context factory that is never called.
@@ -15,6 +16,7 @@ import { printSchema } from 'graphql';
 import { openApiDocument } from '../src/rest/openapi.ts';
 import { createOpenApiSource } from '../src/rest/sofa.ts';
 import { schemas } from '../src/schema/index.ts';
+import { withSamples } from './events-doc.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -24,6 +26,7 @@ export function generateContracts(): Record<string, string> {
   return {
     'schema.graphql': `${printSchema(publicSchema)}\n`,
     'openapi.json': `${JSON.stringify(openApiDocument(router), null, 2)}\n`,
+    'docs/events.md': withSamples(readFileSync(path.join(root, 'docs/events.md'), 'utf8')),
   };
 }
 
@@ -53,13 +56,13 @@ function main(argv: string[]): number {
       );
       return 1;
     }
-    console.log('contracts: schema.graphql and openapi.json are up to date.');
+    console.log(`contracts: ${Object.keys(files).join(', ')} are up to date.`);
     return 0;
   }
   console.log(
     stale.length
       ? `contracts: wrote ${stale.join(', ')}.`
-      : 'contracts: schema.graphql and openapi.json already up to date.',
+      : `contracts: ${Object.keys(files).join(', ')} already up to date.`,
   );
   return 0;
 }

@@ -1,16 +1,18 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { eventSamples } from '../src/events/samples.ts';
+import { withSamples } from '../scripts/events-doc.ts';
 import { EVENT_TYPES } from '../src/events/types.ts';
+import { eventSample } from '../src/services/webhooks/sample-data.ts';
 
 /**
- * src/events/samples.ts is the data of docs/events.md's Samples (a sample event's `data`, issue
- * 29): one is edited by hand, the other shown to integrators, so this holds them together. Each
- * `#### <type>` heading of the Samples section is followed by its envelope in a json block.
+ * docs/events.md's Samples are written by `npm run contracts` (scripts/events-doc.ts) from the
+ * samples (src/services/webhooks/sample-data.ts, issue 36): this fails when they drift, and holds each
+ * `#### <type>` heading's json block to its type's sample, member order included.
  */
+const doc = readFileSync(path.resolve(import.meta.dirname, '../docs/events.md'), 'utf8');
+
 function documentedSamples(): Map<string, { type: string; data: unknown }> {
-  const doc = readFileSync(path.resolve(import.meta.dirname, '../docs/events.md'), 'utf8');
   const start = doc.indexOf('\n## Samples\n');
   expect(start, 'docs/events.md has a Samples section').toBeGreaterThan(-1);
   const end = doc.indexOf('\n## ', start + 1);
@@ -23,8 +25,14 @@ function documentedSamples(): Map<string, { type: string; data: unknown }> {
   return found;
 }
 
-describe("docs/events.md's Samples and src/events/samples.ts", () => {
+describe("docs/events.md's Samples and the sample events", () => {
   const documented = documentedSamples();
+
+  it('are what `npm run contracts` writes', () => {
+    expect(withSamples(doc) === doc, 'docs/events.md: its Samples are stale; run `npm run contracts`').toBe(
+      true,
+    );
+  });
 
   it('show one sample of every type of the catalog, and no other', () => {
     expect([...documented.keys()].sort()).toEqual([...EVENT_TYPES].sort());
@@ -35,8 +43,8 @@ describe("docs/events.md's Samples and src/events/samples.ts", () => {
     (type) => {
       const envelope = documented.get(type);
       expect(envelope?.type).toBe(type);
-      // Member order too: the documented envelopes are real output, and the samples copy it as it is.
-      expect(JSON.stringify(envelope?.data)).toBe(JSON.stringify(eventSamples[type]));
+      // Member order too: a delivery's, the outbox's jsonb order.
+      expect(JSON.stringify(envelope?.data)).toBe(JSON.stringify(eventSample(type)));
     },
   );
 });

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { describe, expect, it } from 'vitest';
-import { eventSamples } from '../src/events/samples.ts';
 import { EVENT_TYPES } from '../src/events/types.ts';
 import { envelopeSchemaName } from '../src/rest/webhooks-section.ts';
+import { eventSample } from '../src/services/webhooks/sample-data.ts';
 import { deliveryChecker, openapiDocument } from './webhook-contract.ts';
 
 /**
@@ -63,7 +63,7 @@ describe('the webhooks section', () => {
         id: 'evt_7',
         type,
         created_at: '2026-11-20T08:00:00.000Z',
-        data: eventSamples[type],
+        data: eventSample(type),
       };
       for (const body of [envelope, { ...envelope, test: true }]) {
         const wrong = check(type, body);
@@ -79,7 +79,7 @@ describe('the webhooks section', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cg-oats-'));
     try {
       fs.writeFileSync(path.join(dir, 'api.ts'), astToString(await openapiTS(doc)));
-      const sample = JSON.stringify(eventSamples['appointment.cancelled']);
+      const sample = JSON.stringify(eventSample('appointment.cancelled'));
       fs.writeFileSync(
         path.join(dir, 'receiver.ts'),
         `import type { webhooks } from './api.ts';

@@ -4,6 +4,7 @@ import { EVENT_TYPES } from '../src/events/types.ts';
 import { toneWav } from '../src/media/wav.ts';
 import { TEST_NUMBERS } from '../src/network/sandbox.ts';
 import { syncTemplates } from '../src/services/chat/template-sync.ts';
+import { eventSample } from '../src/services/webhooks/sample-data.ts';
 import { fixtures } from './fixtures.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { serve, type TestServer } from './media-files.ts';
@@ -101,7 +102,21 @@ async function expectDeliveredOnce(receiver: Receiver, events: any[]) {
     });
     // What the OpenAPI document's webhooks entry of the type says it is (issue 29).
     expect(check(e.type, JSON.parse(got?.raw ?? 'null'))).toBeNull();
+    // The type's sample is built from the resource and groups its real events present.
+    expect(keyDifferences(e.data, eventSample(e.type)), e.type).toEqual([]);
   }
+}
+
+/** Where `real` and `sample` have different keys, at every depth both hold an object. */
+function keyDifferences(real: unknown, sample: unknown, path = 'data'): string[] {
+  if (Array.isArray(real) || Array.isArray(sample))
+    return Array.isArray(real) && Array.isArray(sample) && real.length && sample.length
+      ? keyDifferences(real[0], sample[0], `${path}[0]`)
+      : [];
+  if (!real || !sample || typeof real !== 'object' || typeof sample !== 'object') return [];
+  const [a, b] = [Object.keys(real).sort(), Object.keys(sample).sort()];
+  if (a.join() !== b.join()) return [`${path}: the event has ${a.join(', ')}; the sample ${b.join(', ')}`];
+  return a.flatMap((k) => keyDifferences((real as any)[k], (sample as any)[k], `${path}.${k}`));
 }
 
 describe('every event type, delivered from its operation', () => {

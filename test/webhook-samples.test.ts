@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventSamples } from '../src/events/samples.ts';
+import { eventSample } from '../src/services/webhooks/sample-data.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { runCli } from './run-cli.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
@@ -40,7 +40,7 @@ describe('POST /v1/webhooks/{id}/test', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     expect(res.body.data).toMatchObject({
       type: 'appointment.cancelled',
-      data: eventSamples['appointment.cancelled'],
+      data: eventSample('appointment.cancelled'),
     });
     await r.waitFor(1);
     const [got] = r.accepted;

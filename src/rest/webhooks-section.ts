@@ -2,41 +2,16 @@ import { type EventType, eventCatalog } from '../events/types.ts';
 import { idPattern } from '../lib/ids.ts';
 import { defaultLimits } from '../lib/limits.ts';
 import { DISABLE_AFTER_HOURS, RETRY_DELAYS_TEXT } from '../services/webhooks/retry-schedule.ts';
+import { eventData, sampleEnvelope } from '../services/webhooks/sample-data.ts';
 import { ROTATION_OVERLAP_HOURS } from '../services/webhooks/secret-rotation.ts';
 import { HEADERS } from '../webhooks/signing.ts';
 
 /**
  * The deliveries in the contract (issue 29): one OpenAPI 3.1 `webhooks` entry per event type, a
  * POST whose body is the type's envelope with `data` the component schema the REST answers of
- * its object use, and the X-Service-* headers, so a client generated from the document
+ * its object use (its sample envelope the example), and the X-Service-* headers, so a client generated from the document
  * (openapi-typescript) types what its receiver gets.
  */
-
-/** The component schema of each type's `data`: what a GET of its object answers (patients and animals are both Patient). */
-const DATA_SCHEMA: Record<EventType, string> = {
-  'patient.created': 'Patient',
-  'patient.updated': 'Patient',
-  'animal.created': 'Patient',
-  'animal.updated': 'Patient',
-  'appointment.created': 'Appointment',
-  'appointment.updated': 'Appointment',
-  'appointment.cancelled': 'Appointment',
-  'treatment.created': 'Treatment',
-  'treatment.updated': 'Treatment',
-  'treatment.cancelled': 'Treatment',
-  'payment.recorded': 'Payment',
-  'payment.cancelled': 'Payment',
-  'call.completed': 'Call',
-  'call.updated': 'Call',
-  'call.recording.available': 'Call',
-  'call.transcript.completed': 'Call',
-  'call.transcript.failed': 'Call',
-  'chat.message.received': 'Message',
-  'chat.message.sent': 'Message',
-  'chat.message.delivered': 'Message',
-  'chat.message.read': 'Message',
-  'chat.message.failed': 'Message',
-};
 
 /** `appointment.cancelled` → `AppointmentCancelledEvent`, its envelope's schema name. */
 export const envelopeSchemaName = (type: string) =>
@@ -79,7 +54,8 @@ export const webhookParameters = {
 export function webhooksSection(schemas: Record<string, any>): Record<string, any> {
   const entries: Record<string, any> = {};
   for (const [type, description] of Object.entries(eventCatalog) as [EventType, string][]) {
-    const data = DATA_SCHEMA[type];
+    // The component schema a GET of the object answers with (patients and animals are both Patient).
+    const data = eventData[type].resource.name;
     if (!schemas[data]) throw new Error(`openapi: ${type}'s data schema ${data} is not a component.`);
     const name = envelopeSchemaName(type);
     schemas[name] = {
@@ -119,7 +95,12 @@ export function webhooksSection(schemas: Record<string, any>): Record<string, an
           required: true,
           description:
             'The envelope, compact JSON; verify the signature over these exact bytes before parsing.',
-          content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } },
+          content: {
+            'application/json': {
+              schema: { $ref: `#/components/schemas/${name}` },
+              example: sampleEnvelope(type),
+            },
+          },
         },
         responses: {
           '2XX': { description: 'Acknowledged: the delivery succeeded.' },

@@ -136,19 +136,14 @@ async function recordEvents(
   now: Date,
   pending: PendingEvent[],
 ) {
-  const params: unknown[] = [];
+  const events: OutboxEvent[] = [];
   for (const e of pending) {
     // A type outside the catalog could never be listed, filtered or subscribed to.
     if (!isEventType(e.type))
       throw new Error(`Event type ${e.type} is not in the catalog (src/events/types.ts).`);
-    params.push(clinicId, e.type, e.scope, JSON.stringify(await e.data(reader)), now);
+    events.push({ type: e.type, scope: e.scope, data: await e.data(reader) });
   }
-  params.push(clinicId);
-  // One statement, outside the unit of work (nothing reads these rows back in the write, and a
-  // flush would compare every entity the write loaded once more): the rows in, and the clinic's
-  // subscriptions each event is for, so its deliveries are queued in this same transaction.
-  const { rows } = await runNamed(tx, statementOf(insertEventsSql(pending.length)), params);
-  const due = rows as { id: number; subscription: number | null }[];
+  const due = await insertEvents(tx, clinicId, now, events);
   await enqueueDeliveries(
     tx,
     due
@@ -162,17 +157,58 @@ async function recordEvents(
   );
 }
 
+/** An event as the outbox records it: its `data` presented already. */
+export interface OutboxEvent {
+  type: string;
+  scope: string;
+  data: Row;
+}
+
+/**
+ * Sample events (src/services/webhooks/sample-events.ts) are marked `test`, and go only to the
+ * subscriptions receiving them that `among` (a condition on `"s"`, with its params) also names.
+ */
+export interface SampleMark {
+  among: { sql: string; params: readonly unknown[] };
+}
+
+/**
+ * The one outbox insert, of real events and samples: the rows in, through `tx`, answering each
+ * event's id with each subscription of the clinic it is for, or null. One statement, outside the
+ * unit of work (nothing reads these rows back in the write, and a flush would compare every
+ * entity the write loaded once more), so deliveries are queued in this same transaction.
+ */
+export async function insertEvents(
+  tx: EntityManager,
+  clinicId: number,
+  now: Date,
+  events: readonly OutboxEvent[],
+  sample?: SampleMark,
+): Promise<{ id: number; subscription: number | null }[]> {
+  const params: unknown[] = [];
+  for (const e of events) params.push(clinicId, e.type, e.scope, JSON.stringify(e.data), now);
+  params.push(clinicId, ...(sample?.among.params ?? []));
+  const { rows } = await runNamed(tx, statementOf(insertEventsSql(events.length, sample?.among.sql)), params);
+  return (rows as { id: number | string; subscription: number | null }[]).map((r) => ({
+    id: Number(r.id),
+    subscription: r.subscription,
+  }));
+}
+
 /**
  * The outbox insert of `count` events (params per event: clinic, type, scope, data as JSON text,
- * created_at; then the clinic), answering each event's id with each live subscription of the
- * clinic it is for (an empty `event_types` is every type), or null: the bench's raw server runs
- * the same statement (bench/booking-sql.ts).
+ * created_at; then the clinic, then `sampleAmong`'s), answering each event's id with each live
+ * subscription of the clinic it is for (an empty `event_types` is every type), or null: the
+ * bench's raw server runs the same statement (bench/booking-sql.ts). With `sampleAmong`, the rows
+ * are marked `test` and go only to the subscriptions it also names.
  */
-const insertEventsStatements = new Map<number, string>();
-export const insertEventsSql = (count: number) =>
-  cached(insertEventsStatements, count, () => {
-    const values = Array.from({ length: count }, () => '(?, ?, ?, ?, ?)').join(', ');
-    return `with "ev" as (insert into "event" ("clinic_id", "type", "scope", "data", "created_at") values ${values} returning "id", "type") select "ev"."id", "s"."id" as "subscription" from "ev" left join "webhook_subscription" as "s" on ${SUBSCRIBED_TO_EVENT} order by "ev"."id"`;
+const insertEventsStatements = new Map<string, string>();
+export const insertEventsSql = (count: number, sampleAmong?: string) =>
+  cached(insertEventsStatements, `${count} ${sampleAmong ?? ''}`, () => {
+    const sample = sampleAmong !== undefined;
+    const row = `(?, ?, ?, ?, ?${sample ? ', true' : ''})`;
+    const values = Array.from({ length: count }, () => row).join(', ');
+    return `with "ev" as (insert into "event" ("clinic_id", "type", "scope", "data", "created_at"${sample ? ', "test"' : ''}) values ${values} returning "id", "type") select "ev"."id", "s"."id" as "subscription" from "ev" left join "webhook_subscription" as "s" on ${SUBSCRIBED_TO_EVENT}${sample ? ` and ${sampleAmong}` : ''} order by "ev"."id"`;
   });
 
 /**

@@ -1,21 +1,21 @@
-import { eventSamples } from '../../events/samples.ts';
 import { EVENT_TYPES, type EventType, EventTypeSet, scopeToSee } from '../../events/types.ts';
 import { valuesOf } from '../../lib/enums.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
 import { requireTestClinic } from '../clinics/test-mode.ts';
 import { EventEnvelope } from '../events/event.resource.ts';
 import { eventTypesParam } from '../events/events.ts';
-import { SUBSCRIBED_TO_EVENT } from '../unit-of-work.ts';
+import { insertEvents } from '../unit-of-work.ts';
 import { text, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { enqueueDeliveries } from './delivery-jobs.ts';
+import { eventSample } from './sample-data.ts';
 import { subscriptionAnswer } from './subscription-answer.ts';
 import { subscriptionOf } from './subscription-of.ts';
 import { getWebhook, visibleSubscriptions } from './webhooks.ts';
 
 /**
- * Sample events (issue 29): a fixed sample of a type (src/events/samples.ts) recorded in the
- * outbox marked `test`, and delivered through the same queue, worker and signing as any event,
+ * Sample events (issue 29): the sample of a type (./sample-data.ts) recorded in the outbox
+ * marked `test`, and delivered through the same queue, worker and signing as any event,
  * its envelope carrying `"test": true`. One attempt each (trigger manual: a sample is not retried
  * on the schedule). GET /v1/events, the GraphQL subscription and recover never see a sample
  * (src/services/events/events.ts, relay.ts; delivery-writes.ts); the delivery log shows it.
@@ -25,47 +25,33 @@ import { getWebhook, visibleSubscriptions } from './webhooks.ts';
  */
 
 /**
- * Records the sample of `type` and queues one attempt to each subscription of the clinic it is
- * for: enabled, not deleted, subscribed to the type (an empty list is every type) and, when
- * `only` is given, that one, by the rule real events are queued by (SUBSCRIBED_TO_EVENT). Answers the event's id and how many were queued.
+ * Records the sample of `type` through the outbox insert of every event, and queues one attempt
+ * to each subscription of the clinic it is for by the rule real events are queued by (enabled,
+ * not deleted, receiving the type), among those the key sees and, when `only` is given, that
+ * one. Answers the event's id and how many were queued.
  */
 async function recordSample(w: WriteContext, type: EventType, only?: number) {
   // Only to subscriptions the key sees (the one rule, webhooks.ts): a key without chat:read
   // neither samples nor learns of a subscription that receives chat.* types.
   const visible = visibleSubscriptions(w, 's') ?? { sql: 'true', params: [] };
-  const rows = (await w.em.getConnection().execute(
-    `with "ev" as (
-       insert into "event" ("clinic_id", "type", "scope", "data", "created_at", "test")
-       values (?, ?, ?, ?, ?, true) returning "id", "type")
-     select "ev"."id", "s"."id" as "subscription" from "ev"
-     left join "webhook_subscription" as "s" on ${SUBSCRIBED_TO_EVENT}
-       and (?::int is null or "s"."id" = ?::int) and ${visible.sql}
-     order by "s"."id"`,
-    [
-      w.clinicId,
-      type,
-      scopeToSee(type) ?? '',
-      JSON.stringify(eventSamples[type]),
-      w.now,
-      w.clinicId,
-      only ?? null,
-      only ?? null,
-      ...visible.params,
-    ],
-    'all',
-    w.em.getTransactionContext(),
-  )) as { id: number; subscription: number | null }[];
+  const rows = await insertEvents(
+    w.em,
+    w.clinicId,
+    w.now,
+    [{ type, scope: scopeToSee(type) ?? '', data: eventSample(type) }],
+    {
+      among: {
+        sql: `(?::int is null or "s"."id" = ?::int) and ${visible.sql}`,
+        params: [only ?? null, only ?? null, ...visible.params],
+      },
+    },
+  );
   const subscriptions = rows.map((r) => r.subscription).filter((s): s is number => s != null);
   await enqueueDeliveries(
     w.em,
-    subscriptions.map((subscription) => ({
-      subscription,
-      event: Number(rows[0].id),
-      attempt: 1,
-      trigger: 'manual',
-    })),
+    subscriptions.map((subscription) => ({ subscription, event: rows[0].id, attempt: 1, trigger: 'manual' })),
   );
-  return { event: Number(rows[0].id), queued: subscriptions.length };
+  return { event: rows[0].id, queued: subscriptions.length };
 }
 
 const typeInput = valuesOf(EventTypeSet, text(64));

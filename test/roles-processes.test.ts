@@ -49,7 +49,10 @@ describe('roles', () => {
     expect(() => loadConfig({ ROLES: 'http', WORKERS: 'off' })).toThrow(/set ROLES alone/);
   });
 
-  it('a worker with the sweeps role alone sweeps at start, once for this period', async () => {
+  // Processes start slower on a busy machine: each test has two minutes.
+  it('a worker with the sweeps role alone sweeps at start, once for this period', {
+    timeout: 120_000,
+  }, async () => {
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     try {
@@ -77,7 +80,9 @@ describe('roles', () => {
     }
   });
 
-  it('a sending worker with other secrets than the instances is refused; an instance with other secrets than a worker is too', async () => {
+  it('a sending worker with other secrets than the instances is refused; an instance with other secrets than a worker is too', {
+    timeout: 120_000,
+  }, async () => {
     const first = await instance(SAME);
     const sending = { PUBLIC_URL: first.url, ROLES: 'sends' };
     await expect(worker({ ...sending, ...OTHER })).rejects.toThrow(/other secrets/);
@@ -89,7 +94,9 @@ describe('roles', () => {
     await kill(same);
   });
 
-  it('sends asked for by ROLES where they cannot run refuse the start, naming what is missing', async () => {
+  it('sends asked for by ROLES where they cannot run refuse the start, naming what is missing', {
+    timeout: 120_000,
+  }, async () => {
     await expect(worker({ ROLES: 'deliveries,sends', ...SAME })).rejects.toThrow(/PUBLIC_URL/);
   });
 });

@@ -27,8 +27,7 @@ export async function createApiKey(
   const scopes = validateScopes(input.scopes);
   const { row, key } = await systemWrite(em, async (tx) => {
     const clinic = await tx.findOne(Clinic, input.clinicId);
-    if (!clinic)
-      throw new AppError('not_found', `No clinic with id '${toId('Clinic', input.clinicId)}'.`);
+    if (!clinic) throw new AppError('not_found', `No clinic with id '${toId('Clinic', input.clinicId)}'.`);
     // The prefix says the clinic's mode (src/lib/clinic-mode.ts); a clinic's mode never changes.
     const prefix = keyPrefixOf(clinic.mode);
     const key = `${prefix}${randomBytes(32).toString('base64url')}`;
@@ -43,7 +42,13 @@ export async function createApiKey(
     return { row, key };
   });
   await announceKeyChange(em, row.hash);
-  return { id: toId('ApiKey', row.id), key, scopes, clinic_id: toId('Clinic', input.clinicId), name: row.name };
+  return {
+    id: toId('ApiKey', row.id),
+    key,
+    scopes,
+    clinic_id: toId('Clinic', input.clinicId),
+    name: row.name,
+  };
 }
 
 export async function revokeApiKey(em: EntityManager, id: string): Promise<void> {

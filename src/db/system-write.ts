@@ -11,9 +11,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * Below the services on purpose: the auth and media layers write through it too.
  */
 export function systemWrite<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>): Promise<T> {
-  return em.transactional(async (tx) => {
-    const result = await work(tx);
-    await tx.flush();
-    return result;
-  });
+  // MikroORM flushes what `work` changed before the commit (a nested call: its savepoint's release).
+  return em.transactional(work);
 }

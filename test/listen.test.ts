@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openOrm } from '../src/lib/database.ts';
 import { listen } from '../src/lib/listen.ts';
 import { EventHub } from '../src/services/events/hub.ts';
 import { startEventRelay } from '../src/services/events/relay.ts';
@@ -54,6 +55,7 @@ it('finds a lost registration within a heartbeat and listens again', async () =>
 it('a relay whose start fails after its LISTEN keeps no connection open', async () => {
   const admin = new pg.Client({ connectionString: db.url });
   await admin.connect();
+  const orm = await openOrm(db.url);
   const relayConnections = async () =>
     Number(
       (
@@ -66,11 +68,12 @@ it('a relay whose start fails after its LISTEN keeps no connection open', async 
     // Its first read (the newest settled event) fails: no event table.
     await admin.query('alter table "event" rename to "event_away"');
     await expect(
-      startEventRelay({ databaseUrl: db.url, hub: new EventHub(), tag: 'leak-test' }),
+      startEventRelay({ databaseUrl: db.url, em: orm.em, hub: new EventHub(), tag: 'leak-test' }),
     ).rejects.toThrow(/event/);
     await untilValue(relayConnections, (n) => n === 0, 3000);
   } finally {
     await admin.query('alter table "event_away" rename to "event"');
     await admin.end();
+    await orm.close();
   }
 });

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { systemWrite } from '../db/system-write.ts';
 import { ApiKey } from '../entities/api-key.ts';
 import { Clinic } from '../entities/clinic.ts';
 import { keyPrefixOf } from '../lib/clinic-mode.ts';
@@ -13,38 +14,53 @@ export type { Principal };
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** 32 random bytes (256 bits) as base64url; only the SHA-256 is stored. */
+/**
+ * 32 random bytes (256 bits) as base64url; only the SHA-256 is stored. Creating and revoking keys
+ * are system writes (src/db/system-write.ts), not a clinic's: a key is the operator's credential
+ * for a clinic, kept in a table of all clinics (looked up by hash before any clinic is known), and
+ * no clinic record or event follows from it.
+ */
 export async function createApiKey(
   em: EntityManager,
   input: { clinicId: number; name: string; scopes: string[] },
 ): Promise<{ id: string; key: string; scopes: Scope[]; clinic_id: string; name: string }> {
   const scopes = validateScopes(input.scopes);
-  const clinic = await em.findOne(Clinic, input.clinicId);
-  if (!clinic) throw new AppError('not_found', `No clinic with id '${toId('Clinic', input.clinicId)}'.`);
-  // The prefix says the clinic's mode (src/lib/clinic-mode.ts); a clinic's mode never changes.
-  const prefix = keyPrefixOf(clinic.mode);
-  const key = `${prefix}${randomBytes(32).toString('base64url')}`;
-  const row = em.create(ApiKey, {
-    clinic,
-    name: input.name,
-    prefix: key.slice(0, prefix.length + 6),
-    hash: sha256(key),
-    scopes,
-    createdAt: new Date(),
+  const { row, key } = await systemWrite(em, async (tx) => {
+    const clinic = await tx.findOne(Clinic, input.clinicId);
+    if (!clinic) throw new AppError('not_found', `No clinic with id '${toId('Clinic', input.clinicId)}'.`);
+    // The prefix says the clinic's mode (src/lib/clinic-mode.ts); a clinic's mode never changes.
+    const prefix = keyPrefixOf(clinic.mode);
+    const key = `${prefix}${randomBytes(32).toString('base64url')}`;
+    const row = tx.create(ApiKey, {
+      clinic,
+      name: input.name,
+      prefix: key.slice(0, prefix.length + 6),
+      hash: sha256(key),
+      scopes,
+      createdAt: new Date(),
+    });
+    return { row, key };
   });
-  await em.flush();
   await announceKeyChange(em, row.hash);
-  return { id: toId('ApiKey', row.id), key, scopes, clinic_id: toId('Clinic', clinic.id), name: row.name };
+  return {
+    id: toId('ApiKey', row.id),
+    key,
+    scopes,
+    clinic_id: toId('Clinic', input.clinicId),
+    name: row.name,
+  };
 }
 
 export async function revokeApiKey(em: EntityManager, id: string): Promise<void> {
   const n = parseIdOr404('ApiKey', id, 'API key');
-  const row = await em.findOne(ApiKey, n);
-  if (!row) throw new AppError('not_found', `No API key with id '${id}'.`);
-  row.revokedAt ??= new Date();
-  await em.flush();
-  keyCache.delete(row.hash);
-  await announceKeyChange(em, row.hash);
+  const hash = await systemWrite(em, async (tx) => {
+    const row = await tx.findOne(ApiKey, n);
+    if (!row) throw new AppError('not_found', `No API key with id '${id}'.`);
+    row.revokedAt ??= new Date();
+    return row.hash;
+  });
+  keyCache.delete(hash);
+  await announceKeyChange(em, hash);
 }
 
 /**

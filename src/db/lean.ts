@@ -1,4 +1,5 @@
 import { type EntityManager, type EntityName, ReferenceKind } from '@mikro-orm/postgresql';
+import type pg from 'pg';
 import { isTenantEntity } from '../entities/index.ts';
 import { chargeRows, checkNotAborted } from '../lib/budget.ts';
 import { pgTimestampToIso } from '../lib/timestamps.ts';
@@ -14,6 +15,11 @@ export interface LeanQuery {
   whereSql?: { sql: string; params: readonly (string | number)[] };
   orderBy?: object | object[];
   limit?: number;
+  /**
+   * Every clinic's rows, the tenant filter off (the event relay serves every clinic's
+   * subscribers); otherwise a clinic-owned entity is read through a clinic-bound EntityManager.
+   */
+  allClinics?: true;
 }
 
 /**
@@ -28,13 +34,20 @@ export interface LeanQuery {
  * with their own values in the same places (see `prepare`). The rows are mapped by a plan
  * compiled once per shape too, not by MikroORM's generic result mapper.
  */
-export async function leanFind<R>(em: EntityManager, entity: EntityName<object>, q: LeanQuery): Promise<R[]> {
+export async function leanFind<R>(
+  em: EntityManager,
+  entity: EntityName<object>,
+  q: LeanQuery,
+  /** A connection of the caller's own to run the statement on (runNamed's `on`); the shape must prepare. */
+  on?: pg.ClientBase,
+): Promise<R[]> {
   const meta = em.getMetadata(entity) as unknown as Meta;
-  const tenant = em.getFilterParams<{ clinicId?: number }>('tenant')?.clinicId;
+  const tenant = q.allClinics ? undefined : em.getFilterParams<{ clinicId?: number }>('tenant')?.clinicId;
   const values: unknown[] = [];
   const key = shapeKey(meta.className, q, tenant !== undefined, values);
   checkNotAborted();
   if (key === null) {
+    if (on) throw unpreparedOn(meta);
     const built = await runBuilt(em, entity, q);
     chargeRows(built);
     return built.map(mapPlan(em, meta, q)) as R[];
@@ -44,14 +57,14 @@ export async function leanFind<R>(em: EntityManager, entity: EntityName<object>,
     if (shapes.size >= MAX_SHAPES) shapes.clear();
     shape = {
       map: mapPlan(em, meta, q),
-      statement: tenant === undefined ? null : await prepare(em, entity, q, values.length),
+      statement: tenant === undefined && !q.allClinics ? null : await prepare(em, entity, q, values.length),
     };
     shapes.set(key, shape);
   }
   if (shape.statement) {
     const { statement, slots } = shape.statement;
     const params = slots.map((s) => (s === TENANT ? tenant : typeof s === 'number' ? values[s] : s.value));
-    const res = await runNamed(em, statement, params);
+    const res = await runNamed(em, statement, params, on);
     if (res.columns) {
       // A statement's columns come back in the same order every time: mapped by position.
       shape.fromArray ??= mapPlan(em, meta, q, res.columns);
@@ -61,10 +74,15 @@ export async function leanFind<R>(em: EntityManager, entity: EntityName<object>,
     chargeRows(res.rows);
     return res.rows.map(shape.map) as R[];
   }
+  if (on) throw unpreparedOn(meta);
   const rows = await runBuilt(em, entity, q);
   chargeRows(rows);
   return rows.map(shape.map) as R[];
 }
+
+/** The QueryBuilder runs on the EntityManager's connections only: a read on a connection of its own must prepare. */
+const unpreparedOn = (meta: Meta) =>
+  new Error(`lean: a read of ${meta.className} on a connection of its own must be a preparable shape.`);
 
 /** The unprepared path: the QueryBuilder builds and runs this call (exported for tests). */
 export async function runBuilt(em: EntityManager, entity: EntityName<object>, q: LeanQuery): Promise<Row[]> {
@@ -110,7 +128,7 @@ async function buildQuery(
   if (q.whereSql) qb.andWhere(q.whereSql.sql, [...(sqlParams ?? [])]);
   if (q.orderBy) qb.orderBy(q.orderBy as any);
   if (q.limit) qb.limit(q.limit);
-  await qb.applyFilters();
+  await qb.applyFilters(q.allClinics ? { tenant: false } : undefined);
   return qb;
 }
 
@@ -126,7 +144,7 @@ function shapeKey(entity: string, q: LeanQuery, tenant: boolean, values: unknown
   const where = skeleton(q.where, values);
   if (where === null) return null;
   for (const p of q.whereSql?.params ?? []) values.push(p);
-  return `${entity}|${tenant}|${partText(q.fields)}|${partText(q.joins)}|${partText(q.orderBy)}|${q.limit ?? ''}|${where}|${q.whereSql?.sql ?? ''}`;
+  return `${entity}|${q.allClinics ? 'all' : tenant}|${partText(q.fields)}|${partText(q.joins)}|${partText(q.orderBy)}|${q.limit ?? ''}|${where}|${q.whereSql?.sql ?? ''}`;
 }
 
 const partTexts = new WeakMap<object, string>();
@@ -235,7 +253,8 @@ async function prepare(
   const leaked = sentinels.some((s) =>
     sql.includes(s instanceof Date ? String(s.getUTCFullYear()) : String(s).replaceAll('\u0001', '')),
   );
-  if (leaked || found.some((n) => n !== 1) || slots.includes(TENANT) !== isTenantScoped(em, entity)) {
+  const scoped = isTenantScoped(em, entity) && !q.allClinics;
+  if (leaked || found.some((n) => n !== 1) || slots.includes(TENANT) !== scoped) {
     return null;
   }
   return { statement: namedStatement(sql), slots };

@@ -1,7 +1,8 @@
 import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
+import type pg from 'pg';
 import { cached } from '../lib/memo.ts';
 import { leanFind } from './lean.ts';
-import { encodeCursor, type KeysetSpec, orderBy, paginate } from './pagination.ts';
+import { afterCondition, encodeCursor, type KeysetSpec, orderBy, paginate } from './pagination.ts';
 
 /**
  * The one list mechanism. Every list reads plain rows through `leanFind` (the QueryBuilder with
@@ -89,6 +90,39 @@ function sortKeyRead(read: Read, keyset: KeysetSpec<Row>): Read {
   if (!prop || read.fields.includes(prop)) return read;
   return cached(withSortKey, read, () =>
     Object.freeze({ ...read, fields: Object.freeze([...read.fields, prop]) }),
+  );
+}
+
+/** Ascending id alone: the keyset of reading on from the last id read. */
+const byId: KeysetSpec<Row> = Object.freeze({ tag: 'id', idDir: 'asc', id: (r: Row) => r.id as number });
+
+/**
+ * The service's own page of a table it reads on through (the events replay and relay,
+ * src/services/events/): at most `limit` rows after `afterId`, ascending id, under `where`. The
+ * keyset of a list on id, read as every list reads (its budget, its prepared statement); the
+ * cursor is the last id read, kept by the caller, never a client's, so no cursor is encoded and
+ * the limit is the caller's, not a client's.
+ */
+export function readAfterId(
+  em: EntityManager,
+  entity: EntityName<object>,
+  read: Read,
+  where: readonly object[],
+  afterId: number,
+  limit: number,
+  opts: { allClinics?: true; on?: pg.ClientBase } = {},
+): Promise<Row[]> {
+  return leanFind<Row>(
+    em,
+    entity,
+    {
+      ...read,
+      where: { $and: [...where, afterCondition(byId, [afterId])] },
+      orderBy: orderBy(byId),
+      limit,
+      ...(opts.allClinics ? { allClinics: true } : {}),
+    },
+    opts.on,
   );
 }
 

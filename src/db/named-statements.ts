@@ -19,10 +19,24 @@ export async function runNamed(
   em: EntityManager,
   statement: NamedStatement,
   params: unknown[],
+  /**
+   * A connection of the caller's own instead of the pool (the event relay's): named on it as
+   * well, and not logged, since it runs no request's statements.
+   */
+  on?: pg.ClientBase,
 ): Promise<NamedResult> {
   const trx = em.getTransactionContext();
   const started = Date.now();
   const values = params.map(toPg);
+  if (on) {
+    const res = await on.query<unknown[]>({
+      ...(statement.name ? { name: statement.name } : {}),
+      text: statement.text,
+      values,
+      rowMode: 'array',
+    });
+    return { rows: res.rows, columns: res.fields.map((f) => f.name) };
+  }
   if (trx) {
     // Real parameters through the transaction (MikroORM's `execute` would inline them, making
     // every call a new text to parse and plan); its connection's client names the statement.

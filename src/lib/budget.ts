@@ -47,3 +47,21 @@ export function chargeRows(
 /** Beyond the per-column allowance: a string's length, a rough size for an object (a JSON column). */
 const valueBytes = (v: unknown): number =>
   typeof v === 'string' ? v.length : v !== null && typeof v === 'object' ? 64 : 0;
+
+/**
+ * Runs a read of a streaming operation (a subscription's replay, a page at a time) against the
+ * response cap on its own: a subscription lives for hours and its client reads what it is handed
+ * before the next page is read, so the cap bounds what one read brings in, not all it ever read.
+ * The operation's own count is as it was afterwards. Its reads must not overlap (a replay's do not).
+ */
+export async function readAsOneResult<T>(read: () => Promise<T>): Promise<T> {
+  const req = currentRequest();
+  const outer = req?.readBudget;
+  if (!req || !outer) return read();
+  req.readBudget = { bytes: 0, max: outer.max };
+  try {
+    return await read();
+  } finally {
+    req.readBudget = outer;
+  }
+}

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { systemWrite } from '../db/system-write.ts';
 import { Clinic, MediaObject } from '../entities/index.ts';
 import { scopedEm } from '../lib/request-context.ts';
 
@@ -20,23 +21,26 @@ const KEY = /^med_([1-9]\d{0,9})$/;
 /**
  * The default store: one `media_object` row per file, bytes in a bytea column, so every instance
  * on the database serves every object. Each call runs on a fork of `root` bound to the clinic:
- * the tenant filter scopes the read, as for every clinic-owned entity. The write is its own
- * statement, outside any request transaction (a file stored for a send that then fails stays,
- * unreferenced).
+ * the tenant filter scopes the read, as for every clinic-owned entity. The write is a system
+ * write (src/db/system-write.ts), not a write of the clinic: bytes no record names yet, which no
+ * client sees until a clinic write references them, with no event. It commits on its own, outside
+ * any request transaction (a file stored for a send that then fails stays, unreferenced), and is
+ * not one of the request's writes (that send's Idempotency-Key stays free for its retry).
  */
 export function pgMediaStore(root: EntityManager): MediaStore {
   return {
     async put(clinicId, bytes, mime) {
       // Inside a transaction (the demo seed), in it: its clinic may not be committed yet.
       const em = root.isInTransaction() ? root : scopedEm(root, clinicId);
-      const object = em.create(MediaObject, {
-        clinic: em.getReference(Clinic, clinicId),
-        mime,
-        size: bytes.length,
-        sha256: createHash('sha256').update(bytes).digest('hex'),
-        bytes,
-      });
-      await em.flush();
+      const object = await systemWrite(em, async (tx) =>
+        tx.create(MediaObject, {
+          clinic: tx.getReference(Clinic, clinicId),
+          mime,
+          size: bytes.length,
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+          bytes,
+        }),
+      );
       return `med_${object.id}`;
     },
     async get(clinicId, key) {

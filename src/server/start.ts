@@ -117,6 +117,7 @@ export async function startHttpServer(opts: {
   // secrets than a live instance's) has taken no job and answered no request.
   const relay = await startEventRelay({
     databaseUrl: sessionUrlOf(opts.orm),
+    em: opts.orm.em,
     hub: app.eventHub,
     tag: secrets.fingerprint,
   });

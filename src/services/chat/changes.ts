@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Clinic, type Conversation, type Message } from '../../entities/index.ts';
 import { clockNow } from '../../lib/request-context.ts';
-import { clinicWrite, type Write } from '../unit-of-work.ts';
+import { clinicWrite, type KnownClinic, type Write, type WriteReader } from '../unit-of-work.ts';
 
 /**
  * Every change to the chat inbox goes through `chatChange`: the one unit of work of writes
@@ -22,10 +22,24 @@ export interface ChatChange extends Write {
 
 export async function chatChange<T>(
   em: EntityManager,
-  clinicId: number,
+  clinic: number | KnownClinic,
   work: (change: ChatChange) => Promise<T>,
-): Promise<T> {
-  return clinicWrite(em, clinicId, clockNow(), async (write) => work(await chatChangeIn(write)));
+): Promise<T>;
+/** With `answer`: read after the unit of work's flush, as clinicWrite's (a new message's id). */
+export async function chatChange<T, A>(
+  em: EntityManager,
+  clinic: number | KnownClinic,
+  work: (change: ChatChange) => Promise<T>,
+  answer: (reader: WriteReader, result: T) => Promise<A>,
+): Promise<A>;
+export async function chatChange<T, A>(
+  em: EntityManager,
+  clinic: number | KnownClinic,
+  work: (change: ChatChange) => Promise<T>,
+  answer?: (reader: WriteReader, result: T) => Promise<A>,
+): Promise<T | A> {
+  const run = async (write: Write) => work(await chatChangeIn(write));
+  return answer ? clinicWrite(em, clinic, clockNow(), run, answer) : clinicWrite(em, clinic, clockNow(), run);
 }
 
 /**

@@ -41,7 +41,7 @@ export async function recordNetworkEvent(
   if (event.type === 'receipt') return recordReceipt(em, event);
   const clinic = await em.findOne(Clinic, { phone: event.clinic_phone });
   if (!clinic) return ignored(`No clinic has the number ${event.clinic_phone}.`);
-  if (event.type === 'reaction') return recordReaction(em, clinic.id, event);
+  if (event.type === 'reaction') return recordReaction(em, clinic, event);
   const known = () =>
     em.findOne(Message, { clinic: clinic.id, networkMessageId: event.network_message_id }, noFilters);
   const duplicate = (m: Message): Recorded => ({ status: 'duplicate', ...idsOf(m) });
@@ -50,7 +50,7 @@ export async function recordNetworkEvent(
   // Fetched before the transaction: a slow media server must not hold the clinic's chat lock.
   const mediaKey = event.media && copyMedia ? await copyMedia(clinic.id, clinic.mode, event.media.url) : null;
   try {
-    return await recordMessage(em, clinic.id, event, mediaKey, async (change) => {
+    return await recordMessage(em, clinic, event, mediaKey, async (change) => {
       // Under the clinic's chat lock: a copy of this callback that arrived meanwhile (its media
       // download widening the gap) has committed by now.
       const meanwhile = await change.em.findOne(
@@ -70,63 +70,72 @@ export async function recordNetworkEvent(
   }
 }
 
+/**
+ * A new message in the clinic's unit of work (chatChange): its event recorded with it, the answer
+ * (its ids) read once the unit of work has flushed it.
+ */
 function recordMessage(
   em: EntityManager,
-  clinicId: number,
+  clinic: Clinic,
   event: Extract<NetworkCallback, { type: 'message.inbound' | 'message.echo' }>,
   mediaKey: string | null,
   recordedAlready: (change: ChatChange) => Promise<Recorded | null>,
 ): Promise<Recorded> {
-  return chatChange(em, clinicId, async (change) => {
-    const already = await recordedAlready(change);
-    if (already) return already;
-    const inbound = event.type === 'message.inbound';
-    const patientPhone = inbound ? event.from : event.to;
-    const conversation = await conversationOf(change, patientPhone, event.clinic_phone);
-    if (inbound && event.profile_name) conversation.displayName = event.profile_name;
-    const repliedTo =
-      inbound && event.reply_to_network_message_id
-        ? await change.em.findOne(
-            Message,
-            {
-              clinic: clinicId,
-              direction: 'outbound',
-              networkMessageId: event.reply_to_network_message_id,
-            },
-            noFilters,
-          )
-        : null;
-    const at = new Date(event.at);
-    const message = change.em.create(Message, {
-      clinic: clinicRef(change),
-      conversation,
-      direction: inbound ? 'inbound' : 'outbound',
-      type: event.message_type,
-      fromPhone: inbound ? event.from : event.clinic_phone,
-      toPhone: inbound ? event.clinic_phone : event.to,
-      patientPhone,
-      text: event.text,
-      mediaType: event.media ? event.message_type : null,
-      mediaMime: event.media?.mime_type ?? null,
-      mediaPath: mediaKey,
-      mediaFilename: null,
-      networkMessageId: event.network_message_id,
-      repliedTo,
-      // Staff wrote from the clinic's phone: the network accepted it already.
-      sentAt: inbound ? null : at,
-      seq: change.seq,
-      createdAt: at,
-      updatedAt: change.now,
-    });
-    noteMessage(conversation, message);
-    // A patient writing again needs someone's attention (docs/chat.md, Handled).
-    if (inbound) conversation.isHandled = false;
-    change.touch(message);
-    // Staff wrote from the clinic's own phone: the spec's "appears shortly after as sent".
-    change.record(messageEvent(inbound ? 'chat.message.received' : 'chat.message.sent', message));
-    await change.em.flush();
-    return { status: 'recorded' as const, ...idsOf(message) };
-  });
+  const clinicId = clinic.id;
+  return chatChange(
+    em,
+    clinic,
+    async (change): Promise<Recorded | Message> => {
+      const already = await recordedAlready(change);
+      if (already) return already;
+      const inbound = event.type === 'message.inbound';
+      const patientPhone = inbound ? event.from : event.to;
+      const conversation = await conversationOf(change, patientPhone, event.clinic_phone);
+      if (inbound && event.profile_name) conversation.displayName = event.profile_name;
+      const repliedTo =
+        inbound && event.reply_to_network_message_id
+          ? await change.em.findOne(
+              Message,
+              {
+                clinic: clinicId,
+                direction: 'outbound',
+                networkMessageId: event.reply_to_network_message_id,
+              },
+              noFilters,
+            )
+          : null;
+      const at = new Date(event.at);
+      const message = change.em.create(Message, {
+        clinic: clinicRef(change),
+        conversation,
+        direction: inbound ? 'inbound' : 'outbound',
+        type: event.message_type,
+        fromPhone: inbound ? event.from : event.clinic_phone,
+        toPhone: inbound ? event.clinic_phone : event.to,
+        patientPhone,
+        text: event.text,
+        mediaType: event.media ? event.message_type : null,
+        mediaMime: event.media?.mime_type ?? null,
+        mediaPath: mediaKey,
+        mediaFilename: null,
+        networkMessageId: event.network_message_id,
+        repliedTo,
+        // Staff wrote from the clinic's phone: the network accepted it already.
+        sentAt: inbound ? null : at,
+        seq: change.seq,
+        createdAt: at,
+        updatedAt: change.now,
+      });
+      noteMessage(conversation, message);
+      // A patient writing again needs someone's attention (docs/chat.md, Handled).
+      if (inbound) conversation.isHandled = false;
+      change.touch(message);
+      // Staff wrote from the clinic's own phone: the spec's "appears shortly after as sent".
+      change.record(messageEvent(inbound ? 'chat.message.received' : 'chat.message.sent', message));
+      return message;
+    },
+    async (_reader, done) => (done instanceof Message ? { status: 'recorded', ...idsOf(done) } : done),
+  );
 }
 
 /** The conversation of a patient phone, created on its first message. */
@@ -197,7 +206,7 @@ async function recordReceipt(
   const found = await messageOfNetworkId(em, clinic.id, event.network_message_id, 'outbound');
   if (!found) return ignored(`The clinic sent no message with the network id ${event.network_message_id}.`);
   const { id } = found;
-  return chatChange(em, clinic.id, async (change) => {
+  return chatChange(em, clinic, async (change) => {
     const m = (await change.em.findOne(Message, id, {
       ...noFilters,
       populate: ['conversation'],
@@ -227,7 +236,6 @@ async function recordReceipt(
     // Every receipt bumps updated_at, a duplicate too (spec).
     change.touch(m);
     if (fresh) change.record(messageEvent(`chat.message.${event.status}`, m));
-    await change.em.flush();
     return { status: 'recorded' as const, ...idsOf(m) };
   });
 }
@@ -239,10 +247,10 @@ async function recordReceipt(
  */
 async function recordReaction(
   em: EntityManager,
-  clinicId: number,
+  clinic: Clinic,
   event: Extract<NetworkCallback, { type: 'reaction' }>,
 ): Promise<Recorded> {
-  const found = await messageOfNetworkId(em, clinicId, event.network_message_id);
+  const found = await messageOfNetworkId(em, clinic.id, event.network_message_id);
   if (!found) return ignored(`No message has the network id ${event.network_message_id}.`);
   if (found.patientPhone !== event.from)
     throw new AppError(
@@ -251,7 +259,7 @@ async function recordReaction(
       { param: 'from' },
     );
   const at = new Date(event.at);
-  return chatChange(em, clinicId, async (change) => {
+  return chatChange(em, clinic, async (change) => {
     const m = (await change.em.findOne(Message, found.id, {
       ...noFilters,
       populate: ['conversation'],
@@ -266,7 +274,6 @@ async function recordReaction(
     m.reactionPatient = event.emoji;
     m.reactionPatientAt = at;
     change.touch(m);
-    await change.em.flush();
     return { status: 'recorded' as const, ...idsOf(m) };
   });
 }

@@ -210,19 +210,18 @@ async function waitsForEarlier(
   }
   if (!claim)
     throw new Error(`Waiting for an earlier message (${earlierId}) of the conversation to be sent.`);
-  const replaced = await em
-    .fork()
-    .transactional(async (tx) => {
-      await enqueueSend(tx, { ...job, waitingSince: since, conversation }, recheckSeconds(waited));
-      // Fenced on the attempt fetched: a claim that lapsed (another worker holds the job) rolls
-      // the new job back.
-      if ((await completeInTransaction(tx, SEND_QUEUE, [claim])) === 0) throw new LapsedClaim();
-      return true;
-    })
-    .catch((e) => {
-      if (e instanceof LapsedClaim) return false;
-      throw e;
-    });
+  // A write of the clinic's (its queued work), in the one unit of work, though it changes no row
+  // of it and records no event.
+  const replaced = await clinicWrite(em, job.clinic, now, async (w) => {
+    await enqueueSend(w.em, { ...job, waitingSince: since, conversation }, recheckSeconds(waited));
+    // Fenced on the attempt fetched: a claim that lapsed (another worker holds the job) rolls
+    // the new job back.
+    if ((await completeInTransaction(w.em, SEND_QUEUE, [claim])) === 0) throw new LapsedClaim();
+    return true;
+  }).catch((e) => {
+    if (e instanceof LapsedClaim) return false;
+    throw e;
+  });
   if (replaced)
     scopeLog().debug({ message: messageId('outbound', m.id), earlier: earlierId }, 'chat send waits');
   return true;
@@ -282,7 +281,6 @@ async function failSend(deps: SendWorkerDeps, job: SendJob, reason: string): Pro
       m.failureReason = reason;
       change.touch(m);
       change.record(messageEvent('chat.message.failed', m));
-      await change.em.flush();
     }),
   );
   scopeLog().warn({ message: messageId('outbound', job.message), reason }, 'chat send failed');

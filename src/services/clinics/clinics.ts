@@ -1,10 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { systemWrite } from '../../db/system-write.ts';
 import { Clinic, type ClinicKind, clinicKinds } from '../../entities/clinic.ts';
 import { type ClinicMode, clinicModes } from '../../lib/clinic-mode.ts';
 import { AppError } from '../../lib/errors.ts';
 import { toId } from '../../lib/ids.ts';
 import { isPhoneCountry, toE164 } from '../../lib/phone.ts';
+import { clockNow } from '../../lib/request-context.ts';
+import { clinicWrite } from '../unit-of-work.ts';
 
+/**
+ * A new clinic (the CLI's `clinic create`, the demo seed): a system write, not a clinic's
+ * (src/db/system-write.ts), since there is no clinic yet to bind the unit of work to.
+ */
 export async function createClinic(
   em: EntityManager,
   input: {
@@ -38,20 +45,20 @@ export async function createClinic(
   const phone = input.phone ? toE164(input.phone, country) : null;
   if (input.phone && !phone)
     throw new AppError('validation_failed', 'phone is not a valid number.', { param: 'phone' });
-  const clinic = em.create(Clinic, {
-    name: input.name.trim(),
-    kind: input.kind as ClinicKind,
-    mode: input.mode as ClinicMode,
-    country,
-    phone,
-    timezone: input.timezone ?? 'UTC',
-    handledMarkingEnabled: input.handledMarkingEnabled ?? false,
-    aiTranscriptionEnabled: false,
-    createdAt: new Date(),
-    updatedAt: new Date(),
-  });
-  await em.flush();
-  return clinic;
+  return systemWrite(em, async (tx) =>
+    tx.create(Clinic, {
+      name: input.name.trim(),
+      kind: input.kind as ClinicKind,
+      mode: input.mode as ClinicMode,
+      country,
+      phone,
+      timezone: input.timezone ?? 'UTC',
+      handledMarkingEnabled: input.handledMarkingEnabled ?? false,
+      aiTranscriptionEnabled: false,
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    }),
+  );
 }
 
 export async function listClinics(em: EntityManager) {
@@ -66,17 +73,21 @@ export async function listClinics(em: EntityManager) {
   }));
 }
 
-/** Changes a clinic's settings (the CLI's `clinic update`). */
+/**
+ * Changes a clinic's settings (the CLI's `clinic update`): a write of that clinic, in its unit of
+ * work. It records no event: the catalog has none for a clinic's settings.
+ */
 export async function updateClinic(
   em: EntityManager,
   id: number,
   input: { handledMarkingEnabled?: boolean; aiTranscriptionEnabled?: boolean },
 ): Promise<Clinic> {
-  const clinic = await em.findOne(Clinic, id);
-  if (!clinic) throw new AppError('not_found', `No clinic with id '${toId('Clinic', id)}'.`);
-  if (input.handledMarkingEnabled !== undefined) clinic.handledMarkingEnabled = input.handledMarkingEnabled;
-  if (input.aiTranscriptionEnabled !== undefined)
-    clinic.aiTranscriptionEnabled = input.aiTranscriptionEnabled;
-  await em.flush();
-  return clinic;
+  return clinicWrite(em, id, clockNow(), async (w) => {
+    const clinic = await w.em.findOne(Clinic, id);
+    if (!clinic) throw new AppError('not_found', `No clinic with id '${toId('Clinic', id)}'.`);
+    if (input.handledMarkingEnabled !== undefined) clinic.handledMarkingEnabled = input.handledMarkingEnabled;
+    if (input.aiTranscriptionEnabled !== undefined)
+      clinic.aiTranscriptionEnabled = input.aiTranscriptionEnabled;
+    return clinic;
+  });
 }

@@ -1,10 +1,12 @@
+import { readAfterId } from '../../db/list.ts';
 import { Event } from '../../entities/index.ts';
 import { type AsyncQueue, asyncQueue } from '../../lib/async-queue.ts';
+import { readAsOneResult } from '../../lib/budget.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
 import type { Row } from '../resource.ts';
-import { envelopeOf } from './envelope.ts';
+import { type EventRow, envelopeOf } from './envelope.ts';
 import { eventTypesParam, hiddenScopes } from './events.ts';
 import type { EventHub, LiveEvent } from './hub.ts';
 
@@ -117,27 +119,36 @@ export function liveEvents(ctx: ServiceContext, hub: EventHub, args: LiveEventAr
   return queue;
 }
 
-/** The clinic's events in (after, upTo], ascending, a page at a time. */
+/** What a replayed event is read with: its envelope's columns and its scope. */
+const replayRead = Object.freeze({
+  fields: Object.freeze(['type', 'scope', 'createdAt', 'data']),
+  joins: Object.freeze({}),
+});
+
+type ReplayedRow = EventRow & { scope: string };
+
+/**
+ * The clinic's events in (after, upTo], ascending, a page at a time, through the list mechanism
+ * (the clinic's read handle, each page against the response cap on its own). Samples never: the
+ * relay does not stream them either.
+ */
 async function replay(
   ctx: ServiceContext,
   after: number,
   upTo: number,
   wanted: (e: { type: string; scope: string }) => boolean,
-  emit: (e: Event) => void,
+  emit: (e: ReplayedRow) => void,
   queue: AsyncQueue<Row>,
 ): Promise<void> {
+  const where = [{ test: false }, { id: { $lte: upTo } }];
   let cursor = after;
   while (cursor < upTo) {
     // The client's pace: the next page once most of the last one was read.
     await queue.below(REPLAY_PAGE);
     if (queue.closed) return;
-    // A fork per page: a long replay never fills the shared read handle's identity map.
-    const em = readsOf(ctx).fork({ clear: true });
-    const rows = await em.find(
-      Event,
-      { clinic: ctx.principal.clinicId, id: { $gt: cursor, $lte: upTo } },
-      { orderBy: { id: 'asc' }, limit: REPLAY_PAGE },
-    );
+    const rows = (await readAsOneResult(() =>
+      readAfterId(readsOf(ctx), Event, replayRead, where, cursor, REPLAY_PAGE),
+    )) as ReplayedRow[];
     for (const row of rows) if (wanted(row)) emit(row);
     if (rows.length < REPLAY_PAGE || queue.closed) return;
     cursor = rows[rows.length - 1].id;

@@ -1,4 +1,7 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
+import { readAfterId } from '../../db/list.ts';
+import { Event } from '../../entities/index.ts';
 import { listen } from '../../lib/listen.ts';
 import { logger } from '../../lib/logger.ts';
 import { otherProcessTags, taggedName } from '../../lib/process-tags.ts';
@@ -19,13 +22,20 @@ const PAGE = 1_000;
 /** The wait for writes still in flight polls at 1, 2, 4 … ms, never slower than this. */
 const MAX_POLL_MS = 20;
 
+/** What a relayed event is read with: its clinic, its envelope's columns and its scope. */
+const relayRead = Object.freeze({
+  fields: Object.freeze(['clinic', 'type', 'scope', 'createdAt', 'data']),
+  joins: Object.freeze({}),
+});
+
 interface Row {
   id: number;
-  clinic_id: number;
+  clinic: { id: number };
   type: string;
   scope: string;
   data: Record<string, unknown>;
-  created_ms: number;
+  /** ISO text, as every lean read answers a point in time. */
+  createdAt: string;
 }
 
 export interface EventRelay {
@@ -83,6 +93,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  */
 export async function startEventRelay(opts: {
   databaseUrl: string;
+  /** The ORM's root EntityManager: the outbox's read is built from its metadata (and run on the relay's connection). */
+  em: EntityManager;
   hub: EventHub;
   /** Added to the connection's application_name: what other instances read of this one (the secrets' fingerprint). */
   tag?: string;
@@ -98,22 +110,27 @@ export async function startEventRelay(opts: {
   let started = false;
 
   /**
-   * Outbox rows of every clinic (the relay serves them all), oldest first, read on the relay's own
+   * Outbox rows of every clinic (the relay serves them all) in (after, upTo], oldest first, no
+   * sample: the list mechanism's read on from an id (src/db/list.ts), run on the relay's own
    * connection: no pooled connection taken from requests, no statement among a request's.
    */
   async function rowsBetween(c: pg.Client, after: number, upTo: number): Promise<LiveEvent[]> {
-    const { rows } = await c.query<Row>(
-      `select "id", "clinic_id", "type", "scope", "data", (extract(epoch from "created_at") * 1000)::float8 as "created_ms"
-         from "event" where "id" > $1 and "id" <= $2 and not "test" order by "id" limit ${PAGE}`,
-      [after, upTo],
-    );
+    const rows = (await readAfterId(
+      opts.em,
+      Event,
+      relayRead,
+      [{ test: false }, { id: { $lte: upTo } }],
+      after,
+      PAGE,
+      { allClinics: true, on: c },
+    )) as unknown as Row[];
     return rows.map((r) => ({
       id: Number(r.id),
-      clinicId: Number(r.clinic_id),
+      clinicId: Number(r.clinic.id),
       type: r.type,
       scope: r.scope,
       data: r.data,
-      createdAt: new Date(Math.round(Number(r.created_ms))),
+      createdAt: new Date(r.createdAt),
     }));
   }
 

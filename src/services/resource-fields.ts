@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Scope } from '../auth/scopes.ts';
 import type { EnumSet } from '../lib/enums.ts';
 import type { IdKind } from '../lib/ids.ts';
@@ -58,6 +59,32 @@ export interface Field {
   readonly nullMeans?: string;
   /** A String field's closed set of values: a GraphQL enum and the OpenAPI `enum`. */
   readonly enum?: EnumSet;
+  /** Which writes take it and its input rule; absent: only the service sets it. */
+  readonly write?: FieldWrite;
+}
+
+/**
+ * Where a field may be written (docs/adding-a-resource.md). The create and update inputs are
+ * derived from these (./write-inputs-of.ts): a join's input is `<name>_id`, any other field's its
+ * own name; a plain column is stored by the mechanism (WriteContext.setFields, .insertFields).
+ */
+export interface FieldWrite<T extends z.ZodType = z.ZodType> {
+  /** The writes whose input takes it: the create, the update (a PATCH), or both. */
+  readonly on: 'create' | 'update' | 'both';
+  /** The value's rule, without optional or null: its check, and its text where it has none below. */
+  readonly input: T;
+  /** The input's text, outside its optional and null (both faces show it for the field). */
+  readonly description?: string;
+  /**
+   * How a create takes it, when not as the field's nullability says (a non-null field is
+   * required, a nullable one optional and null allowed): `optional` for a value the service
+   * defaults (or a null not taken), `required` for a nullable field a create must give.
+   */
+  readonly create?: 'required' | 'optional' | 'nullable';
+  /** `optional`: a nullable field an update may change but not clear (null is refused). */
+  readonly update?: 'optional' | 'nullable';
+  /** `run` stores it (a rule, a conversion, columns kept beside it); else the mechanism does. */
+  readonly byRun?: true;
 }
 
 export interface Shape {
@@ -80,7 +107,16 @@ interface FieldOpts {
   description?: string;
   nullMeans?: string;
   enum?: EnumSet;
+  write?: FieldWrite;
 }
+
+/**
+ * The constructors keep their options' literal types (`nullable: true`, `write: {on: 'both', …}`)
+ * in the field's type, so the derived inputs are typed (./write-inputs-of.ts).
+ */
+type Made<O> = Field & O;
+/** A join is written as `<name>_id`. */
+export type JoinField = Field & { readonly idInput: true };
 
 /** Field constructors; each names where its value comes from. */
 export const f = {
@@ -96,13 +132,13 @@ export const f = {
       ...rest,
     };
   },
-  column: (
+  column: <const O extends FieldOpts = Record<never, never>>(
     prop: string,
     type: Scalar | readonly [Scalar],
-    opts: FieldOpts & { convert?: Field['convert'] } = {},
-  ): Field => ({ type, nullable: false, group: 'core', source: { kind: 'column', prop }, ...opts }),
+    opts: O & { convert?: Field['convert'] } = {} as O,
+  ): Made<O> => ({ type, nullable: false, group: 'core', source: { kind: 'column', prop }, ...opts }),
   /** A point in time, as ISO 8601 text. */
-  time: (prop: string, opts: FieldOpts = {}): Field => ({
+  time: <const O extends FieldOpts = Record<never, never>>(prop: string, opts: O = {} as O): Made<O> => ({
     type: 'String',
     nullable: false,
     group: 'core',
@@ -110,27 +146,32 @@ export const f = {
     convert: (v) => (v == null ? null : isoOf(v)),
     ...opts,
   }),
-  ref: (prop: string, target: IdKind, opts: FieldOpts = {}): Field => ({
+  ref: <const O extends FieldOpts = Record<never, never>>(
+    prop: string,
+    target: IdKind,
+    opts: O = {} as O,
+  ): Made<O> => ({
     type: 'String',
     nullable: false,
     group: 'core',
     source: { kind: 'ref', prop, target },
     ...opts,
   }),
-  join: (
+  join: <const O extends FieldOpts & { fromParent?: boolean } = Record<never, never>>(
     prop: string,
     target: IdKind,
     shape: Shape,
-    opts: FieldOpts & { fromParent?: boolean } = {},
-  ): Field => {
+    opts: O = {} as O,
+  ): Made<Omit<O, 'fromParent'>> & JoinField => {
     const { fromParent, ...rest } = opts;
     return {
       type: shape,
       nullable: false,
       group: 'core',
       source: { kind: 'join', prop, target, ...(fromParent ? { fromParent } : {}) },
+      idInput: true,
       ...rest,
-    };
+    } as Made<Omit<O, 'fromParent'>> & JoinField;
   },
   /** A JSON column presented through `shape` (or a list of them). */
   json: (
@@ -175,6 +216,8 @@ function checkFields(name: string, fields: Record<string, Field>) {
       throw new Error(`resource ${where}: field names are snake_case words (first_name, address_line1).`);
     if (def.enum && def.type !== 'String' && !(Array.isArray(def.type) && def.type[0] === 'String'))
       throw new Error(`resource ${where}: an enum field is a String or a list of them.`);
+    if (def.write && !['column', 'ref', 'join'].includes(def.source.kind))
+      throw new Error(`resource ${where}: only a column, a ref or a join is written (write:).`);
   }
 }
 
@@ -186,16 +229,19 @@ export function defineShape(name: string, fields: Record<string, Field>, descrip
   return shape;
 }
 
-export function defineResource(def: {
+/** A resource whose fields keep their types (what the derived inputs are typed from). */
+export type ResourceOf<F extends Record<string, Field>> = Resource & { readonly fields: F };
+
+export function defineResource<const F extends Record<string, Field>>(def: {
   name: string;
   kind: IdKind;
   scopes: readonly Scope[];
   description?: string;
-  fields: Record<string, Field>;
-}): Resource {
+  fields: F;
+}): ResourceOf<F> {
   checkFields(def.name, def.fields);
   if (def.fields.id?.source.kind !== 'id') throw new Error(`resource ${def.name}: needs an f.id() field.`);
-  const resource: Resource = { ...def };
+  const resource: ResourceOf<F> = { ...def };
   registry.push(resource);
   return resource;
 }

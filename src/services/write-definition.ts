@@ -139,6 +139,16 @@ export interface WriteContext extends Write {
    * booking's provider lock: one round trip less), and only when that record is the clinic's,
    * so no key can hold another clinic's lock.
    */
+  /**
+   * Stores on `entity` every plain column (FieldWrite: a column, not `byRun`) of the write's
+   * resource that the body holds: absent keeps, null clears. References and rules stay in `run`.
+   */
+  setFields(entity: object, input: object): void;
+  /**
+   * A new row's plain columns from a create's body, by property (left out: null), to spread
+   * into an insertRow or em.create beside what `run` decides.
+   */
+  insertFields(input: object): Record<string, unknown>;
   refs<K extends string>(
     wanted: Record<K, [EntityClass<any>, number | null | undefined, ...string[]]>,
     opts?: { lock?: [number, NoInfer<K>] },

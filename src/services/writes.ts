@@ -5,6 +5,7 @@ import { presentById } from './present-by-id.ts';
 import type { Groups, Resource, Row } from './resource.ts';
 import { clinicWrite, type WriteReader } from './unit-of-work.ts';
 import { etagOf, groupsOf, type WriteContext, type WriteOperation } from './write-definition.ts';
+import { fieldSetter } from './write-fields.ts';
 import { parseInput } from './write-input.ts';
 import { batchReferrer, loader, referrer } from './write-refs.ts';
 
@@ -157,6 +158,7 @@ async function writeOnce(
         load: loader(w, args.expected),
         ref: referrer(w),
         refs: batchReferrer(w),
+        ...fieldSetter(op.resource),
       };
       const result = await op.run(wc, input as Record<string, unknown>, args.id, prepared);
       const written = typeof result === 'number' ? { id: result } : result;

@@ -20,6 +20,7 @@ import { Migration20261203000000WebhookManagement } from './Migration20261203000
 import { Migration20261204000000ClinicMode } from './Migration20261204000000ClinicMode.ts';
 import { Migration20261205000000ShardReady } from './Migration20261205000000ShardReady.ts';
 import { Migration20261205000010WebsocketHolds } from './Migration20261205000010WebsocketHolds.ts';
+import { Migration20261206000000EmailLength } from './Migration20261206000000EmailLength.ts';
 
 /** Listed explicitly so migrations load the same way under Node, vitest and the CLI. */
 export const migrationsList: MigrationObject[] = [
@@ -44,4 +45,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261204000000ClinicMode', class: Migration20261204000000ClinicMode },
   { name: 'Migration20261205000000ShardReady', class: Migration20261205000000ShardReady },
   { name: 'Migration20261205000010WebsocketHolds', class: Migration20261205000010WebsocketHolds },
+  { name: 'Migration20261206000000EmailLength', class: Migration20261206000000EmailLength },
 ];

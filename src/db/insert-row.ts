@@ -7,13 +7,14 @@ import { type NamedStatement, runNamed, statementOf } from './named-statements.t
  * An INSERT built from the entity's metadata, for a write that inserts by a statement of its own
  * (a named one: runNamed) instead of an entity and a flush. Its columns are the entity's own,
  * every one of them, so a column added to the entity is in the statement without an edit; its
- * values are named by property, and a property with no value (not even null) is an error at the
- * call (the type) and at run time, so a new column cannot be left out of the values either.
+ * values are named by property, and a property with no value (not even null) is an error at run
+ * time, so a new column cannot be left out of the values either. The compiler checks the names
+ * only: a write's plain columns come from its resource definition (WriteContext.insertFields).
  * The statement's text is fixed per entity: one named statement, planned once per connection.
  */
 
-/** Every stored property of E but the generated primary key: what an insert must give a value. */
-export type InsertValues<E> = { [K in Exclude<EntityKey<E>, 'id'>]: unknown };
+/** Stored properties of E but the generated primary key: an insert must give each a value (checked as it runs). */
+export type InsertValues<E> = { [K in Exclude<EntityKey<E>, 'id'>]?: unknown };
 
 interface InsertPlan {
   props: readonly EntityProperty[];

@@ -16,7 +16,7 @@ const OwnerSchema = defineEntity({
     firstName: p.string().nullable(),
     lastName: p.string().nullable(),
     phone: p.string().nullable(),
-    email: p.string().nullable(),
+    email: p.string().length(320).nullable(),
     address: p.json<Address>().nullable(),
     ...versionedTimestamps(),
   },
@@ -48,8 +48,9 @@ const PatientSchema = defineEntity({
     lastName: p.string().nullable(),
     /** E.164 */
     phone: p.string().nullable(),
-    email: p.string().nullable(),
-    emailLower: p.string().nullable(),
+    /** As long as an address may be (RFC 5321: 320), which the write inputs take. */
+    email: p.string().length(320).nullable(),
+    emailLower: p.string().length(320).nullable(),
     gender: p.enum(['male', 'female'] as const).nullable(),
     /** YYYY-MM-DD */
     birthDate: p.string().columnType('date').nullable(),

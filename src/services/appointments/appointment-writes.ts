@@ -11,9 +11,10 @@ import {
 import { AppError, invalid } from '../../lib/errors.ts';
 import { toId } from '../../lib/ids.ts';
 import { DATE_RANGE, inDateRange } from '../../lib/timestamps.ts';
-import { clearable, idOf, instant, text, z } from '../write-input.ts';
+import { clearable, text, z } from '../write-input.ts';
+import { createInputOf, updateInputOf } from '../write-inputs-of.ts';
 import { defineWrite, RaceLost, type WriteContext } from '../writes.ts';
-import { Appointment } from './appointment.resource.ts';
+import { Appointment, NOTE_MAX } from './appointment.resource.ts';
 import { bookingRules, checkWorkingHours } from './booking-rules.ts';
 
 /**
@@ -21,15 +22,7 @@ import { bookingRules, checkWorkingHours } from './booking-rules.ts';
  * service looks first, to name the booking in the way (409), and the database's exclusion
  * constraint `appointment_no_overlap` decides between two bookings racing for one slot.
  */
-const NOTE_MAX = 4000;
 const MAX_LENGTH_MS = 24 * 3600_000;
-
-const times = {
-  start: instant.meta({ description: 'When it starts (ISO 8601 with an offset).' }),
-  end: instant.meta({
-    description: "When it ends; defaults to start plus the appointment type's duration.",
-  }),
-};
 
 /** The staff override of the working hours (src/services/appointments/booking-rules.ts). */
 const overrideHours = z.boolean().optional().meta({
@@ -37,32 +30,8 @@ const overrideHours = z.boolean().optional().meta({
     "true books it outside the provider's working hours (an emergency on a closed day); without it such a time is a 422 on start.",
 });
 
-const appointmentNote = clearable(text(NOTE_MAX)).meta({
-  description: "Staff's note on the booking, up to 4000 characters.",
-});
-
-export const createAppointmentInput = z.strictObject({
-  patient_id: idOf('Patient'),
-  branch_id: idOf('Branch'),
-  provider_id: idOf('Provider'),
-  type_id: idOf('AppointmentType').optional(),
-  status_id: idOf('AppointmentStatus').optional(),
-  start: times.start,
-  end: times.end.optional(),
-  note: appointmentNote,
-  outside_hours: overrideHours,
-});
-
-export const updateAppointmentInput = z.strictObject({
-  branch_id: idOf('Branch').optional(),
-  provider_id: idOf('Provider').optional(),
-  type_id: clearable(idOf('AppointmentType')),
-  status_id: clearable(idOf('AppointmentStatus')),
-  start: times.start.optional(),
-  end: times.end.optional(),
-  note: appointmentNote,
-  outside_hours: overrideHours,
-});
+export const createAppointmentInput = createInputOf(Appointment, { outside_hours: overrideHours });
+export const updateAppointmentInput = updateInputOf(Appointment, { outside_hours: overrideHours });
 
 export const cancelAppointmentInput = z.strictObject({
   reason: clearable(text(NOTE_MAX)).meta({ description: 'Why; kept as the cancellation reason.' }),
@@ -206,7 +175,7 @@ export const createAppointment = defineWrite({
         status: refs.status_id ?? rules.defaultStatus,
         startAt: booking.startAt,
         endAt: booking.endAt,
-        note: input.note ?? null,
+        ...w.insertFields(input),
         cancelledAt: null,
         cancellationReason: null,
         createdAt: w.now,
@@ -242,7 +211,7 @@ export const updateAppointment = defineWrite({
     if (input.status_id !== undefined)
       a.status =
         input.status_id === null ? null : await w.ref(AppointmentStatus, input.status_id, 'status_id');
-    if (input.note !== undefined) a.note = input.note;
+    w.setFields(a, input);
     if (input.start !== undefined || input.end !== undefined) {
       const length = a.endAt.getTime() - a.startAt.getTime();
       const start = input.start ?? a.startAt;

@@ -5,6 +5,7 @@ import { tryParseId } from '../../lib/ids.ts';
 import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
 import { parseResponseFormat } from '../groups-params.ts';
 import { type Resource, type Row, restGroups, viewFor } from '../resource.ts';
+import { refuseDisabled } from '../write-refs.ts';
 import { AppointmentStatusItem } from './resources/appointment-status.ts';
 import { AppointmentTypeItem } from './resources/appointment-type.ts';
 import { BillingAccount } from './resources/billing-account.ts';
@@ -210,4 +211,5 @@ export async function getCatalogEntry(ctx: ServiceContext, list: CatalogList, id
 export const nounText = (list: CatalogList) =>
   list.noun.replace(/[A-Z]/g, (c, i) => (i ? ' ' : '') + c.toLowerCase());
 
-export const catalogListOfKind = (kind: string) => catalogLists.find((l) => l.resource.kind === kind);
+// A disabled entry is not named anew by a write (its references check this).
+for (const l of catalogLists) refuseDisabled(l.resource.kind);

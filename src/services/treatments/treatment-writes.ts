@@ -7,61 +7,21 @@ import {
 } from '../../entities/index.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
 import { clinicRef } from '../clinic-ref.ts';
-import { amount2, clearable, idOf, instant, text, z } from '../write-input.ts';
+import { clearable, text, z } from '../write-input.ts';
+import { createInputOf, updateInputOf } from '../write-inputs-of.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
-import { Treatment, TreatmentStatus } from './treatment.resource.ts';
+import { NOTE_MAX, Treatment } from './treatment.resource.ts';
 
 /**
  * Treatments: record one for a patient, change it, cancel it (issue 16). A cancelled treatment
  * stays in the record (cancelled_at, cancellation_reason) and cannot be changed any more.
  */
-const NOTE_MAX = 4000;
-
-/** FDI two-digit tooth numbers: permanent quadrants 1–4 (teeth 1–8), primary 5–8 (teeth 1–5). */
-const FDI = /^(?:[1-4][1-8]|[5-8][1-5])$/;
-
-/** A price as the column holds it: numeric(12, 2), so at most two decimals and below 10^10. */
-const price = amount2(0).meta({ description: "The price charged; defaults to the menu item's price." });
-
-const fields = {
-  appointment_id: idOf('Appointment').meta({ description: 'An appointment of the same patient.' }),
-  treatment_id: idOf('TreatmentMenuItem').meta({
-    description: 'The menu item (`treatment` in the read shape).',
-  }),
-  provider_id: idOf('Provider'),
-  description: text(255).meta({ description: 'What was done, in words (up to 255 characters).' }),
-  teeth: z
-    .array(text(2).refine((v) => FDI.test(v), 'must be an FDI tooth number, e.g. "11" or "55"'))
-    .max(52)
-    .meta({ description: 'Tooth numbers (FDI), e.g. ["11", "12"].' }),
-  status: z.enum(TreatmentStatus.values).meta({ description: 'Whether it is planned or completed.' }),
-  performed_at: instant.meta({ description: 'When it was (or is planned to be) performed.' }),
-  note: text(NOTE_MAX).meta({ description: "Staff's note, up to 4000 characters." }),
-};
-
-export const createTreatmentInput = z.strictObject({
-  appointment_id: fields.appointment_id.optional(),
-  treatment_id: fields.treatment_id.optional(),
-  provider_id: fields.provider_id.optional(),
-  description: fields.description.optional(),
-  teeth: fields.teeth.optional(),
-  price: price.optional(),
-  status: fields.status.optional().meta({ description: 'planned (the default) or completed.' }),
-  performed_at: fields.performed_at,
-  note: clearable(fields.note),
+export const createTreatmentInput = createInputOf(Treatment, {
+  status: Treatment.fields.status.write.input
+    .optional()
+    .meta({ description: 'planned (the default) or completed.' }),
 });
-
-export const updateTreatmentInput = z.strictObject({
-  appointment_id: clearable(fields.appointment_id),
-  treatment_id: clearable(fields.treatment_id),
-  provider_id: clearable(fields.provider_id),
-  description: clearable(fields.description),
-  teeth: clearable(fields.teeth),
-  price: clearable(price),
-  status: fields.status.optional(),
-  performed_at: fields.performed_at.optional(),
-  note: clearable(fields.note),
-});
+export const updateTreatmentInput = updateInputOf(Treatment);
 
 export const cancelTreatmentInput = z.strictObject({
   reason: clearable(text(NOTE_MAX)).meta({ description: 'Why; kept as the cancellation reason.' }),
@@ -110,12 +70,9 @@ export const createTreatment = defineWrite({
       appointment,
       menuItem,
       provider,
-      description: input.description ?? null,
-      teeth: input.teeth ?? null,
+      ...(w.insertFields(input) as { performedAt: Date }),
       price: input.price ?? menuItem?.price ?? null,
       status: input.status ?? 'planned',
-      performedAt: input.performed_at,
-      note: input.note ?? null,
       cancelledAt: null,
       cancellationReason: null,
     });
@@ -158,12 +115,9 @@ export const updateTreatment = defineWrite({
     if (input.provider_id !== undefined)
       t.provider =
         input.provider_id === null ? null : await w.ref(Provider, input.provider_id, 'provider_id');
-    if (input.description !== undefined) t.description = input.description;
-    if (input.teeth !== undefined) t.teeth = input.teeth;
+    w.setFields(t, input);
     if (input.price !== undefined) t.price = input.price;
     if (input.status !== undefined) t.status = input.status;
-    if (input.performed_at !== undefined) t.performedAt = input.performed_at;
-    if (input.note !== undefined) t.note = input.note;
     return t.id;
   },
 });

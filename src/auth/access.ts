@@ -48,7 +48,7 @@ export const narrowingRefusal = (before: Holder, now: Holder): AppError | undefi
   refusal(now, [...before.scopes]);
 
 /** The gating scopes (`GATING_SCOPES`, chat:read) `who` lacks: the outbox rows with them are hidden. */
-export const hiddenEventScopes = (who: Holder): Scope[] => lacking(who, GATING_SCOPES);
+export const hiddenEventScopes = (who: Holder): string[] => lacking(who, GATING_SCOPES);
 
 const neededToSee = (types: readonly EventType[]): Scope[] =>
   types.map(scopeToSee).filter((s): s is Scope => s !== undefined);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Field, FieldWrite, Resource, ResourceOf } from './resource.ts';
+import type { Field, FieldWrite, Resource } from './resource.ts';
 
 /**
  * A resource's create and update inputs, derived from its fields' `write` (FieldWrite): the
@@ -10,7 +10,6 @@ import type { Field, FieldWrite, Resource, ResourceOf } from './resource.ts';
  * as optional, a nullable one clearable (null). `write.create` and `write.update` say otherwise.
  */
 
-type Shape = Record<string, Field>;
 type Mode = 'required' | 'optional' | 'nullable';
 
 /** The name a write's body gives a field. */

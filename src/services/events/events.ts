@@ -31,14 +31,6 @@ export interface EventListArgs extends PageArgs {
 }
 
 /**
- * The scopes gating event families (chat:read) that this key lacks (src/auth/access.ts): their
- * events are out of sight, here, in the subscriptions' replay and in the webhook delivery log
- * (src/services/webhooks/deliveries.ts), against each event's `scope`.
- */
-export const hiddenScopes = (ctx: Pick<ServiceContext, 'principal'>): string[] =>
-  hiddenEventScopes(ctx.principal);
-
-/**
  * The `type` filter: a 422 naming the first unknown type; a 403 for a type the key may not see
  * (a chat.* type without chat:read), as creating such a subscription is.
  */
@@ -64,7 +56,7 @@ export async function listEvents(ctx: ServiceContext, args: EventListArgs): Prom
   // Sample events (POST /v1/webhooks/{id}/test) are delivered only, never listed.
   const where: object[] = [{ test: false }];
   if (types) where.push({ type: { $in: types } });
-  const hidden = hiddenScopes(ctx);
+  const hidden = hiddenEventScopes(ctx.principal);
   if (hidden.length) where.push({ scope: { $nin: hidden } });
   if (since) where.push({ createdAt: { $gte: since } });
   const page = await readPage(readsOf(ctx), Event, since ? byOldest : byNewest, view.read, where, args);
@@ -75,7 +67,7 @@ export async function listEvents(ctx: ServiceContext, args: EventListArgs): Prom
 export async function getEvent(ctx: ServiceContext, id: string): Promise<Row> {
   const n = tryParseId('Event', id);
   const [row] = n == null ? [null] : await readByIds(readsOf(ctx), Event, readWithScope, [n]);
-  if (!row || row.test || hiddenScopes(ctx).includes(row.scope)) throw notFound('event', id);
+  if (!row || row.test || hiddenEventScopes(ctx.principal).includes(row.scope)) throw notFound('event', id);
   return view.present(row, ctx.principal);
 }
 

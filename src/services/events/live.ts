@@ -1,3 +1,4 @@
+import { hiddenEventScopes } from '../../auth/access.ts';
 import { readAfterId } from '../../db/list.ts';
 import { Event } from '../../entities/index.ts';
 import { type AsyncQueue, asyncQueue } from '../../lib/async-queue.ts';
@@ -7,7 +8,7 @@ import { tryParseId } from '../../lib/ids.ts';
 import { readsOf, type ServiceContext } from '../../lib/request-context.ts';
 import type { Row } from '../resource.ts';
 import { type EventRow, envelopeOf } from './envelope.ts';
-import { eventTypesParam, hiddenScopes } from './events.ts';
+import { eventTypesParam } from './events.ts';
 import type { EventHub, LiveEvent } from './hub.ts';
 
 declare module '../../lib/request-context.ts' {
@@ -75,7 +76,7 @@ function afterParam(raw: unknown): number | undefined {
 export function liveEvents(ctx: ServiceContext, hub: EventHub, args: LiveEventArgs): AsyncQueue<Row> {
   const types = eventTypesParam(ctx, args.types, 'types');
   const after = afterParam(args.after);
-  const hidden = hiddenScopes(ctx);
+  const hidden = hiddenEventScopes(ctx.principal);
   const wanted = (e: { type: string; scope: string }) =>
     (!types || (types as string[]).includes(e.type)) && !hidden.includes(e.scope);
   let buffer: LiveEvent[] | null = after === undefined ? null : [];

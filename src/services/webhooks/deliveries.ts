@@ -1,10 +1,10 @@
+import { hiddenEventScopes } from '../../auth/access.ts';
 import { type ListPage, type PageArgs, relayPageArgs, type SqlCondition, textArray } from '../../db/list.ts';
 import { parseLimit } from '../../db/pagination.ts';
 import { notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import type { RequestContext, ServiceContext } from '../../lib/request-context.ts';
 import { type ChildList, firstPageOfParent, newestFirst, pageOfParent } from '../child-lists.ts';
-import { hiddenScopes } from '../events/events.ts';
 import { type Row, type View, viewFor } from '../resource.ts';
 import { WebhookDelivery } from './delivery.resource.ts';
 import { getWebhook } from './webhooks.ts';
@@ -12,10 +12,10 @@ import { getWebhook } from './webhooks.ts';
 /**
  * The attempts a key may see: those of events it may see. An attempt shows its event's id and
  * type, so a chat.* event's attempts need chat:read besides webhooks:manage, by the rule of
- * GET /v1/events and through its one check (`hiddenScopes`, against the event's `scope`).
+ * GET /v1/events and through its one check (`hiddenEventScopes`, against the event's `scope`).
  */
 export function visibleDeliveries(ctx: Pick<ServiceContext, 'principal'>): SqlCondition | null {
-  const hidden = hiddenScopes(ctx);
+  const hidden = hiddenEventScopes(ctx.principal);
   if (!hidden.length) return null;
   return {
     sql: 'not exists (select 1 from "event" as "ev" where "ev"."id" = "e"."event_id" and "ev"."scope" = any(?::text[]))',

@@ -1,10 +1,10 @@
+import { hiddenEventScopes } from '../../auth/access.ts';
 import {
   WebhookDelivery as DeliveryEntity,
   type WebhookSubscription as Entity,
 } from '../../entities/index.ts';
 import { AppError, notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
-import { hiddenScopes } from '../events/events.ts';
 import { instant, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { type DeliveryJob, enqueueDeliveries } from './delivery-jobs.ts';
@@ -94,7 +94,7 @@ export const retryWebhookDelivery = defineWrite({
       )) as { id: number; scope: string }[];
     // An attempt of an event the key may not see (chat.* without chat:read) is out of its sight,
     // as in the log (deliveries.ts, visibleDeliveries): unknown, before a disabled one's 409.
-    if (kept.length && hiddenScopes(w).includes(kept[0].scope))
+    if (kept.length && hiddenEventScopes(w.principal).includes(kept[0].scope))
       throw notFound('webhook delivery', String(raw));
     if (!s.enabled) throw disabledConflict(s);
     if (!kept.length)

@@ -4,9 +4,13 @@
  * change and these are not updated with them: the raw server runs every statement of the app's
  * booking, only without the ORM around them.
  */
+import { readFileSync } from 'node:fs';
 import { OVERLAP_SQL } from '../src/services/appointments/appointment-writes.ts';
 import { BOOKING_RULES_SQL } from '../src/services/appointments/booking-rules.ts';
 import { insertEventsSql } from '../src/services/unit-of-work.ts';
+
+/** A statement the app builds from its definitions, as `npm run bench:pins` last wrote it. */
+const pin = (name: string) => readFileSync(new URL(`./pins/${name}`, import.meta.url), 'utf8');
 
 export const bookingSql = {
   /** The provider's active booking in the way, found through the exclusion constraint's index: params clinic, provider, start, end, the appointment itself (0 for a new one). */
@@ -14,15 +18,14 @@ export const bookingSql = {
   /** The clinic's default status, its time zone and the provider's working week: params clinic, clinic, clinic, provider. */
   bookingRules: BOOKING_RULES_SQL,
   /**
-   * The app builds this from the Appointment entity (src/db/insert-row.ts: every column, in the
-   * entity's order), so a column added to the entity changes it: this pin then fails
-   * test/bench-sql.test.ts until it is updated here, with the raw server's values (by column name).
+   * The app builds these two from the Appointment entity and definition (src/db/insert-row.ts,
+   * the detailed view), so a column added there changes them: they are pinned in bench/pins/,
+   * written by `npm run bench:pins` from the statements the app runs (test/bench-sql.test.ts,
+   * which fails until they are). The raw server gives a column it has no value for null.
    */
-  insertAppointment:
-    'insert into "appointment" ("clinic_id", "patient_id", "branch_id", "provider_id", "type_id", "status_id", "start_at", "end_at", "note", "cancelled_at", "cancellation_reason", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning "id"',
+  insertAppointment: pin('insert-appointment.sql'),
   /** The appointment as GET answers it (detailed), read through the write's transaction: params an int[] literal, clinic. */
-  detailed:
-    'select "e"."id", "e"."cancellation_reason", "e"."cancelled_at", "e"."created_at", "e"."end_at", "e"."note", "e"."start_at", "e"."updated_at", "j_branch"."id" as "j_branch__id", "j_branch"."name" as "j_branch__name", "j_patient"."id" as "j_patient__id", "j_patient"."first_name" as "j_patient__first_name", "j_patient"."last_name" as "j_patient__last_name", "j_patient"."phone" as "j_patient__phone", "j_provider"."id" as "j_provider__id", "j_provider"."name" as "j_provider__name", "j_status"."id" as "j_status__id", "j_status"."name" as "j_status__name", "j_status"."color" as "j_status__color", "j_type"."id" as "j_type__id", "j_type"."name" as "j_type__name" from "appointment" as "e" left join "branch" as "j_branch" on "e"."branch_id" = "j_branch"."id" left join "patient" as "j_patient" on "e"."patient_id" = "j_patient"."id" left join "provider" as "j_provider" on "e"."provider_id" = "j_provider"."id" left join "appointment_status" as "j_status" on "e"."status_id" = "j_status"."id" left join "appointment_type" as "j_type" on "e"."type_id" = "j_type"."id" where (e.id = any(?::int[])) and "e"."clinic_id" = ?',
+  detailed: pin('appointment-detailed.sql'),
   /**
    * The outbox row and the clinic's subscriptions it is for (the app queues their deliveries in
    * the same transaction; the bench's clinic has none): params clinic, type, scope, data (JSON),

@@ -61,18 +61,26 @@ it("the raw baseline's booking statements are the ones the app runs", async () =
   app.queries.length = 0;
   expect((await book(10)).status).toBe(201);
   const ran = statements(app.queries);
-  // A column added to Appointment changes the app's INSERT and its read: the message says what
-  // to paste, since the raw server keeps its own copy of both (it runs them without the ORM).
+  // A column added to Appointment changes the app's INSERT and its read, which the raw server
+  // runs from bench/pins/ (without the ORM): `npm run bench:pins` writes them again.
   const insert = ran.find((q) => q.startsWith('insert into "appointment"'));
   const read = ran.find((q) => q.startsWith('select "e"."id"') && q.includes('from "appointment"'));
-  const repin =
-    insert !== bookingSql.insertAppointment || read !== bookingSql.detailed
-      ? `The app's booking statements changed (a column of Appointment?). In bench/booking-sql.ts paste\n  insertAppointment: ${JSON.stringify(insert)},\n  detailed: ${JSON.stringify(read)},\nthen in bench/raw-server.ts give the new column its value where the booking's values are named (the insert's parameters, by column) and its field where presentAppointment builds the answer.`
-      : 'the raw booking runs other statements than the app (bench/booking-sql.ts, sharedBookingStatements)';
-  // The whole request, statement by statement: nothing the app runs is left out of the raw one.
-  expect(ran, repin).toEqual(['begin', ...sharedBookingStatements, 'commit']);
+  await expect(insert, 'the booking INSERT changed: run `npm run bench:pins`').toMatchFileSnapshot(
+    '../bench/pins/insert-appointment.sql',
+  );
+  await expect(read, 'the booking read changed: run `npm run bench:pins`').toMatchFileSnapshot(
+    '../bench/pins/appointment-detailed.sql',
+  );
+  // The whole request, statement by statement: nothing the app runs is left out of the raw one
+  // (the two pins as the snapshots above hold them, so `npm run bench:pins` passes in one run).
+  const pinned = (q: string) =>
+    q === bookingSql.insertAppointment ? insert : q === bookingSql.detailed ? read : q;
+  expect(
+    ran,
+    'the raw booking runs other statements than the app (bench/booking-sql.ts, sharedBookingStatements)',
+  ).toEqual(['begin', ...sharedBookingStatements.map(pinned), 'commit']);
   expect(ran.filter((q) => /^(insert|update|delete|with)\b/i.test(q))).toEqual([
-    bookingSql.insertAppointment,
+    insert,
     bookingSql.insertEvent,
   ]);
 });

@@ -13,7 +13,7 @@ import { eventData, eventSample, presentExample } from '../src/services/webhooks
 const DETAILED = restGroups(true, []);
 const withField = (field: ReturnType<typeof f.column>): Resource => ({
   ...Appointment,
-  fields: { ...Appointment.fields, room: field },
+  fields: { ...Appointment.fields, ward: field },
 });
 const where = 'the appointment example record (src/events/examples.ts)';
 
@@ -31,23 +31,23 @@ describe('sample events', () => {
 
   it('a nullable field added to a definition is in the sample, null without an edit', () => {
     const data = presentExample(
-      withField(f.column('room', 'String', { nullable: true })),
+      withField(f.column('ward', 'String', { nullable: true })),
       DETAILED,
       exampleRecords.appointment,
       where,
     );
-    expect(data.room).toBeNull();
+    expect(data.ward).toBeNull();
     // The rest as it was, in the outbox's key order (shorter keys first).
-    expect(JSON.stringify({ ...data, room: undefined })).toBe(
+    expect(JSON.stringify({ ...data, ward: undefined })).toBe(
       JSON.stringify(eventSample('appointment.created')),
     );
-    expect(Object.keys(data).indexOf('room')).toBeLessThan(Object.keys(data).indexOf('start'));
+    expect(Object.keys(data).indexOf('ward')).toBeLessThan(Object.keys(data).indexOf('start'));
   });
 
   it('a non-nullable field the example record lacks fails, naming the field and the record to fill', () => {
     expect(() =>
-      presentExample(withField(f.column('room', 'String')), DETAILED, exampleRecords.appointment, where),
-    ).toThrow(`${where}: Appointment.room is not nullable but came out null; fill room.`);
+      presentExample(withField(f.column('ward', 'String')), DETAILED, exampleRecords.appointment, where),
+    ).toThrow(`${where}: Appointment.ward is not nullable but came out null; fill ward.`);
     const { startAt: _, ...noStart } = exampleRecords.appointment;
     expect(() => presentExample(Appointment, DETAILED, noStart, where)).toThrow(
       'Appointment.start is not nullable but came out null; fill startAt.',

@@ -1,4 +1,4 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM, RequiredEntityData } from '@mikro-orm/postgresql';
 import {
   Appointment,
   AppointmentStatus,
@@ -280,15 +280,8 @@ export async function fullFixtures(orm: MikroORM, clinicId: number) {
   const appointment = (
     patient: Patient,
     minutes: number,
-    more: Partial<{
-      provider: Provider;
-      type: AppointmentType;
-      status: AppointmentStatus;
-      note: string;
-      cancelledAt: Date;
-      cancellationReason: string;
-      updatedAt: Date;
-    }> = {},
+    // Any column of the entity: a field added to it takes its value here, with no list to extend.
+    more: Partial<RequiredEntityData<Appointment>> = {},
   ) =>
     em.create(Appointment, {
       clinic,

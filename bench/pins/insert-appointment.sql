@@ -1,0 +1,1 @@
+insert into "appointment" ("clinic_id", "patient_id", "branch_id", "provider_id", "type_id", "status_id", "start_at", "end_at", "note", "cancelled_at", "cancellation_reason", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning "id"

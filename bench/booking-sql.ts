@@ -7,6 +7,7 @@
 import { OVERLAP_SQL } from '../src/services/appointments/appointment-writes.ts';
 import { BOOKING_RULES_SQL } from '../src/services/appointments/booking-rules.ts';
 import { insertEventsSql } from '../src/services/unit-of-work.ts';
+import { eventDeliveries } from '../src/services/webhooks/event-deliveries.ts';
 
 export const bookingSql = {
   /** The provider's active booking in the way, found through the exclusion constraint's index: params clinic, provider, start, end, the appointment itself (0 for a new one). */
@@ -28,7 +29,7 @@ export const bookingSql = {
    * the same transaction; the bench's clinic has none): params clinic, type, scope, data (JSON),
    * created_at, clinic.
    */
-  insertEvent: insertEventsSql(1),
+  insertEvent: insertEventsSql(1, eventDeliveries),
   /**
    * The referenced records, each the clinic's and not disabled, in one statement (WriteContext.refs),
    * with the type's duration: per reference `[state, ...columns]` (1 usable, 2 disabled) or null;

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { OVERLAP_SQL } from '../src/services/appointments/appointment-writes.ts';
 import { BOOKING_RULES_SQL } from '../src/services/appointments/booking-rules.ts';
 import { insertEventsSql } from '../src/services/unit-of-work.ts';
+import { eventDeliveries } from '../src/services/webhooks/event-deliveries.ts';
 
 /** A statement the app builds from its definitions, as `npm run bench:pins` last wrote it. */
 const pin = (name: string) => readFileSync(new URL(`./pins/${name}`, import.meta.url), 'utf8');
@@ -31,7 +32,7 @@ export const bookingSql = {
    * the same transaction; the bench's clinic has none): params clinic, type, scope, data (JSON),
    * created_at, clinic.
    */
-  insertEvent: insertEventsSql(1),
+  insertEvent: insertEventsSql(1, eventDeliveries),
   /**
    * The referenced records, each the clinic's and not disabled, in one statement (WriteContext.refs),
    * with the type's duration: per reference `[state, ...columns]` (1 usable, 2 disabled) or null;

@@ -4,7 +4,7 @@
  * ROLES without deliveries), its database through PgBouncer under --pooler (bench/child.ts). Its clinic is a
  * test clinic, whose receiver may be plain http on 127.0.0.1 (docs/test-mode.md).
  */
-import { openOrm } from '../src/lib/database.ts';
+import { openOrm } from '../src/db/orm.ts';
 import { startHttpServer } from '../src/server/start.ts';
 import { childSettings, serveUntilParentLeaves } from './child.ts';
 

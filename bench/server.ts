@@ -5,7 +5,7 @@
  * ephemeral loopback port, and reports `{ type: 'ready', url }` over IPC. It exits on SIGTERM or
  * when the parent goes away (the IPC channel closes), so it never outlives the benchmark.
  */
-import { openOrm } from '../src/lib/database.ts';
+import { openOrm } from '../src/db/orm.ts';
 import { startHttpServer } from '../src/server/start.ts';
 import { childSettings, serveUntilParentLeaves } from './child.ts';
 import { installCapture, startRecording, stopRecording } from './statement-capture.ts';

@@ -35,8 +35,19 @@ describe('asyncQueue bounds', () => {
   it('below() resolves when the client goes away', async () => {
     const q = asyncQueue<number>(() => {});
     for (let i = 0; i < 5; i++) q.push(i);
-    const room = q.below(1);
+    let released = false;
+    q.below(1).then(() => {
+      released = true;
+    });
+    await settled();
+    expect(released).toBe(false);
     await q.return?.();
-    await room;
+    // Asserted, not awaited: a producer left waiting would otherwise show as a test timeout.
+    await settled();
+    expect(released).toBe(true);
+    expect(q.closed).toBe(true);
   });
 });
+
+/** Every promise callback queued so far has run (a macrotask later). */
+const settled = () => new Promise<void>((resolve) => setImmediate(resolve));

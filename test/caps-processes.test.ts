@@ -3,7 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type Pooler, pgbouncerBinary, startPgBouncer } from '../bench/pgbouncer.ts';
 import { createApiKey } from '../src/auth/keys.ts';
-import { openOrm } from '../src/lib/database.ts';
+import { openOrm } from '../src/db/orm.ts';
 import type { Limits } from '../src/lib/limits.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
 import { MEDIA_LINK_SECRET, NETWORK_SECRET, testDatabase } from './helpers.ts';

@@ -1,7 +1,7 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openOrm } from '../src/db/orm.ts';
 import { Clinic } from '../src/entities/index.ts';
 import { FixedClock } from '../src/lib/clock.ts';
-import { openOrm } from '../src/lib/database.ts';
 import { sweeperOf } from '../src/lib/periodic-sweep.ts';
 import { startJobs } from '../src/server/jobs.ts';
 import { EventEnvelope } from '../src/services/events/event.resource.ts';

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { migrate, openOrm, startDatabase } from '../src/lib/database.ts';
+import { openOrm } from '../src/db/orm.ts';
+import { migrate, startDatabase } from '../src/lib/database.ts';
 import { installJobs } from '../src/server/jobs.ts';
 
 /**

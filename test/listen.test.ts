@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openOrm } from '../src/lib/database.ts';
+import { openOrm } from '../src/db/orm.ts';
 import { listen } from '../src/lib/listen.ts';
 import { EventHub } from '../src/services/events/hub.ts';
 import { startEventRelay } from '../src/services/events/relay.ts';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openOrm } from '../src/lib/database.ts';
+import { openOrm } from '../src/db/orm.ts';
 import { type MediaStore, pgMediaStore } from '../src/media/store.ts';
 import { createClinic } from '../src/services/clinics/clinics.ts';
 import { testDatabase } from './helpers.ts';

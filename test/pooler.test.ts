@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Pooler, pgbouncerBinary, startPgBouncer } from '../bench/pgbouncer.ts';
-import { openOrm } from '../src/lib/database.ts';
+import { openOrm } from '../src/db/orm.ts';
 import { defaultLimits } from '../src/lib/limits.ts';
 import { testDatabase } from './helpers.ts';
 import { killAll, startServiceProcess } from './service-process.ts';

@@ -4,7 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../src/auth/keys.ts';
-import { openOrm } from '../src/lib/database.ts';
+import { openOrm } from '../src/db/orm.ts';
 import { signBody } from '../src/lib/signing.ts';
 import { inboundEvent } from '../src/network/sandbox.ts';
 import { SANDBOX_RECEIPTS_QUEUE } from '../src/network/sandbox-receipts.ts';

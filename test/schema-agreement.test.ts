@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openOrm } from '../src/lib/database.ts';
+import { openOrm } from '../src/db/orm.ts';
 import { testDatabase } from './helpers.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { openOrm } from '../src/lib/database.ts';
+import { openOrm } from '../src/db/orm.ts';
 import { defaultLimits, type Limits } from '../src/lib/limits.ts';
 import { startHttpServer } from '../src/server/start.ts';
 

@@ -1,9 +1,9 @@
 import type { EntityName } from '@mikro-orm/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openOrm } from '../src/db/orm.ts';
 import { globalTables } from '../src/entities/global-tables.ts';
 import { allEntities, tenantEntities } from '../src/entities/index.ts';
-import { openOrm } from '../src/lib/database.ts';
 import { QUEUE_SCHEMA } from '../src/lib/job-queue.ts';
 import { testDatabase } from './helpers.ts';
 

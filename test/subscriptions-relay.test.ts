@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openOrm } from '../src/lib/database.ts';
+import { openOrm } from '../src/db/orm.ts';
 import { type RunningServer, startHttpServer } from '../src/server/start.ts';
 import { MEDIA_LINK_SECRET, NETWORK_SECRET, startTestApp, type TestApp } from './helpers.ts';
 import { connect, type TestSocket, until } from './ws-client.ts';

@@ -1,7 +1,6 @@
 import path from 'node:path';
-import { MikroORM } from '@mikro-orm/postgresql';
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
 import pg from 'pg';
-import { ormConfig } from '../../mikro-orm.config.ts';
 import { PASSWORD, shareEmbedded, USER } from './embedded-postgres.ts';
 import { defaultLimits, type Limits } from './limits.ts';
 import { connectionMode, rememberConnection } from './session-url.ts';
@@ -63,37 +62,44 @@ export async function ensureDatabase(adminUrl: string, name: string, template?: 
   }
 }
 
+/** The app's MikroORM configuration for an address, with what a process sets on top of it. */
+export type OrmConfigOf = (clientUrl: string, overrides: Partial<Options>) => Options;
+
+export interface OrmOpenOptions {
+  onQuery?: (sql: string) => void;
+  poolMax?: number;
+  limits?: Limits;
+  /** false: no statement or query timeout (migrations, which may take longer than a request). */
+  requestTimeouts?: boolean;
+  /**
+   * DATABASE_SESSION_URL (src/lib/session-url.ts): where LISTEN, advisory locks held across
+   * transactions and migrations go. When it differs from `url`, `url` is taken to reach a
+   * transaction-mode pooler, and the pool keeps no session state.
+   */
+  sessionUrl?: string;
+  /** DATABASE_PREPARED_STATEMENTS: named statements behind a pooler (off unless the pooler keeps them). */
+  preparedStatements?: boolean;
+}
+
 /**
- * The server's MikroORM. Its pool never waits without end: a connection (new, or free in the
- * pool) comes within `dbConnectTimeoutMs`, every statement stops after the request deadline
- * (PostgreSQL's statement_timeout), and a database that stops answering altogether fails the
- * query a second later on the client side (stuck-queries.ts). Those failures become a 503
- * (src/lib/errors.ts), and the pool reconnects by itself once the database is back.
+ * A MikroORM of `configOf` (the app's, src/db/orm.ts: lib knows no entities) whose pool never
+ * waits without end: a connection (new, or free in the pool) comes within `dbConnectTimeoutMs`,
+ * every statement stops after the request deadline (PostgreSQL's statement_timeout), and a
+ * database that stops answering altogether fails the query a second later on the client side
+ * (stuck-queries.ts). Those failures become a 503 (src/lib/errors.ts), and the pool reconnects by
+ * itself once the database is back.
  */
-export async function openOrm(
+export async function openOrmOf(
+  configOf: OrmConfigOf,
   url: string,
-  opts: {
-    onQuery?: (sql: string) => void;
-    poolMax?: number;
-    limits?: Limits;
-    /** false: no statement or query timeout (migrations, which may take longer than a request). */
-    requestTimeouts?: boolean;
-    /**
-     * DATABASE_SESSION_URL (src/lib/session-url.ts): where LISTEN, advisory locks held across
-     * transactions and migrations go. When it differs from `url`, `url` is taken to reach a
-     * transaction-mode pooler, and the pool keeps no session state.
-     */
-    sessionUrl?: string;
-    /** DATABASE_PREPARED_STATEMENTS: named statements behind a pooler (off unless the pooler keeps them). */
-    preparedStatements?: boolean;
-  } = {},
+  opts: OrmOpenOptions = {},
 ): Promise<MikroORM> {
   const limits = opts.limits ?? defaultLimits;
   const timeouts = opts.requestTimeouts !== false;
   const connection = connectionMode(url, opts.sessionUrl, opts.preparedStatements);
   const statementTimeoutMs = timeouts ? limits.requestDeadlineMs : 0;
   const orm = await MikroORM.init(
-    ormConfig(url, {
+    configOf(url, {
       ...(opts.poolMax ? { pool: { min: 0, max: opts.poolMax } } : {}),
       driverOptions: {
         // Names the statements of writes inside transactions (src/db/named-statements.ts); behind a

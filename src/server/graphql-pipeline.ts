@@ -1,6 +1,6 @@
 import { RequestCache } from '@pothos/plugin-scope-auth';
 import type { GraphQLSchema } from 'graphql';
-import { createYoga, type YogaInitialContext, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type YogaInitialContext } from 'graphql-yoga';
 import { compiledExecute } from '../lib/compiled-execute.ts';
 import { AppError, isErrorCode } from '../lib/errors.ts';
 import { currentRequest, type RequestContext, shareEm } from '../lib/request-context.ts';
@@ -8,14 +8,7 @@ import { type AppDeps, settleRateLimit } from './context.ts';
 import { toGraphQLError } from './graphql-errors.ts';
 import { graphqlLimitPlugins } from './graphql-limits.ts';
 import { introspectionCachePlugin } from './introspection-cache.ts';
-
-export interface OperationParams {
-  query: string;
-  variables?: Record<string, unknown>;
-  operationName?: string;
-}
-
-export type Yoga = YogaServerInstance<Record<string, unknown>, RequestContext>;
+import type { Yoga } from './pipeline-types.ts';
 
 /**
  * The one GraphQL pipeline: Yoga's envelop with our plugins. The operation runner runs it

@@ -7,8 +7,8 @@ import type { RequestContext, RequestInfo } from '../lib/request-context.ts';
 import { readBody, sendResponse } from './body.ts';
 import { serveConsole } from './graphiql.ts';
 import { toGraphQLError } from './graphql-errors.ts';
-import type { OperationParams } from './graphql-pipeline.ts';
 import { introspectionWithoutKey } from './introspection.ts';
+import type { OperationParams } from './pipeline-types.ts';
 import type { OperationRunner } from './runner.ts';
 
 export type GraphQLHandler = ((

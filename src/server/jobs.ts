@@ -12,6 +12,8 @@ import { sessionUrlOf } from '../lib/session-url.ts';
 import { sandboxReceiptsQueue } from '../network/sandbox-receipts.ts';
 import { sendFailedQueue, sendQueue } from '../services/chat/send-jobs.ts';
 import { deliveryQueue } from '../services/webhooks/delivery-jobs.ts';
+// Every process that writes starts its queues here: the outbox's fan-out to webhooks comes with them.
+import '../services/webhooks/event-deliveries.ts';
 import { runSystem } from './runner.ts';
 import { type RunningSweeps, SWEEP_QUEUES, startSweeps } from './sweeps.ts';
 

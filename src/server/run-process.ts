@@ -1,9 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { openOrm } from '../db/orm.ts';
 import { seedDemo } from '../demo/seed-demo.ts';
 import { Clinic } from '../entities/index.ts';
 import { systemClock } from '../lib/clock.ts';
 import { type Config, connectionOf, limitsOf, rolesOf } from '../lib/config.ts';
-import { migrate, openOrm, startDatabase } from '../lib/database.ts';
+import { migrate, startDatabase } from '../lib/database.ts';
 import type { Limits } from '../lib/limits.ts';
 import { logger } from '../lib/logger.ts';
 import type { Role } from '../lib/roles.ts';

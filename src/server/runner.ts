@@ -15,7 +15,7 @@ import { chargeOperation } from '../schema/cost.ts';
 import type { AppDeps } from './context.ts';
 import { authenticateCredential, settleRateLimit } from './context.ts';
 import { toGraphQLError } from './graphql-errors.ts';
-import type { OperationParams, Yoga } from './graphql-pipeline.ts';
+import type { OperationParams, Yoga } from './pipeline-types.ts';
 
 /**
  * The one operation runner: a credential, an operation, a deadline, a budget. HTTP GraphQL

@@ -3,10 +3,9 @@ import { runNamed, statementOf } from '../db/named-statements.ts';
 import { Clinic, type ClinicKind } from '../entities/index.ts';
 import { isEventType } from '../events/types.ts';
 import type { ClinicMode } from '../lib/clinic-mode.ts';
-import { cached } from '../lib/memo.ts';
+import { cached2 } from '../lib/memo.ts';
 import { atWriteTime, currentRequest, type Principal } from '../lib/request-context.ts';
 import type { Row } from './resource.ts';
-import { enqueueDeliveries } from './webhooks/delivery-jobs.ts';
 
 /**
  * The one unit of work of every write (issue 16, groundwork): a transaction bound to one clinic
@@ -144,17 +143,46 @@ async function recordEvents(
     events.push({ type: e.type, scope: e.scope, data: await e.data(reader) });
   }
   const due = await insertEvents(tx, clinicId, now, events);
-  await enqueueDeliveries(
+  await registeredFanOut().queue(
     tx,
-    due
-      .filter((d) => d.subscription != null)
-      .map((d) => ({
-        subscription: d.subscription as number,
-        event: d.id,
-        attempt: 1,
-        trigger: 'scheduled',
-      })),
+    due.filter((d) => d.target != null).map((d) => ({ event: d.id, target: d.target as number })),
   );
+}
+
+/**
+ * Who else an event is for, found by the outbox insert itself (one statement, no second round
+ * trip per write) and owed something queued in the write's transaction. The unit of work knows no
+ * domain: the webhooks register the one the app has (src/services/webhooks/event-deliveries.ts,
+ * loaded by every process that writes through src/server/jobs.ts).
+ */
+export interface EventFanOut {
+  /**
+   * The `from ... on ...` of a left join onto the inserted events `"ev"` (`"id"`, `"type"`); its
+   * one parameter is the clinic.
+   */
+  join: string;
+  /** The id of the joined target, null where an event has none. */
+  target: string;
+  /** Queues each (event, target) found, in the write's transaction `tx`. */
+  queue(tx: EntityManager, due: { event: number; target: number }[]): Promise<void>;
+}
+
+let fanOut: EventFanOut | undefined;
+
+/** Sets the outbox's fan-out: once per process (a second, different one is a wiring mistake). */
+export function setEventFanOut(next: EventFanOut): void {
+  if (fanOut && fanOut !== next) throw new Error('The outbox has a fan-out already.');
+  fanOut = next;
+}
+
+// Loudly: a write whose events reached no subscriber because a module was not loaded would pass
+// every test that has none.
+function registeredFanOut(): EventFanOut {
+  if (!fanOut)
+    throw new Error(
+      'The outbox has no fan-out: load src/services/webhooks/event-deliveries.ts (src/server/jobs.ts does).',
+    );
+  return fanOut;
 }
 
 /** An event as the outbox records it: its `data` presented already. */
@@ -166,7 +194,7 @@ export interface OutboxEvent {
 
 /**
  * Sample events (src/services/webhooks/sample-events.ts) are marked `test`, and go only to the
- * subscriptions receiving them that `among` (a condition on `"s"`, with its params) also names.
+ * fan-out's targets that `among` (a further condition of its join, with its params) also names.
  */
 export interface SampleMark {
   among: { sql: string; params: readonly unknown[] };
@@ -174,7 +202,7 @@ export interface SampleMark {
 
 /**
  * The one outbox insert, of real events and samples: the rows in, through `tx`, answering each
- * event's id with each subscription of the clinic it is for, or null. One statement, outside the
+ * event's id with each target of the fan-out it is for, or null. One statement, outside the
  * unit of work (nothing reads these rows back in the write, and a flush would compare every
  * entity the write loaded once more), so deliveries are queued in this same transaction.
  */
@@ -184,36 +212,30 @@ export async function insertEvents(
   now: Date,
   events: readonly OutboxEvent[],
   sample?: SampleMark,
-): Promise<{ id: number; subscription: number | null }[]> {
+): Promise<{ id: number; target: number | null }[]> {
   const params: unknown[] = [];
   for (const e of events) params.push(clinicId, e.type, e.scope, JSON.stringify(e.data), now);
   params.push(clinicId, ...(sample?.among.params ?? []));
-  const { rows } = await runNamed(tx, statementOf(insertEventsSql(events.length, sample?.among.sql)), params);
-  return (rows as { id: number | string; subscription: number | null }[]).map((r) => ({
+  const sql = insertEventsSql(events.length, registeredFanOut(), sample?.among.sql);
+  const { rows } = await runNamed(tx, statementOf(sql), params);
+  return (rows as { id: number | string; target: number | null }[]).map((r) => ({
     id: Number(r.id),
-    subscription: r.subscription,
+    target: r.target,
   }));
 }
 
 /**
  * The outbox insert of `count` events (params per event: clinic, type, scope, data as JSON text,
- * created_at; then the clinic, then `sampleAmong`'s), answering each event's id with each live
- * subscription of the clinic it is for (an empty `event_types` is every type), or null: the
- * bench's raw server runs the same statement (bench/booking-sql.ts). With `sampleAmong`, the rows
- * are marked `test` and go only to the subscriptions it also names.
+ * created_at; then the clinic, then `sampleAmong`'s), answering each event's id with each target
+ * of `fanOut` it is for, or null: the bench's raw server runs the same statement
+ * (bench/booking-sql.ts). With `sampleAmong`, the rows are marked `test` and go only to the
+ * targets it also names.
  */
-const insertEventsStatements = new Map<string, string>();
-export const insertEventsSql = (count: number, sampleAmong?: string) =>
-  cached(insertEventsStatements, `${count} ${sampleAmong ?? ''}`, () => {
+const insertEventsStatements = new WeakMap<EventFanOut, Map<string, string>>();
+export const insertEventsSql = (count: number, fanOut: EventFanOut, sampleAmong?: string) =>
+  cached2(insertEventsStatements, fanOut, `${count} ${sampleAmong ?? ''}`, () => {
     const sample = sampleAmong !== undefined;
     const row = `(?, ?, ?, ?, ?${sample ? ', true' : ''})`;
     const values = Array.from({ length: count }, () => row).join(', ');
-    return `with "ev" as (insert into "event" ("clinic_id", "type", "scope", "data", "created_at"${sample ? ', "test"' : ''}) values ${values} returning "id", "type") select "ev"."id", "s"."id" as "subscription" from "ev" left join "webhook_subscription" as "s" on ${SUBSCRIBED_TO_EVENT}${sample ? ` and ${sampleAmong}` : ''} order by "ev"."id"`;
+    return `with "ev" as (insert into "event" ("clinic_id", "type", "scope", "data", "created_at"${sample ? ', "test"' : ''}) values ${values} returning "id", "type") select "ev"."id", ${fanOut.target} as "target" from "ev" left join ${fanOut.join}${sample ? ` and ${sampleAmong}` : ''} order by "ev"."id"`;
   });
-
-/**
- * The one rule of which subscriptions an event `"ev"` is queued to (`"s"`, the clinic `?`): live
- * ones receiving its type, an empty `event_types` being every type. Real events and samples
- * (src/services/webhooks/sample-events.ts) both join by it.
- */
-export const SUBSCRIBED_TO_EVENT = `"s"."clinic_id" = ? and "s"."enabled" and "s"."deleted_at" is null and ("ev"."type" = any("s"."event_types") or "s"."event_types" = '{}')`;

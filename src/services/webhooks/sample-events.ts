@@ -46,7 +46,7 @@ async function recordSample(w: WriteContext, type: EventType, only?: number) {
       },
     },
   );
-  const subscriptions = rows.map((r) => r.subscription).filter((s): s is number => s != null);
+  const subscriptions = rows.map((r) => r.target).filter((s): s is number => s != null);
   await enqueueDeliveries(
     w.em,
     subscriptions.map((subscription) => ({ subscription, event: rows[0].id, attempt: 1, trigger: 'manual' })),

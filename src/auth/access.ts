@@ -1,5 +1,6 @@
-import { EVENT_TYPES, type EventType, GATING_SCOPES, scopeToSee } from '../events/types.ts';
+import { EVENT_TYPES, type EventType } from '../events/types.ts';
 import type { AppError } from '../lib/errors.ts';
+import { GATING_SCOPES, scopeToSee } from './event-scopes.ts';
 import { forbidden, type Scope, scopesIn } from './scopes.ts';
 
 /**

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { EVENT_TYPES, eventCatalog, scopeToSee } from '../events/types.ts';
+import { scopeToSee } from '../auth/event-scopes.ts';
+import { EVENT_TYPES, eventCatalog } from '../events/types.ts';
 import { ERROR_REFERENCE_PATH } from '../lib/error-docs.ts';
 import { escapeHtml, renderPage, sendPage } from './page-layout.ts';
 

@@ -1,4 +1,5 @@
-import { EVENT_TYPES, type EventType, EventTypeSet, scopeToSee } from '../../events/types.ts';
+import { scopeToSee } from '../../auth/event-scopes.ts';
+import { EVENT_TYPES, type EventType, EventTypeSet } from '../../events/types.ts';
 import { valuesOf } from '../../lib/enums.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
 import { requireTestClinic } from '../clinics/test-mode.ts';

@@ -124,8 +124,9 @@ export async function startTestApp(
     limits,
     corsOrigins: opts.corsOrigins,
     trustProxy: opts.trustProxy,
-    ...(opts.workers === false ? { roles: [] } : {}),
-    ...(opts.deliveryWorkers === false ? { roles: ['sends', 'sweeps'] as const } : {}),
+    // Never the sweeps role: tests sweep by hand (`eventRetention.sweep()`) at their injected
+    // clock, and this period's sweep, asked for at start, would run at a moment of its own.
+    roles: opts.workers === false ? [] : opts.deliveryWorkers === false ? ['sends'] : ['deliveries', 'sends'],
     ...(opts.metricsToken ? { metricsToken: opts.metricsToken } : {}),
     ...(opts.errorReferenceSource ? { errorReferenceSource: opts.errorReferenceSource } : {}),
     ...(opts.liveNetwork ? { liveNetwork: opts.liveNetwork } : {}),

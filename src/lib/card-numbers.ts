@@ -50,6 +50,7 @@
  * ASCII is answered by two ASCII tests (Unicode-property regexes scan ten times slower in V8),
  * and the scan jumps from digit to digit, classifying characters by a table.
  */
+import { decodeEscapes, hasEscapes } from './escaped-text.ts';
 
 /** What a character is to the rule. */
 const Kind = {
@@ -129,13 +130,6 @@ const LOCAL_PHONE = /^0[1-9]\d{7,10}$/;
 /** How long a word glued to a card number may be (`Visa`, `card`, `cc`, `no`, `x`); a longer one names something. */
 const SHORT_WORD = 6;
 
-/** Percent escapes and JSON escapes (a backslash, maybe itself escaped, and `t`, `n`, … or `uXXXX`). */
-const ENCODED = /\\+(?:u[0-9a-fA-F]{4}|[tnrfbv])|(?:%[0-9a-fA-F]{2})+/g;
-const HAS_ENCODED = /\\+(?:u[0-9a-fA-F]{4}|[tnrfbv])|%[0-9a-fA-F]{2}/;
-/** Strict, and keeping a BOM (an invisible character the rule reads as absent, not one to drop). */
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-const CONTROL_ESCAPES: Record<string, string> = { t: '\t', n: '\n', r: '\r', f: '\f', b: '\b', v: '\v' };
-
 /**
  * Whether `text` may hold a card number at all (the fast path, as most text and log lines go):
  * three ASCII digits in a row, or digits that something other than printable ASCII or an escape
@@ -157,60 +151,6 @@ export function luhn(digits: string): boolean {
     sum += d;
   }
   return sum % 10 === 0;
-}
-
-/**
- * `text` with its escapes read as the characters they stand for, and where each of its UTF-16
- * units came from in `text` (`from[i]`; `from[length]` is the end).
- */
-function decode(text: string): { text: string; from: number[] } {
-  let out = '';
-  const from: number[] = [];
-  let last = 0;
-  const literal = (a: number, b: number) => {
-    out += text.slice(a, b);
-    for (let i = a; i < b; i++) from.push(i);
-  };
-  for (const m of text.matchAll(ENCODED)) {
-    literal(last, m.index);
-    last = m.index + m[0].length;
-    const s = m[0];
-    if (s[0] === '\\') {
-      const tail = s.slice(s.lastIndexOf('\\') + 1);
-      out +=
-        tail[0] === 'u' ? String.fromCharCode(Number.parseInt(tail.slice(1), 16)) : CONTROL_ESCAPES[tail];
-      from.push(m.index);
-      continue;
-    }
-    // Percent escapes: UTF-8 bytes; a sequence that is not UTF-8 stays as written.
-    const bytes = s
-      .slice(1)
-      .split('%')
-      .map((h) => Number.parseInt(h, 16));
-    for (let i = 0; i < bytes.length; ) {
-      const b = bytes[i];
-      const n =
-        b < 0x80 ? 1 : b >= 0xc2 && b < 0xe0 ? 2 : b >= 0xe0 && b < 0xf0 ? 3 : b >= 0xf0 && b < 0xf5 ? 4 : 0;
-      const at = m.index + i * 3;
-      let ch = '';
-      if (n && i + n <= bytes.length) {
-        try {
-          ch = UTF8.decode(Uint8Array.from(bytes.slice(i, i + n)));
-        } catch {}
-      }
-      if (ch) {
-        out += ch;
-        for (let k = 0; k < ch.length; k++) from.push(at);
-        i += n;
-      } else {
-        literal(at, at + 3);
-        i += 1;
-      }
-    }
-  }
-  literal(last, text.length);
-  from.push(text.length);
-  return { text: out, from };
 }
 
 interface Group {
@@ -312,7 +252,7 @@ function glueOf(text: string, at: number, dir: -1 | 1): Glue {
 function cardSpans(original: string, first = false): [number, number][] {
   const found: [number, number][] = [];
   if (!mayHold(original)) return found;
-  const decoded = HAS_ENCODED.test(original) ? decode(original) : null;
+  const decoded = hasEscapes(original) ? decodeEscapes(original) : null;
   const text = decoded ? decoded.text : original;
   const span = (a: number, b: number): [number, number] =>
     decoded ? [decoded.from[a], decoded.from[b]] : [a, b];

@@ -8,12 +8,23 @@ import { writtenFields } from './write-inputs-of.ts';
  * `byRun`). References and anything with a rule stay in `run`, so a new plain field needs no
  * edit there.
  */
-const plainFields = (resource: Resource, phase: 'create' | 'update') =>
-  writtenFields(resource, phase).flatMap(([input, , field, w]) =>
-    field.source.kind === 'column' && !w.byRun
-      ? [{ input, prop: field.source.prop, nullable: field.nullable }]
-      : [],
-  );
+type PlainField = { input: string; prop: string; nullable: boolean };
+/** Worked out once per resource and phase: the booking, the write called most, asks every time. */
+const plainOf = new WeakMap<Resource, Record<'create' | 'update', PlainField[]>>();
+const plainFields = (resource: Resource, phase: 'create' | 'update'): PlainField[] => {
+  let known = plainOf.get(resource);
+  if (!known) {
+    const of = (p: 'create' | 'update') =>
+      writtenFields(resource, p).flatMap(([input, , field, w]) =>
+        field.source.kind === 'column' && !w.byRun
+          ? [{ input, prop: field.source.prop, nullable: Boolean(field.nullable) }]
+          : [],
+      );
+    known = { create: of('create'), update: of('update') };
+    plainOf.set(resource, known);
+  }
+  return known[phase];
+};
 
 export function fieldSetter(resource: Resource): Pick<WriteContext, 'setFields' | 'insertFields'> {
   return {

@@ -134,7 +134,12 @@ describe('adding Appointment.room as docs/adding-a-resource.md says', { timeout:
   });
 
   const cases: [string, Edit[], string, RegExp, [string, string, string]?][] = [
-    ['no migration', without('migration'), 'test/schema-agreement.test.ts', /alter table \W*appointment\W* add \W*room/],
+    [
+      'no migration',
+      without('migration'),
+      'test/schema-agreement.test.ts',
+      /alter table \W*appointment\W* add \W*room/,
+    ],
     [
       'no definition line',
       without('definition'),

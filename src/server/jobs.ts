@@ -20,7 +20,7 @@ import { type RunningSweeps, SWEEP_QUEUES, startSweeps } from './sweeps.ts';
 /**
  * The service's queues and their workers (src/lib/job-queue.ts): started by every process that
  * writes (the server, `npm run worker`, the CLI), so a write can queue its jobs; workers run
- * where `work` is on (the server by default, WORKERS=off to leave them to `npm run worker`).
+ * where the process's roles say (src/server/role-jobs.ts, src/lib/roles.ts).
  */
 // A dead-letter queue before the queue that names it (pg-boss checks it exists).
 // The sandbox network's receipts too: it stands for the network, whose receipts outlive us.

@@ -44,6 +44,9 @@ describe('the webhooks section', () => {
         'X-Service-Timestamp',
         'X-Service-Event-Id',
         'X-Service-Event-Type',
+        'webhook-id',
+        'webhook-timestamp',
+        'webhook-signature',
       ]);
     }
     // The same schema a REST answer of the object uses.

@@ -139,13 +139,13 @@ describe('POST /v1/webhooks/{id}/rotate-secret', () => {
     const rotated = await app.post(`/v1/webhooks/${sub.id}/rotate-secret`, {}, key);
     expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
     const fresh = rotated.body.data.secret as string;
-    expect(fresh).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(fresh).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(fresh).not.toBe(old);
     expect(rotated.body.data.previous_secret_expires_at).toBe(
       new Date(Date.parse('2031-05-02T09:00:00Z') + ROTATION_OVERLAP_HOURS * 3600_000).toISOString(),
     );
     expect((await app.get(`/v1/webhooks/${sub.id}`, key)).body.data.secret).toBe(
-      `whsec_****${fresh.slice(-4)}`,
+      `whsec_****${fresh.slice(-5, -1)}`,
     );
     r.known = [fresh, old];
 
@@ -230,7 +230,7 @@ describe('POST /v1/webhooks/{id}/rotate-secret', () => {
     const later = await app.post(`/v1/webhooks/${sub.id}/rotate-secret`, {}, key);
     const again = await app.post(`/v1/webhooks/${sub.id}/rotate-secret`, {}, key, k);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(again.body.data).toEqual({ ...first.body.data, secret: `whsec_****${s1.slice(-4)}` });
+    expect(again.body.data).toEqual({ ...first.body.data, secret: `whsec_****${s1.slice(-5, -1)}` });
     expect(JSON.stringify(again.body)).not.toContain(later.body.data.secret);
   });
 
@@ -244,7 +244,7 @@ describe('POST /v1/webhooks/{id}/rotate-secret', () => {
     );
     expect(res.body.errors).toBeUndefined();
     const got = res.body.data.rotateWebhookSecret.webhookSubscription;
-    expect(got.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(got.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(got.secret).not.toBe(sub.secret);
     expect(got.previousSecretExpiresAt).not.toBeNull();
   });

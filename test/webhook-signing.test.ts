@@ -129,6 +129,12 @@ describe('the headers', () => {
       'X-Service-Timestamp': String(Date.parse('2026-11-01T10:00:05Z') / 1000),
       'X-Service-Event-Id': `evt_${event.id}`,
       'X-Service-Event-Type': 'patient.created',
+      // Standard Webhooks' (test/standard-webhooks.test.ts verifies them with the libraries).
+      'webhook-id': `evt_${event.id}`,
+      'webhook-timestamp': String(Date.parse('2026-11-01T10:00:05Z') / 1000),
+      'webhook-signature': `v1,${createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+        .update(`evt_${event.id}.${Date.parse('2026-11-01T10:00:05Z') / 1000}.${body}`)
+        .digest('base64')}`,
     });
     expect(signatureOf(secret, body)).toBe(`sha256=${hex}`);
     expect(signatureOf(secret, Buffer.from(body))).toBe(`sha256=${hex}`);

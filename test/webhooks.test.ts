@@ -16,8 +16,8 @@ let readOnly: string;
 let other: string;
 let clinicId: number;
 
-const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/;
-const MASKED = /^whsec_\*\*\*\*[A-Za-z0-9_-]{4}$/;
+const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
+const MASKED = /^whsec_\*\*\*\*[A-Za-z0-9+/]{4}$/;
 const PUBLIC = 'https://93.184.215.14/hooks';
 const NON_CHAT = EVENT_TYPES.filter((t) => !t.startsWith('chat.'));
 
@@ -54,7 +54,7 @@ describe('POST /v1/webhooks', () => {
     });
     expect(created.id).toMatch(/^wh_\d+$/);
     expect(created.secret).toMatch(SECRET);
-    const masked = { ...created, secret: `whsec_****${created.secret.slice(-4)}` };
+    const masked = { ...created, secret: `whsec_****${created.secret.slice(-5, -1)}` };
     const one = await app.get(`/v1/webhooks/${created.id}`, manage);
     expect(one.status).toBe(200);
     expect(one.body.data).toEqual(masked);

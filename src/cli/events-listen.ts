@@ -52,10 +52,11 @@ export function seedFile(env: NodeJS.ProcessEnv = process.env): string {
 /**
  * The secret `events listen` signs with for `key` on this machine: an HMAC of the key under a
  * random seed made once per machine. The same on every run, different for another key or machine;
- * neither the key nor a secret is written to disk, and a new key gets a new secret.
+ * neither the key nor a secret is written to disk, and a new key gets a new secret. In the
+ * standard form (base64), so a receiver's Standard Webhooks library takes it.
  */
 export function listenSecret(key: string, file = seedFile()): string {
-  return `${SECRET_PREFIX}${createHmac('sha256', machineSeed(file)).update(key).digest('base64url')}`;
+  return `${SECRET_PREFIX}${createHmac('sha256', machineSeed(file)).update(key).digest('base64')}`;
 }
 
 const SEED = /^[A-Za-z0-9_-]{43}$/;

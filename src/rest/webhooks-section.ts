@@ -4,12 +4,13 @@ import { defaultLimits } from '../lib/limits.ts';
 import { DISABLE_AFTER_HOURS, RETRY_DELAYS_TEXT } from '../services/webhooks/retry-schedule.ts';
 import { eventData, sampleEnvelope } from '../services/webhooks/sample-data.ts';
 import { ROTATION_OVERLAP_HOURS } from '../services/webhooks/secret-rotation.ts';
-import { HEADERS } from '../webhooks/signing.ts';
+import { HEADERS, STANDARD_HEADERS } from '../webhooks/signing.ts';
 
 /**
  * The deliveries in the contract (issue 29): one OpenAPI 3.1 `webhooks` entry per event type, a
  * POST whose body is the type's envelope with `data` the component schema the REST answers of
- * its object use (its sample envelope the example), and the X-Service-* headers, so a client generated from the document
+ * its object use (its sample envelope the example), and the X-Service-* and Standard Webhooks'
+ * headers, so a client generated from the document
  * (openapi-typescript) types what its receiver gets.
  */
 
@@ -20,10 +21,10 @@ export const envelopeSchemaName = (type: string) =>
     .map((w) => w[0].toUpperCase() + w.slice(1))
     .join('')}Event`;
 
-const header = (name: string, description: string, schema: Record<string, unknown>) => ({
+const header = (name: string, description: string, schema: Record<string, unknown>, required = true) => ({
   name,
   in: 'header',
-  required: true,
+  required,
   description,
   schema,
 });
@@ -37,7 +38,7 @@ export const webhookParameters = {
   ),
   WebhookTimestamp: header(
     HEADERS.timestamp,
-    'When this attempt was signed, Unix seconds (not covered by the signature).',
+    'When this attempt was signed, Unix seconds (not covered by X-Service-Signature; webhook-signature covers it).',
     { type: 'string', pattern: '^[0-9]+$' },
   ),
   WebhookEventId: header(HEADERS.eventId, 'The event id, as `id` in the body: deduplicate on it.', {
@@ -45,6 +46,22 @@ export const webhookParameters = {
     pattern: idPattern('Event'),
   }),
   WebhookEventType: header(HEADERS.eventType, 'The event type, as `type` in the body.', { type: 'string' }),
+  StandardWebhookId: header(
+    STANDARD_HEADERS.id,
+    'Standard Webhooks: the message id, the event id (as `id` in the body), the same on every retry.',
+    { type: 'string', pattern: idPattern('Event') },
+  ),
+  StandardWebhookTimestamp: header(
+    STANDARD_HEADERS.timestamp,
+    'Standard Webhooks: when this attempt was signed, Unix seconds (covered by webhook-signature).',
+    { type: 'string', pattern: '^[0-9]+$' },
+  ),
+  StandardWebhookSignature: header(
+    STANDARD_HEADERS.signature,
+    `Standard Webhooks: \`v1,<base64>\`, the HMAC-SHA256 of \`<webhook-id>.<webhook-timestamp>.<raw body>\` keyed by the secret's bytes (the base64 after \`whsec_\`); verified by the \`standardwebhooks\` and \`svix\` libraries. For ${ROTATION_OVERLAP_HOURS} h after a secret rotation, one entry per secret, space-separated. Absent while the subscription's secret predates this scheme (base64url): rotate it to get one.`,
+    { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$' },
+    false,
+  ),
 };
 
 /**

@@ -1,5 +1,6 @@
 import { toId } from '../lib/ids.ts';
 import { signBody } from '../lib/signing.ts';
+import { standardSignatureHeader } from '../lib/standard-webhooks.ts';
 import type { EventRow } from '../services/events/envelope.ts';
 
 /**
@@ -20,6 +21,13 @@ export const HEADERS = {
   eventType: 'X-Service-Event-Type',
 } as const;
 
+/** Standard Webhooks' names (src/lib/standard-webhooks.ts), lower-case as its libraries read them. */
+export const STANDARD_HEADERS = {
+  id: 'webhook-id',
+  timestamp: 'webhook-timestamp',
+  signature: 'webhook-signature',
+} as const;
+
 /**
  * The signature header's value: one `sha256=<hex>` per secret, comma-separated, the current
  * secret's first (several entries in one header, as Stripe's `v1=`): after a rotation the
@@ -30,11 +38,14 @@ export const signatureHeader = (secrets: string | readonly string[], rawBody: st
   (typeof secrets === 'string' ? [secrets] : secrets).map((s) => signatureOf(s, rawBody)).join(',');
 
 /**
- * The headers of one delivery attempt of `rawBody` (the bytes `serializeEnvelope(event)` made):
- * the signature over exactly those bytes (one per signing secret), the signing time `now` (the injected clock) as Unix
- * seconds, and the event's id and type as in the body. Each attempt signs again, so a retry
- * carries its own time. The timestamp is not covered by the signature (the spec signs the body
- * alone): receivers deduplicate on the event id, not on the time.
+ * The headers of one delivery attempt of `rawBody` (the bytes `serializeEnvelope(event)` made),
+ * in two schemes over the same bytes and time. The spec's: the signature over exactly those bytes
+ * (one per signing secret), the signing time `now` (the injected clock) as Unix seconds, and the
+ * event's id and type as in the body; its timestamp is not signed (the spec signs the body alone).
+ * Standard Webhooks' (src/lib/standard-webhooks.ts): the event id as `webhook-id` (the same on
+ * every retry, so receivers deduplicate on it), the time, and a signature over id, time and body,
+ * which a receiver's library checks for freshness too. Each attempt signs again, so a retry
+ * carries its own time.
  */
 export function deliveryHeaders(
   secret: string | readonly string[],
@@ -42,11 +53,18 @@ export function deliveryHeaders(
   rawBody: string | Buffer,
   now: Date,
 ): Record<string, string> {
+  const secrets = typeof secret === 'string' ? [secret] : secret;
+  const id = toId('Event', event.id);
+  const timestamp = Math.floor(now.getTime() / 1000);
+  const standard = standardSignatureHeader(secrets, id, timestamp, rawBody);
   return {
     'Content-Type': 'application/json',
-    [HEADERS.signature]: signatureHeader(secret, rawBody),
-    [HEADERS.timestamp]: String(Math.floor(now.getTime() / 1000)),
-    [HEADERS.eventId]: toId('Event', event.id),
+    [HEADERS.signature]: signatureHeader(secrets, rawBody),
+    [HEADERS.timestamp]: String(timestamp),
+    [HEADERS.eventId]: id,
     [HEADERS.eventType]: event.type,
+    [STANDARD_HEADERS.id]: id,
+    [STANDARD_HEADERS.timestamp]: String(timestamp),
+    ...(standard ? { [STANDARD_HEADERS.signature]: standard } : {}),
   };
 }

@@ -9,8 +9,12 @@ import { SECRET_PREFIX } from './webhook.resource.ts';
  */
 export const ROTATION_OVERLAP_HOURS = 24;
 
-/** A new secret: the prefix and 32 random bytes in base64url (43 characters). */
-export const newSecret = () => SECRET_PREFIX + randomBytes(32).toString('base64url');
+/**
+ * A new secret: the prefix and 32 random bytes in standard base64 (44 characters), the form
+ * Standard Webhooks' libraries take (src/lib/standard-webhooks.ts). Secrets made before were
+ * base64url; they keep signing X-Service-Signature and are replaced at their next rotation.
+ */
+export const newSecret = () => SECRET_PREFIX + randomBytes(32).toString('base64');
 
 /** What a delivery reads of a subscription's secrets. */
 export interface Secrets {

@@ -2,15 +2,16 @@ import { EventTypeSet } from '../../events/types.ts';
 import { createdAt, updatedAt } from '../record-times.ts';
 import { defineResource, f } from '../resource.ts';
 
-/** What a secret starts with: `whsec_` and 32 random bytes in base64url (43 characters). */
+/** What a secret starts with: `whsec_` and 32 random bytes in base64 (secret-rotation.ts). */
 export const SECRET_PREFIX = 'whsec_';
 
 /**
  * The secret as every read shows it (docs/decisions.md, Webhook subscriptions): the prefix, four
- * stars and the last four characters, enough to tell two secrets apart, never enough to sign.
+ * stars and the last four characters (before base64's padding), enough to tell two secrets
+ * apart, never enough to sign.
  * Only the creation's answer carries it whole (src/services/webhooks/webhook-writes.ts).
  */
-export const maskSecret = (secret: string) => `${SECRET_PREFIX}****${secret.slice(-4)}`;
+export const maskSecret = (secret: string) => `${SECRET_PREFIX}****${secret.replace(/=+$/, '').slice(-4)}`;
 
 /** A webhook subscription (spec, "Webhook subscription"), with why and when it was disabled. */
 export const WebhookSubscription = defineResource({

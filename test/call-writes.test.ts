@@ -200,6 +200,8 @@ describe('POST /v1/calls', () => {
       expect(r.status, JSON.stringify(body)).toBe(422);
       expect(r.body.error, JSON.stringify(body)).toMatchObject({ code: 'validation_failed', param });
     }
+    // A withheld caller is null, said outright: a body without from is refused before any look at it.
+    expect((await create({ from: undefined })).body.error.message).toBe('from is required.');
   });
 
   it('403 without calls:write; the reads need calls:read', async () => {

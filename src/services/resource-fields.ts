@@ -78,9 +78,10 @@ export interface FieldWrite<T extends z.ZodType = z.ZodType> {
   /**
    * How a create takes it, when not as the field's nullability says (a non-null field is
    * required, a nullable one optional and null allowed): `optional` for a value the service
-   * defaults (or a null not taken), `required` for a nullable field a create must give.
+   * defaults (or a null not taken), `required` for a nullable field a create must give,
+   * `required-nullable` for one it must give and may give as null (a withheld caller's number).
    */
-  readonly create?: 'required' | 'optional' | 'nullable';
+  readonly create?: 'required' | 'optional' | 'nullable' | 'required-nullable';
   /** `optional`: a nullable field an update may change but not clear (null is refused). */
   readonly update?: 'optional' | 'nullable';
   /** `run` stores it (a rule, a conversion, columns kept beside it); else the mechanism does. */

@@ -10,7 +10,8 @@ import type { Field, FieldWrite, Resource } from './resource.ts';
  * as optional, a nullable one clearable (null). `write.create` and `write.update` say otherwise.
  */
 
-type Mode = 'required' | 'optional' | 'nullable';
+/** `required-nullable`: must be given, and may be given as null (a create's withheld caller). */
+type Mode = 'required' | 'optional' | 'nullable' | 'required-nullable';
 
 /** The name a write's body gives a field. */
 export const inputNameOf = (name: string, field: Field): string =>
@@ -25,7 +26,13 @@ const modeOf = (field: Field, w: FieldWrite, phase: 'create' | 'update'): Mode =
 
 function wrap(w: FieldWrite, mode: Mode): z.ZodType {
   const t =
-    mode === 'required' ? w.input : mode === 'optional' ? w.input.optional() : w.input.nullable().optional();
+    mode === 'required'
+      ? w.input
+      : mode === 'optional'
+        ? w.input.optional()
+        : mode === 'required-nullable'
+          ? w.input.nullable()
+          : w.input.nullable().optional();
   return w.description ? t.meta({ description: w.description }) : t;
 }
 
@@ -84,7 +91,9 @@ type Wrapped<T extends z.ZodType, M> = M extends 'required'
   ? T
   : M extends 'optional'
     ? z.ZodOptional<T>
-    : z.ZodOptional<z.ZodNullable<T>>;
+    : M extends 'required-nullable'
+      ? z.ZodNullable<T>
+      : z.ZodOptional<z.ZodNullable<T>>;
 type InputShape<Fs, P> = {
   // `string extends K`: the index signature every resource's fields also have.
   [K in keyof Fs as K extends string

@@ -5,12 +5,12 @@ import { tryParseId } from '../../lib/ids.ts';
 import { type RequestContext, readsOf } from '../../lib/request-context.ts';
 import { CREDENTIALS_REFUSAL, carriesCredentials } from '../../lib/url-credentials.ts';
 import { clinicRef } from '../clinic-ref.ts';
-import { Direction } from '../closed-sets.ts';
 import { requiredPhoneOf } from '../contact-input.ts';
 import { restGroups } from '../resource.ts';
-import { instant, text, z } from '../write-input.ts';
+import { text, z } from '../write-input.ts';
+import { createInputOf, updateInputOf } from '../write-inputs-of.ts';
 import { checkVersion, defineWrite, type WriteContext } from '../writes.ts';
-import { Call, Speaker, TranscriptStatus } from './call.resource.ts';
+import { Call, MAX_DURATION, Speaker, TranscriptStatus } from './call.resource.ts';
 
 /**
  * Calls, as the clinic's phone system reports them (issue 16; spec, Call ordering): the call once
@@ -18,44 +18,20 @@ import { Call, Speaker, TranscriptStatus } from './call.resource.ts';
  * media path, call.recording.available), then at most one transcript (call.transcript.completed
  * or .failed). Every event carries the whole call.
  */
-const NOTE_MAX = 4000;
-/** A day: no phone call is longer. */
-const MAX_DURATION = 86_400;
+export const createCallInput = createInputOf(Call);
+
+export const updateCallInput = updateInputOf(Call, {
+  // Required, unlike a change's other fields: the change sets the note, or (null) clears it.
+  note: Call.fields.note.write.input.nullable().meta({ description: "The staff's note; null clears it." }),
+});
+
 /** A phone system's clock may run a little ahead of ours; a call later than this has not ended yet. */
 const FUTURE_SKEW_MS = 5 * 60_000;
 const SEGMENTS_MAX = 2000;
 const SEGMENT_TEXT_MAX = 2000;
 const SUMMARY_MAX = 4000;
 
-const phone = text(40).meta({
-  description: "A phone number, read with the clinic's country (050-123-4567, +972501234567).",
-});
-
-export const createCallInput = z.strictObject({
-  direction: z
-    .enum(Direction.values)
-    .meta({ description: 'Which way the call went: to the clinic (inbound) or from it (outbound).' }),
-  from: phone.nullable().meta({ description: 'The calling number; null for a withheld one (inbound only).' }),
-  to: phone.meta({ description: 'The called number.' }),
-  started_at: instant.meta({ description: 'When the call started (rang).' }),
-  duration: z
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_DURATION)
-    .meta({ description: 'Seconds from its start to the end of the call.' }),
-  answered: z.boolean().meta({ description: 'Someone picked up.' }),
-  recorded: z.boolean().meta({ description: 'The phone system recorded it (a recording may follow).' }),
-  note: text(NOTE_MAX)
-    .nullable()
-    .optional()
-    .meta({ description: "The staff's note, up to 4000 characters." }),
-});
-
-export const updateCallInput = z.strictObject({
-  note: text(NOTE_MAX).nullable().meta({ description: "The staff's note; null clears it." }),
-});
-
+/** Hand-written: a link the service downloads from, not a field of the call. */
 export const addCallRecordingInput = z.strictObject({
   url: z
     .string()
@@ -80,6 +56,7 @@ const segment = z
     if (s.end < s.start) ctx.addIssue({ code: 'custom', path: ['end'], message: 'must not be before start' });
   });
 
+/** Hand-written: one body for three columns (status, summary, segments), whose rules bind them together. */
 export const addCallTranscriptInput = z
   .strictObject({
     status: z.enum(TranscriptStatus.values).meta({
@@ -161,15 +138,13 @@ export const createCall = defineWrite({
     const call = w.em.create(CallEntity, {
       clinic: clinicRef(w),
       patient: await patientOf(w, input.direction === 'inbound' ? from : to),
-      direction: input.direction,
+      ...(w.insertFields(input) as Pick<
+        CallEntity,
+        'direction' | 'startedAt' | 'durationSeconds' | 'answered' | 'recorded'
+      >),
       fromPhone: from,
       toPhone: to,
-      startedAt: input.started_at,
       endedAt: new Date(input.started_at.getTime() + input.duration * 1000),
-      durationSeconds: input.duration,
-      answered: input.answered,
-      recorded: input.recorded,
-      note: input.note ?? null,
       recordingAvailable: false,
       recordingPath: null,
       recordingMime: null,
@@ -198,7 +173,7 @@ export const updateCall = defineWrite({
   event: 'call.updated',
   async run(w, input, id) {
     const call = await w.load(CallEntity, 'Call', id);
-    call.note = input.note;
+    w.setFields(call, input);
     return call.id;
   },
 });

@@ -4,7 +4,15 @@ import { isoOf } from '../../lib/timestamps.ts';
 import { Direction } from '../closed-sets.ts';
 import { PatientSummary } from '../patients/patient.resource.ts';
 import { createdAt, updatedAt } from '../record-times.ts';
-import { defineResource, defineShape, f, type PresentContext, type Row } from '../resource.ts';
+import {
+  defineResource,
+  defineShape,
+  type FieldWrite,
+  f,
+  type PresentContext,
+  type Row,
+} from '../resource.ts';
+import { instant, text, z } from '../write-input.ts';
 
 /**
  * A call reported by the clinic's phone system (docs/decisions.md, Calls). The spec names only
@@ -64,12 +72,26 @@ export const CallTranscript = defineShape(
   "The call's transcript: sent after the recording, for answered calls with a non-zero duration at clinics with AI transcription on.",
 );
 
+/** The longest note a call keeps. */
+const NOTE_MAX = 4000;
+/** A day: no phone call is longer. */
+export const MAX_DURATION = 86_400;
+
+/** What the phone system reports of the call: its create gives it, its change does not. */
+const reported = { on: 'create' } as const;
+
+/** Read with the clinic's country and kept in E.164 by the create's `run`. */
+const phoneInput = text(40).meta({
+  description: "A phone number, read with the clinic's country (050-123-4567, +972501234567).",
+});
+
 /** Phones as the API shows a patient's: local form (`0…`), international (`+…`) for a number of another country. */
-const phone = (prop: 'fromPhone' | 'toPhone', description: string) =>
+const phone = <const W extends FieldWrite>(prop: 'fromPhone' | 'toPhone', description: string, write: W) =>
   f.column(prop, 'String', {
     nullable: true,
     convert: (v, pc: PresentContext) => toLocal(v, pc.country),
     description,
+    write,
   });
 
 export const Call = defineResource({
@@ -87,10 +109,34 @@ export const Call = defineResource({
       description:
         "The patient whose phone is the other side's (the oldest such patient); null when none is.",
     }),
-    direction: f.column('direction', 'String', { enum: Direction }),
-    from: phone('fromPhone', 'The calling number; null when the caller withheld it.'),
-    to: phone('toPhone', 'The called number.'),
-    started_at: f.time('startedAt', { description: 'When the call started (ISO 8601, UTC).' }),
+    direction: f.column('direction', 'String', {
+      enum: Direction,
+      write: {
+        ...reported,
+        input: z.enum(Direction.values),
+        description: 'Which way the call went: to the clinic (inbound) or from it (outbound).',
+      },
+    }),
+    from: phone('fromPhone', 'The calling number; null when the caller withheld it.', {
+      ...reported,
+      input: phoneInput,
+      description: 'The calling number; null for a withheld one (inbound only).',
+      // Given always: null says the caller withheld it, not that the phone system left it out.
+      create: 'required-nullable',
+      byRun: true,
+    }),
+    // The column allows null; a reported call always names the number it reached.
+    to: phone('toPhone', 'The called number.', {
+      ...reported,
+      input: phoneInput,
+      description: 'The called number.',
+      create: 'required',
+      byRun: true,
+    }),
+    started_at: f.time('startedAt', {
+      description: 'When the call started (ISO 8601, UTC).',
+      write: { ...reported, input: instant, description: 'When the call started (rang).' },
+    }),
     ended_at: f.derived(
       ['startedAt', 'durationSeconds'],
       'String',
@@ -99,12 +145,29 @@ export const Call = defineResource({
     ),
     duration: f.column('durationSeconds', 'Int', {
       description: 'How long it lasted, in seconds, from its start to its end.',
+      write: {
+        ...reported,
+        input: z.number().int().min(0).max(MAX_DURATION),
+        description: 'Seconds from its start to the end of the call.',
+      },
     }),
-    answered: f.column('answered', 'Boolean', { description: 'Someone picked up.' }),
+    answered: f.column('answered', 'Boolean', {
+      description: 'Someone picked up.',
+      write: { ...reported, input: z.boolean(), description: 'Someone picked up.' },
+    }),
     recorded: f.column('recorded', 'Boolean', {
       description: 'The phone system recorded it; only then can a recording arrive.',
+      write: {
+        ...reported,
+        input: z.boolean(),
+        description: 'The phone system recorded it (a recording may follow).',
+      },
     }),
-    note: f.column('note', 'String', { nullable: true, description: "Staff's note (PATCH)." }),
+    note: f.column('note', 'String', {
+      nullable: true,
+      description: "Staff's note (PATCH).",
+      write: { on: 'both', input: text(NOTE_MAX), description: "The staff's note, up to 4000 characters." },
+    }),
     recording: f.derived(
       ['recordingAvailable'],
       CallRecording,

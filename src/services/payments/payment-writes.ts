@@ -106,6 +106,7 @@ const method = z
   })
   .meta({ description: 'How it was paid; card, check and bank details are stored, never returned.' });
 
+/** Hand-written: derived, billing_account_id would move first (the definition's order), method (no column) last. */
 export const recordPaymentInput = z
   .strictObject({
     amount: money('Positive, at most two decimals.'),
@@ -125,6 +126,7 @@ export const recordPaymentInput = z
     refuseCardNumbers(body, ctx);
   });
 
+/** Hand-written: a refund's amount and note; everything else is the original payment's. */
 export const refundPaymentInput = z
   .strictObject({
     amount: money('Defaults to what is left to refund.').optional(),
@@ -137,6 +139,7 @@ export const refundPaymentInput = z
     refuseCardNumbers(body, ctx);
   });
 
+/** Hand-written: a cancel takes no fields. */
 export const cancelPaymentInput = z.strictObject({});
 
 async function accountOf(w: WriteContext, id: number | undefined): Promise<BillingAccount> {

@@ -187,12 +187,12 @@ export const f = {
     source: { kind: 'key', key },
     ...opts,
   }),
-  derived: (
+  derived: <const O extends FieldOpts = Record<never, never>>(
     needs: readonly string[],
     type: FieldType,
     get: (row: Row, pc: PresentContext) => unknown,
-    opts: FieldOpts = {},
-  ): Field => ({
+    opts: O = {} as O,
+  ): Made<O> => ({
     type,
     nullable: false,
     group: 'core',
@@ -217,8 +217,15 @@ function checkFields(name: string, fields: Record<string, Field>) {
       throw new Error(`resource ${where}: field names are snake_case words (first_name, address_line1).`);
     if (def.enum && def.type !== 'String' && !(Array.isArray(def.type) && def.type[0] === 'String'))
       throw new Error(`resource ${where}: an enum field is a String or a list of them.`);
-    if (def.write && !['column', 'ref', 'join'].includes(def.source.kind))
-      throw new Error(`resource ${where}: only a column, a ref or a join is written (write:).`);
+    // A derived field is written only by `run`, which knows the columns behind it.
+    if (
+      def.write &&
+      !['column', 'ref', 'join'].includes(def.source.kind) &&
+      !(def.source.kind === 'derived' && def.write.byRun)
+    )
+      throw new Error(
+        `resource ${where}: only a column, a ref or a join is written (write:), or a derived field with byRun.`,
+      );
   }
 }
 

@@ -4,9 +4,11 @@ import { prefixes, tryParseId } from '../../lib/ids.ts';
 import { clinicRef } from '../clinic-ref.ts';
 import { restGroups } from '../resource.ts';
 import { amount2, date, instant, text, z } from '../write-input.ts';
+import { createInputOf } from '../write-inputs-of.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { refuseCardNumbers } from './card-data.ts';
-import { Payment, PaymentMethodType } from './payment.resource.ts';
+import { NOTE_MAX, Payment } from './payment.resource.ts';
+import { money } from './payment-rules.ts';
 
 /**
  * Payments: record one for a patient, refund it (a new row with is_refund), cancel it (issue 16).
@@ -14,7 +16,6 @@ import { Payment, PaymentMethodType } from './payment.resource.ts';
  * never returned, in an answer, an event or an error message; full card numbers and security
  * codes are refused outright (./card-data.ts).
  */
-const NOTE_MAX = 4000;
 
 /**
  * The clinic's currency when a payment names none. Clinics have no currency column: it follows
@@ -29,102 +30,9 @@ const CURRENCY_OF_COUNTRY: Record<string, string> = {
 };
 export const currencyOfCountry = (country: string) => CURRENCY_OF_COUNTRY[country.toUpperCase()] ?? 'USD';
 
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
-
-/** Money as numeric(12, 2) holds it: positive, at most two decimals. */
-const money = (description: string) => amount2('positive').meta({ description });
-
-const cents = (v: number) => Math.round(v * 100);
-
-/**
- * idOf's twin whose message does not repeat the value: a payment body is the one place a caller
- * may paste a card number into any field.
- */
-const accountId = z
-  .string()
-  .meta({ description: `A BillingAccount id (${prefixes.BillingAccount}_…).` })
-  .transform((v, ctx) => {
-    const n = tryParseId('BillingAccount', v);
-    if (n == null) {
-      ctx.addIssue({ code: 'custom', message: `is not a ${prefixes.BillingAccount}_… id` });
-      return z.NEVER;
-    }
-    return n;
-  });
-
-const last4 = z.string().regex(/^\d{4}$/, 'must be exactly 4 digits');
-
-/** Strict like every body: `number`, `pan`, `cvv`, `cvc`, `cvv2`, `security_code` are unknown fields (422). */
-const card = z
-  .strictObject({
-    brand: text(40).optional().meta({ description: 'The card brand as the terminal shows it, e.g. visa.' }),
-    last4: last4.optional().meta({ description: "The card number's last 4 digits (never more)." }),
-    exp_month: z.number().int().min(1).max(12).optional().meta({ description: 'Expiry month, 1 to 12.' }),
-    exp_year: z
-      .number()
-      .int()
-      .min(2000)
-      .max(2100)
-      .optional()
-      .meta({ description: 'Expiry year, e.g. 2029.' }),
-    holder: text(200).optional().meta({ description: "The cardholder's name." }),
-  })
-  .meta({ description: 'Card details (type card). Never a full card number or security code.' });
-
-const check = z
-  .strictObject({
-    number: text(40).optional().meta({ description: "The check's number." }),
-    bank: text(100).optional().meta({ description: 'The bank it is drawn on.' }),
-    date: date.optional().meta({ description: 'The date written on it (YYYY-MM-DD).' }),
-  })
-  .meta({ description: 'Check details (type check).' });
-
-const bank = z
-  .strictObject({
-    bank: text(100).optional().meta({ description: "The payer's bank." }),
-    branch: text(40).optional().meta({ description: "The bank's branch." }),
-    account_last4: last4.optional().meta({ description: "The payer's account number's last 4 digits." }),
-  })
-  .meta({ description: 'Bank transfer details (type bank_transfer).' });
-
-/** Which method type each detail object belongs to. */
-const DETAIL_TYPES = { card: 'card', check: 'check', bank: 'bank_transfer' } as const;
-
-const method = z
-  .strictObject({
-    type: z.enum(PaymentMethodType.values).meta({
-      description: 'The kind of payment; a card, a check or a bank transfer may give its details beside it.',
-    }),
-    card: card.optional(),
-    check: check.optional(),
-    bank: bank.optional(),
-  })
-  .superRefine((m, ctx) => {
-    for (const [key, type] of Object.entries(DETAIL_TYPES))
-      if (m[key as keyof typeof DETAIL_TYPES] !== undefined && m.type !== type)
-        ctx.addIssue({ code: 'custom', path: [key], message: `goes with method type ${type} only` });
-  })
-  .meta({ description: 'How it was paid; card, check and bank details are stored, never returned.' });
-
-/** Hand-written: derived, billing_account_id would move first (the definition's order), method (no column) last. */
-export const recordPaymentInput = z
-  .strictObject({
-    amount: money('Positive, at most two decimals.'),
-    currency: z
-      .string()
-      .refine((v) => /^[A-Z]{3}$/.test(v) && CURRENCIES.has(v), 'must be an ISO 4217 code, e.g. ILS')
-      .optional()
-      .meta({ description: "ISO 4217; defaults to the clinic's (from its country)." }),
-    method,
-    billing_account_id: accountId
-      .optional()
-      .meta({ description: 'Required unless the clinic has exactly one billing account.' }),
-    paid_at: instant.optional().meta({ description: 'Defaults to now.' }),
-    note: text(NOTE_MAX).nullable().optional().meta({ description: "Staff's note, up to 4000 characters." }),
-  })
-  .superRefine((body, ctx) => {
-    refuseCardNumbers(body, ctx);
-  });
+export const recordPaymentInput = createInputOf(Payment).superRefine((body, ctx) => {
+  refuseCardNumbers(body, ctx);
+});
 
 /** Hand-written: a refund's amount and note; everything else is the original payment's. */
 export const refundPaymentInput = z
@@ -186,7 +94,7 @@ export const recordPayment = defineWrite({
       clinic: clinicRef(w),
       patient,
       billingAccount,
-      amount: input.amount,
+      ...(w.insertFields(input) as { amount: number }),
       currency,
       methodType: type,
       methodDetails: Object.keys(details).length ? details : null,
@@ -194,7 +102,6 @@ export const recordPayment = defineWrite({
       refundOf: null,
       receiptNumber: null,
       paidAt: input.paid_at ?? w.now,
-      note: input.note ?? null,
       cancelledAt: null,
     });
     await w.em.flush();
@@ -212,6 +119,8 @@ async function refundable(w: WriteContext, id: string | undefined): Promise<Paym
   if (p.cancelledAt) throw new AppError('conflict', 'The payment is cancelled; there is nothing to refund.');
   return p;
 }
+
+const cents = (v: number) => Math.round(v * 100);
 
 /** What active (not cancelled) refunds of the payment gave back, in cents. */
 async function refundedCents(w: WriteContext, p: PaymentEntity): Promise<number> {

@@ -86,6 +86,8 @@ export interface FieldWrite<T extends z.ZodType = z.ZodType> {
   readonly update?: 'optional' | 'nullable';
   /** `run` stores it (a rule, a conversion, columns kept beside it); else the mechanism does. */
   readonly byRun?: true;
+  /** The input's name when a published contract names it otherwise (an animal's `owner` is `client_id`). */
+  readonly name?: string;
 }
 
 export interface Shape {
@@ -175,11 +177,11 @@ export const f = {
     } as Made<Omit<O, 'fromParent'>> & JoinField;
   },
   /** A JSON column presented through `shape` (or a list of them). */
-  json: (
+  json: <const O extends FieldOpts & { whenNull?: () => unknown } = Record<never, never>>(
     prop: string,
     shape: Shape | readonly [Shape],
-    opts: FieldOpts & { whenNull?: () => unknown } = {},
-  ): Field => ({ type: shape, nullable: false, group: 'core', source: { kind: 'column', prop }, ...opts }),
+    opts: O = {} as O,
+  ): Made<O> => ({ type: shape, nullable: false, group: 'core', source: { kind: 'column', prop }, ...opts }),
   key: (key: string, type: Scalar, opts: FieldOpts = {}): Field => ({
     type,
     nullable: false,

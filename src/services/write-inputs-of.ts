@@ -8,6 +8,8 @@ import type { Field, FieldWrite, Resource } from './resource.ts';
  * one with a field's name replaces that field's derived input, in its place). A create takes a
  * non-null field as required and a nullable one as optional or null; an update takes every field
  * as optional, a nullable one clearable (null). `write.create` and `write.update` say otherwise.
+ * `only`, for a resource two kinds of write take differently (a dental patient and an animal are
+ * both Patient rows): the input names a write takes, in its published order.
  */
 
 /** `required-nullable`: must be given, and may be given as null (a create's withheld caller). */
@@ -15,7 +17,7 @@ type Mode = 'required' | 'optional' | 'nullable' | 'required-nullable';
 
 /** The name a write's body gives a field. */
 export const inputNameOf = (name: string, field: Field): string =>
-  'idInput' in field && field.idInput ? `${name}_id` : name;
+  field.write?.name ?? ('idInput' in field && field.idInput ? `${name}_id` : name);
 
 const takes = (w: FieldWrite, phase: 'create' | 'update') => w.on === 'both' || w.on === phase;
 
@@ -48,32 +50,57 @@ export function writtenFields(
   ) as [string, string, Field, FieldWrite, Mode][];
 }
 
-function inputOf(resource: Resource, phase: 'create' | 'update', extra: z.ZodRawShape): z.ZodObject {
+function inputOf(
+  resource: Resource,
+  phase: 'create' | 'update',
+  extra: z.ZodRawShape,
+  only?: readonly string[],
+): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
   for (const [input, , , w, mode] of writtenFields(resource, phase))
     shape[input] = (extra[input] as z.ZodType | undefined) ?? wrap(w, mode);
   for (const [input, t] of Object.entries(extra)) if (!(input in shape)) shape[input] = t as z.ZodType;
-  return z.strictObject(shape);
+  if (!only) return z.strictObject(shape);
+  const missing = only.filter((input) => !(input in shape));
+  if (missing.length) throw new Error(`${resource.name}: the ${phase} input has no ${missing.join(', ')}.`);
+  return z.strictObject(Object.fromEntries(only.map((input) => [input, shape[input]])));
 }
 
-export function createInputOf<const R extends Resource, X extends z.ZodRawShape = Record<never, never>>(
+export function createInputOf<
+  const R extends Resource,
+  X extends z.ZodRawShape = Record<never, never>,
+  const K extends keyof Merge<InputShape<R['fields'], 'create'>, X> = keyof Merge<
+    InputShape<R['fields'], 'create'>,
+    X
+  >,
+>(
   resource: R,
   extra: X = {} as X,
-): z.ZodObject<Merge<InputShape<R['fields'], 'create'>, X>, z.core.$strict> {
-  return inputOf(resource, 'create', extra) as never;
+  only?: readonly K[],
+): z.ZodObject<Pick<Merge<InputShape<R['fields'], 'create'>, X>, K>, z.core.$strict> {
+  return inputOf(resource, 'create', extra, only as readonly string[] | undefined) as never;
 }
 
-export function updateInputOf<const R extends Resource, X extends z.ZodRawShape = Record<never, never>>(
+export function updateInputOf<
+  const R extends Resource,
+  X extends z.ZodRawShape = Record<never, never>,
+  const K extends keyof Merge<InputShape<R['fields'], 'update'>, X> = keyof Merge<
+    InputShape<R['fields'], 'update'>,
+    X
+  >,
+>(
   resource: R,
   extra: X = {} as X,
-): z.ZodObject<Merge<InputShape<R['fields'], 'update'>, X>, z.core.$strict> {
-  return inputOf(resource, 'update', extra) as never;
+  only?: readonly K[],
+): z.ZodObject<Pick<Merge<InputShape<R['fields'], 'update'>, X>, K>, z.core.$strict> {
+  return inputOf(resource, 'update', extra, only as readonly string[] | undefined) as never;
 }
 
 // ---------- the same, for the compiler ----------
 
 type Merge<A, B> = Omit<A, keyof B> & B;
-type NameOf<K extends string, F> = F extends { idInput: true } ? `${K}_id` : K;
+type NameOf<K extends string, F> =
+  WriteOf<F> extends { name: infer N extends string } ? N : F extends { idInput: true } ? `${K}_id` : K;
 type WriteOf<F> = F extends { write: infer W extends FieldWrite } ? W : never;
 type Takes<F, P> = WriteOf<F> extends { on: infer O } ? (O extends P | 'both' ? true : false) : false;
 type ModeOfT<F, P> = P extends 'create'

@@ -1,8 +1,9 @@
 import { toLocal } from '../../lib/phone.ts';
+import { addressInput } from '../contact-input.ts';
 import { createdAt, updatedAt } from '../record-times.ts';
 import { defineResource, f } from '../resource.ts';
 import { Address } from '../shapes.ts';
-import { personFields } from './person-fields.ts';
+import { personFields, phoneWrite } from './person-fields.ts';
 
 /**
  * A client (an animal's owner) of a veterinary clinic read on its own: GET /v1/clients and what
@@ -22,12 +23,15 @@ export const Client = defineResource({
       nullable: true,
       convert: (v, pc) => toLocal(v, pc.country),
       description: 'Local form (e.g. 0501234567); copied to each of its animals.',
+      write: phoneWrite,
     }),
     email: personFields.email,
     address: f.json('address', Address, {
       nullable: true,
       group: 'detailed',
       description: 'Postal address; null when not recorded.',
+      // Stored with every key (addressOf).
+      write: { on: 'both', input: addressInput, byRun: true },
     }),
     created_at: createdAt(),
     updated_at: updatedAt(),

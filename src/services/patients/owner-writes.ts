@@ -2,11 +2,12 @@ import { Owner, Patient as PatientEntity } from '../../entities/index.ts';
 import { invalid } from '../../lib/errors.ts';
 import { clinicRef } from '../clinic-ref.ts';
 import { addressOf, phoneOf } from '../contact-input.ts';
-import { z } from '../write-input.ts';
+import type { z } from '../write-input.ts';
+import { createInputOf, updateInputOf } from '../write-inputs-of.ts';
 import { defineWrite, type WriteContext, type Written } from '../writes.ts';
 import { Client } from './client.resource.ts';
 import { Patient } from './patient.resource.ts';
-import { ANIMAL_GROUPS, copyOwnerContact, personFields } from './patient-writes.ts';
+import { ANIMAL_GROUPS, copyOwnerContact } from './patient-writes.ts';
 
 /**
  * Clients (animals' owners) of veterinary clinics. A client has no event of its own: its animals
@@ -14,10 +15,11 @@ import { ANIMAL_GROUPS, copyOwnerContact, personFields } from './patient-writes.
  * animal's copy and records animal.updated for each, with the animal as GET /v1/animals/{id}
  * (detailed, include=owner,species) shows it.
  */
-export const createClientInput = z.strictObject(personFields);
-export const updateClientInput = z.strictObject(personFields);
+export const createClientInput = createInputOf(Client);
+export const updateClientInput = updateInputOf(Client);
 
 async function applyClient(w: WriteContext, o: Owner, input: Partial<z.output<typeof updateClientInput>>) {
+  w.setFields(o, input);
   if (input.first_name !== undefined) o.firstName = input.first_name;
   if (input.last_name !== undefined) o.lastName = input.last_name;
   if (!o.firstName && !o.lastName) throw invalid('first_name', 'A client needs a first_name or a last_name.');

@@ -2,12 +2,13 @@ import { Breed, Owner, Patient as PatientEntity, PatientStatus, Species } from '
 import type { Contact } from '../../entities/patient.ts';
 import { invalid } from '../../lib/errors.ts';
 import { clinicRef } from '../clinic-ref.ts';
-import { ContactType } from '../closed-sets.ts';
-import { addressInput, addressOf, phoneOf } from '../contact-input.ts';
+import { addressOf, phoneOf } from '../contact-input.ts';
 import { restGroups } from '../resource.ts';
-import { clearable, date, identifier, idOf, name, text, z } from '../write-input.ts';
+import { idOf, name, type z } from '../write-input.ts';
+import { createInputOf, updateInputOf } from '../write-inputs-of.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
-import { Gender, Patient } from './patient.resource.ts';
+import { type contactInput, Patient } from './patient.resource.ts';
+import { NAME_MAX } from './person-fields.ts';
 import { foldedNames } from './search-columns.ts';
 
 /**
@@ -17,42 +18,23 @@ import { foldedNames } from './search-columns.ts';
  * lower-cased copy, and phones are stored in E.164 read with the clinic's country, so the
  * searches of GET /v1/patients find what the API wrote.
  */
-const NAME_MAX = 100;
 
-export const personFields = {
-  first_name: clearable(name(NAME_MAX)).meta({
-    description: 'First name, up to 100 characters; a first or a last name is required.',
-  }),
-  last_name: clearable(name(NAME_MAX)).meta({ description: 'Last (family) name, up to 100 characters.' }),
-  phone: clearable(text(40)).meta({ description: 'Local (0501234567) or international (+972…) form.' }),
-  email: clearable(z.email().max(320)).meta({ description: 'Email address.' }),
-  address: clearable(addressInput),
-};
+/** A dental patient's fields (none of an animal's), in the published order: the definition's puts address later. */
+const PATIENT_INPUTS = [
+  'first_name',
+  'last_name',
+  'phone',
+  'email',
+  'address',
+  'gender',
+  'birth_date',
+  'status_id',
+  'contacts',
+  'id_number',
+] as const;
 
-const gender = clearable(z.enum(Gender.values)).meta({
-  description: 'The recorded gender; null when not recorded.',
-});
-const birthDate = clearable(date).meta({ description: 'Date of birth, YYYY-MM-DD; not in the future.' });
-
-const contactInput = z.strictObject({
-  type: z.enum(ContactType.values).meta({ description: 'Whether the value is a phone or an email address.' }),
-  value: name(320).meta({ description: 'The phone (any form; stored in E.164) or the email address.' }),
-  label: clearable(text(100)).meta({ description: 'Whose or which it is, e.g. work.' }),
-});
-
-const patientFields = {
-  ...personFields,
-  gender,
-  birth_date: birthDate,
-  status_id: clearable(idOf('PatientStatus')),
-  contacts: clearable(z.array(contactInput).max(20)).meta({
-    description: 'Further phones and emails, at most 20; a new list replaces the whole list.',
-  }),
-  id_number: clearable(identifier(50)).meta({ description: 'National id number, up to 50 characters.' }),
-};
-
-export const createPatientInput = z.strictObject(patientFields);
-export const updatePatientInput = z.strictObject(patientFields);
+export const createPatientInput = createInputOf(Patient, {}, PATIENT_INPUTS);
+export const updatePatientInput = updateInputOf(Patient, {}, PATIENT_INPUTS);
 
 const emailColumns = (email: string | null) => ({ email, emailLower: email?.toLowerCase() ?? null });
 
@@ -80,6 +62,7 @@ type PatientChanges = Partial<z.output<typeof updatePatientInput>>;
 
 /** Applies the fields a body holds (absent keeps, null clears) to a dental patient. */
 async function applyPatient(w: WriteContext, p: PatientEntity, input: PatientChanges) {
+  w.setFields(p, input);
   if (input.first_name !== undefined) p.firstName = input.first_name;
   if (input.last_name !== undefined) p.lastName = input.last_name;
   if (!p.firstName && !p.lastName)
@@ -87,13 +70,11 @@ async function applyPatient(w: WriteContext, p: PatientEntity, input: PatientCha
   Object.assign(p, foldedNames(p.firstName, p.lastName));
   if (input.phone !== undefined) p.phone = phoneOf(w, input.phone, 'phone');
   if (input.email !== undefined) Object.assign(p, emailColumns(input.email));
-  if (input.gender !== undefined) p.gender = input.gender;
   if (input.birth_date !== undefined) p.birthDate = bornBy(w, input.birth_date);
   if (input.status_id !== undefined)
     p.status = input.status_id === null ? null : await w.ref(PatientStatus, input.status_id, 'status_id');
   if (input.address !== undefined) p.address = addressOf(input.address);
   if (input.contacts !== undefined) p.contacts = contactsOf(w, input.contacts);
-  if (input.id_number !== undefined) p.idNumber = input.id_number;
 }
 
 /** The columns a new Patient row starts with; the write's fields follow. */
@@ -178,25 +159,28 @@ export const updatePatient = defineWrite({
 /** An animal is presented with its owner and species, in the answer and in its events' data. */
 export const ANIMAL_GROUPS = restGroups(true, ['owner', 'species']);
 
-const animalFields = {
-  first_name: name(NAME_MAX).meta({ description: "The animal's name." }),
-  species_id: clearable(idOf('Species')),
-  breed_id: clearable(idOf('Breed')).meta({ description: "One of the species' breeds." }),
-  gender,
-  birth_date: birthDate,
-  status_id: clearable(idOf('PatientStatus')),
-};
+/** An animal's fields, in the published order; none of a dental patient's person fields but its name. */
+const ANIMAL_INPUTS = [
+  'client_id',
+  'first_name',
+  'species_id',
+  'breed_id',
+  'gender',
+  'birth_date',
+  'status_id',
+] as const;
 
-export const createAnimalInput = z.strictObject({
-  client_id: idOf('Owner').meta({ description: "The owner (a client's id)." }),
-  ...animalFields,
-});
+// An animal has a name, always (a person may have a last name instead).
+const animalName = name(NAME_MAX).meta({ description: "The animal's name." });
 
-export const updateAnimalInput = z.strictObject({
-  client_id: idOf('Owner').optional(),
-  ...animalFields,
-  first_name: animalFields.first_name.optional(),
-});
+export const createAnimalInput = createInputOf(Patient, { first_name: animalName }, ANIMAL_INPUTS);
+
+export const updateAnimalInput = updateInputOf(
+  Patient,
+  // As published, the change's client_id says only what an id it takes.
+  { client_id: idOf('Owner').optional(), first_name: animalName.optional() },
+  ANIMAL_INPUTS,
+);
 
 /** Animals carry their owner's phone and email, so phone and email search find them. */
 export function copyOwnerContact(a: PatientEntity, owner: Owner) {
@@ -231,7 +215,7 @@ async function applyAnimal(
       input.breed_id !== undefined ? 'breed_id' : 'species_id',
       "breed_id: the breed is not one of the species' breeds.",
     );
-  if (input.gender !== undefined) a.gender = input.gender;
+  w.setFields(a, input);
   if (input.birth_date !== undefined) a.birthDate = bornBy(w, input.birth_date);
   if (input.status_id !== undefined)
     a.status = input.status_id === null ? null : await w.ref(PatientStatus, input.status_id, 'status_id');

@@ -78,6 +78,7 @@ function noOverlap(list: Interval[], ctx: z.RefinementCtx) {
   }
 }
 
+// By hand: no resource's create or change, but a PUT of a list the provider owns, its rows checked together.
 export const setWorkingHoursInput = z.strictObject({
   data: z
     .array(interval)

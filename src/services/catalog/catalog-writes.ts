@@ -2,7 +2,9 @@ import type { Scope } from '../../auth/scopes.ts';
 import { entityNamed } from '../../entities/index.ts';
 import { clinicRef } from '../clinic-ref.ts';
 import { addressOf, phoneOf } from '../contact-input.ts';
-import { clearable, z } from '../write-input.ts';
+import type { Resource } from '../resource.ts';
+import { z } from '../write-input.ts';
+import { createInputOf, updateInputOf, writtenFields } from '../write-inputs-of.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { type CatalogList, catalogLists, ENTRY_GROUPS, nounText } from './catalog.ts';
 import { type CatalogBody, catalogBodies } from './catalog-bodies.ts';
@@ -14,40 +16,61 @@ import { type CatalogBody, catalogBodies } from './catalog-bodies.ts';
  * longer be referenced by a new write (422), while what named it before keeps naming it, and a
  * read by id still finds it (docs/decisions.md: catalog writes).
  */
-const mapValues = (o: Record<string, z.ZodType> | undefined, fn: (t: z.ZodType) => z.ZodType) =>
-  Object.fromEntries(Object.entries(o ?? {}).map(([k, t]) => [k, fn(t)]));
+/**
+ * The published bodies (openapi.json, schema.graphql) list the fields a creation must give, then
+ * those it may leave to a default, then the clearable ones: the derived input, in that order.
+ */
+const RANK = { required: 0, 'required-nullable': 0, optional: 1, nullable: 2 } as const;
+function inBodyOrder(resource: Resource, input: z.ZodObject): z.ZodObject {
+  const rank = new Map(writtenFields(resource, 'create').map(([name, , , , mode]) => [name, RANK[mode]]));
+  const names = Object.keys(input.shape).sort((a, b) => (rank.get(a) ?? 0) - (rank.get(b) ?? 0));
+  return z.strictObject(Object.fromEntries(names.map((n) => [n, input.shape[n]])));
+}
 
-const createInputOf = (b: CatalogBody) =>
-  z.strictObject({
-    ...b.required,
-    ...mapValues(b.optional, (t) => t.optional()),
-    ...mapValues(b.clearable, clearable),
-  });
-
-const updateInputOf = (b: CatalogBody) =>
-  z.strictObject({
-    ...mapValues(b.required, (t) => t.optional()),
-    ...mapValues(b.optional, (t) => t.optional()),
-    ...mapValues(b.clearable, clearable),
-  });
-
-/** How a value is stored where the column does not take the body's value as it is. */
+/** How a `byRun` field is stored: its column does not take the body's value as it is. */
 const stored: Record<string, (w: WriteContext, v: any) => unknown> = {
   phone: (w, v) => phoneOf(w, v, 'phone'),
   address: (_w, v) => addressOf(v),
 };
 
-/** Sets each given field where the resource definition says it comes from: a column or a relation. */
-async function apply(w: WriteContext, list: CatalogList, entry: any, input: Record<string, unknown>) {
-  for (const [key, value] of Object.entries(input)) {
+/**
+ * What the mechanism does not store (w.insertFields, w.setFields store the plain columns): the
+ * references, each checked, and the fields stored by a rule. A creation clears what it leaves out.
+ */
+async function apply(
+  w: WriteContext,
+  list: CatalogList,
+  entry: any,
+  input: Record<string, unknown>,
+  phase: 'create' | 'update',
+) {
+  for (const [name, , field, write] of writtenFields(list.resource, phase)) {
+    const { source } = field;
+    if (source.kind !== 'ref' && !write.byRun) continue;
+    const value = phase === 'create' ? (input[name] ?? null) : input[name];
     if (value === undefined) continue;
-    const source = list.resource.fields[key]?.source;
-    if (source?.kind === 'ref')
+    if (source.kind === 'ref')
       entry[source.prop] =
-        value === null ? null : await w.ref(entityNamed(source.target) as any, value as number, key);
-    else if (source?.kind === 'column') entry[source.prop] = stored[key] ? stored[key](w, value) : value;
-    else throw new Error(`catalog ${list.noun}: body field ${key} has no column in the resource.`);
+        value === null ? null : await w.ref(entityNamed(source.target) as any, value as number, name);
+    else if (source.kind === 'column') entry[source.prop] = stored[name](w, value);
   }
+}
+
+/** At start-up: every field the writes cannot store as given has its rule, or its default. */
+function checkStored(list: CatalogList, body: CatalogBody) {
+  const fail = (name: string, problem: string) => {
+    throw new Error(`catalog ${list.noun}: ${name} ${problem}.`);
+  };
+  for (const phase of ['create', 'update'] as const)
+    for (const [name, , field, write, mode] of writtenFields(list.resource, phase)) {
+      const { source } = field;
+      if (source.kind === 'join') fail(name, 'is a join: a catalog entry names another with f.ref');
+      if (write.byRun && (source.kind !== 'column' || !stored[name]))
+        fail(name, 'is stored by run, and catalog-writes.ts has no rule for it');
+      const defaulted = source.kind === 'column' && source.prop in (body.defaults ?? {});
+      if (phase === 'create' && mode === 'optional' && !field.nullable && !defaulted)
+        fail(name, 'may be left out of a creation, and catalog-bodies.ts has no default for it');
+    }
 }
 
 function defineCatalogWrites(list: CatalogList, body: CatalogBody) {
@@ -64,7 +87,7 @@ function defineCatalogWrites(list: CatalogList, body: CatalogBody) {
     ...(list.veterinaryOnly ? { clinicKinds: ['veterinary'] as const } : {}),
   };
   const ids = { id: kind };
-  const nullable = Object.fromEntries(Object.keys(body.clearable ?? {}).map((k) => [k, null]));
+  checkStored(list, body);
 
   defineWrite({
     ...common,
@@ -74,12 +97,16 @@ function defineCatalogWrites(list: CatalogList, body: CatalogBody) {
     status: 201,
     summary: `Add a ${noun}`,
     description: `Answers the new entry (detailed). Records no event: the spec has no catalog events.`,
-    input: createInputOf(body),
+    input: inBodyOrder(list.resource, createInputOf(list.resource)),
     example: body.example,
     async run(w, input) {
-      const entry: any = w.em.create(entity, { clinic: clinicRef(w), disabledAt: null, ...body.defaults });
-      for (const key of Object.keys(nullable)) entry[(list.resource.fields[key].source as any).prop] = null;
-      await apply(w, list, entry, input);
+      const entry: any = w.em.create(entity, {
+        clinic: clinicRef(w),
+        disabledAt: null,
+        ...body.defaults,
+        ...w.insertFields(input),
+      });
+      await apply(w, list, entry, input, 'create');
       await w.em.flush();
       return entry.id;
     },
@@ -95,11 +122,12 @@ function defineCatalogWrites(list: CatalogList, body: CatalogBody) {
     summary: `Change a ${noun}`,
     description:
       'Absent fields are kept, null clears a nullable one. A disabled entry can be changed too. Records no event.',
-    input: updateInputOf(body),
+    input: inBodyOrder(list.resource, updateInputOf(list.resource)),
     example: Object.fromEntries(Object.entries(body.example).slice(0, 1)),
     async run(w, input, id) {
       const entry = await w.load(entity as any, kind, id);
-      await apply(w, list, entry, input);
+      w.setFields(entry, input);
+      await apply(w, list, entry, input, 'update');
       return (entry as any).id;
     },
   });

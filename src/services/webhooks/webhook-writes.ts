@@ -1,9 +1,8 @@
 import { WebhookSubscription as Entity } from '../../entities/index.ts';
-import { EventTypeSet } from '../../events/types.ts';
-import { valuesOf } from '../../lib/enums.ts';
 import { defaultLimits } from '../../lib/limits.ts';
 import { clinicRef } from '../clinic-ref.ts';
-import { clearable, text, z } from '../write-input.ts';
+import { z } from '../write-input.ts';
+import { createInputOf, updateInputOf } from '../write-inputs-of.ts';
 import { defineWrite } from '../writes.ts';
 import { cancelDeliveries } from './delivery-jobs.ts';
 import { enableSubscription } from './enable-subscription.ts';
@@ -18,22 +17,7 @@ import { checkDeliveryUrl, getWebhook, subscribedTypes } from './webhooks.ts';
  * Creating, changing, rotating the secret of and deleting webhook subscriptions (spec, "Webhook
  * subscriptions"; issues 17 and 29). None records an event: the catalog has no webhook type.
  */
-export const createWebhookInput = z.strictObject({
-  url: text(2048).meta({
-    description: 'The https endpoint events are posted to; its host must resolve to a public address.',
-  }),
-  event_types: z
-    .array(valuesOf(EventTypeSet, text(64)))
-    .max(64)
-    .optional()
-    .meta({
-      description:
-        'Event types to deliver; omitted or empty: every type the key may see (without chat:read, every type but chat.*). A chat.* type needs chat:read.',
-    }),
-  description: clearable(text(500)).meta({
-    description: "The integrator's note on what the subscription is for (up to 500 characters).",
-  }),
-});
+export const createWebhookInput = createInputOf(WebhookSubscription);
 
 const descriptionOf = (v: string | null | undefined) => (v == null || v.trim() === '' ? null : v);
 
@@ -89,18 +73,15 @@ export const createWebhook = defineWrite({
   shown: subscriptionAnswer({ secret: true }),
 });
 
-export const updateWebhookInput = z.strictObject({
-  url: text(2048)
+// A change's url and event_types say what a change does with them, in their place.
+const { url, event_types } = WebhookSubscription.fields;
+export const updateWebhookInput = updateInputOf(WebhookSubscription, {
+  url: url.write.input
     .optional()
     .meta({ description: 'The new endpoint; checked as on creation (https, a public host).' }),
-  event_types: createWebhookInput.shape.event_types.unwrap().optional().meta({
+  event_types: event_types.write.input.optional().meta({
     description:
       'The event types to deliver from now on, replacing the list; empty: every type the key may see (without chat:read, every type but chat.*). A chat.* type needs chat:read. Omitted: kept.',
-  }),
-  description: createWebhookInput.shape.description,
-  enabled: z.boolean().optional().meta({
-    description:
-      'false stops deliveries (attempts queued meanwhile are dropped when they run); true enables a disabled subscription as POST /v1/webhooks/{id}/recover does, without queuing what it missed.',
   }),
 });
 

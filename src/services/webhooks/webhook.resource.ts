@@ -1,6 +1,8 @@
 import { EventTypeSet } from '../../events/types.ts';
+import { valuesOf } from '../../lib/enums.ts';
 import { createdAt, updatedAt } from '../record-times.ts';
 import { defineResource, f } from '../resource.ts';
+import { text, z } from '../write-input.ts';
 
 /** What a secret starts with: `whsec_` and 32 random bytes in base64 (secret-rotation.ts). */
 export const SECRET_PREFIX = 'whsec_';
@@ -22,19 +24,53 @@ export const WebhookSubscription = defineResource({
     'Where events are delivered, and which ones. Deleted subscriptions are not shown, nor one receiving a type the key may not see (a chat.* type, or every type, without chat:read).',
   fields: {
     id: f.id({ description: 'The subscription id (wh_…).' }),
-    url: f.column('url', 'String', { description: 'The https endpoint events are posted to.' }),
+    url: f.column('url', 'String', {
+      description: 'The https endpoint events are posted to.',
+      write: {
+        on: 'both',
+        input: text(2048),
+        description: 'The https endpoint events are posted to; its host must resolve to a public address.',
+        // Checked, and its host looked up, before the transaction (webhook-writes.ts).
+        byRun: true,
+      },
+    }),
     event_types: f.column('eventTypes', ['String'], {
       enum: EventTypeSet,
       description:
         'The event types delivered; empty means every type (a key without chat:read stores every type but chat.*).',
+      write: {
+        on: 'both',
+        input: z.array(valuesOf(EventTypeSet, text(64))).max(64),
+        description:
+          'Event types to deliver; omitted or empty: every type the key may see (without chat:read, every type but chat.*). A chat.* type needs chat:read.',
+        // Left out: every type the key may see, as an empty list says.
+        create: 'optional',
+        // Held to the key's scopes (a chat.* type needs chat:read).
+        byRun: true,
+      },
     }),
     description: f.column('description', 'String', {
       nullable: true,
       description: "The integrator's note on what the subscription is for; null when none was given.",
+      write: {
+        on: 'both',
+        input: text(500),
+        description: "The integrator's note on what the subscription is for (up to 500 characters).",
+        // Blank is stored as none (null).
+        byRun: true,
+      },
     }),
     enabled: f.column('enabled', 'Boolean', {
       description:
         'Whether events are delivered; false once disabled after repeated failures or by a change (enabled false), or deleted.',
+      // A new subscription starts enabled; the change disables it, or enables it as recover does.
+      write: {
+        on: 'update',
+        input: z.boolean(),
+        description:
+          'false stops deliveries (attempts queued meanwhile are dropped when they run); true enables a disabled subscription as POST /v1/webhooks/{id}/recover does, without queuing what it missed.',
+        byRun: true,
+      },
     }),
     secret: f.column('secret', 'String', {
       convert: (v) => maskSecret(String(v)),

@@ -1,5 +1,7 @@
 import { defineResource, f } from '../../resource.ts';
+import { idOf } from '../../write-input.ts';
 import { entryFields } from './entry-fields.ts';
+import { label } from './entry-inputs.ts';
 
 export const Breed = defineResource({
   name: 'Breed',
@@ -8,10 +10,11 @@ export const Breed = defineResource({
   description: 'A breed of a species (veterinary clinics).',
   fields: {
     id: f.id({ description: 'The breed id (brd_…).' }),
-    name: f.column('name', 'String', { description: 'Its name.' }),
+    name: f.column('name', 'String', { description: 'Its name.', write: { on: 'both', input: label } }),
     species_id: f.ref('species', 'Species', {
       nullable: true,
       description: 'Its species (spc_…); null when not tied to one.',
+      write: { on: 'both', input: idOf('Species') },
     }),
     ...entryFields(),
   },

@@ -1,5 +1,6 @@
 import { defineResource, f } from '../../resource.ts';
 import { entryFields } from './entry-fields.ts';
+import { label } from './entry-inputs.ts';
 
 export const Species = defineResource({
   name: 'Species',
@@ -8,7 +9,10 @@ export const Species = defineResource({
   description: 'An animal species (veterinary clinics).',
   fields: {
     id: f.id({ description: 'The species id (spc_…).' }),
-    name: f.column('name', 'String', { description: 'Its name, e.g. Dog.' }),
+    name: f.column('name', 'String', {
+      description: 'Its name, e.g. Dog.',
+      write: { on: 'both', input: label },
+    }),
     ...entryFields(),
   },
 });

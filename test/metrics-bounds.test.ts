@@ -122,6 +122,7 @@ describe('request labels', () => {
       '/health',
       '/graphql',
       '/inbox',
+      '/webhooks',
       '/v1/patients',
       '/v1/patients/pat_1',
       '/v1/nowhere',

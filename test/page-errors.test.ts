@@ -26,8 +26,15 @@ async function errorOf(path: string, init: RequestInit = {}) {
 }
 
 describe('the pages’ errors', () => {
-  it('/inbox answers another method with the JSON 405 and Allow', async () => {
-    for (const path of ['/inbox', '/inbox/', '/inbox/assets/inbox.0000000000000000.js'])
+  it('/inbox and /webhooks answer another method with the JSON 405 and Allow', async () => {
+    for (const path of [
+      '/inbox',
+      '/inbox/',
+      '/inbox/assets/inbox.0000000000000000.js',
+      '/webhooks',
+      '/webhooks/',
+      '/webhooks/assets/portal.0000000000000000.js',
+    ])
       expect(await errorOf(path, { method: 'POST' }), path).toEqual({
         status: 405,
         allow: 'GET, HEAD',
@@ -36,9 +43,10 @@ describe('the pages’ errors', () => {
       });
   });
 
-  it('an unknown hashed file of the inbox or the console is the JSON 404', async () => {
+  it('an unknown hashed file of the inbox, the portal or the console is the JSON 404', async () => {
     for (const path of [
       '/inbox/assets/inbox.0000000000000000.js',
+      '/webhooks/assets/portal.0000000000000000.js',
       '/graphql/assets/graphiql.0000000000000000.js',
     ])
       expect(await errorOf(path), path).toMatchObject({

@@ -34,6 +34,8 @@ const PAGES: [path: string, page: string][] = [
   [`/graphql?query=${encodeURIComponent(MUTATION)}`, 'GraphQL console prefilled from ?query='],
   ['/inbox', 'live inbox'],
   ['/inbox/', 'live inbox, trailing slash'],
+  ['/webhooks', 'webhook portal'],
+  ['/webhooks/', 'webhook portal, trailing slash'],
   ['/v1/docs', 'REST docs (Swagger UI)'],
   ['/v1/docs/', 'REST docs, trailing slash'],
 ];
@@ -76,6 +78,8 @@ describe('HTML pages', () => {
     expect(directives(landing.headers.get('content-security-policy')).get('default-src')).toBe("'none'");
     const inbox = await fetch(`${app.url}/inbox`, { headers: html });
     expect(directives(inbox.headers.get('content-security-policy')).get('script-src')).toBe("'self'");
+    const portal = await fetch(`${app.url}/webhooks`, { headers: html });
+    expect(directives(portal.headers.get('content-security-policy')).get('script-src')).toBe("'self'");
   });
 
   it('no other path answers HTML: the sweep over every route, page asset and unknown path finds only the table', async () => {

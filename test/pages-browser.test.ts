@@ -57,7 +57,7 @@ describe.skipIf(!available)('pages in Chromium', () => {
     const hrefs = await page
       .locator('main a, header a, footer a')
       .evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
-    for (const path of ['/v1/docs', '/graphql', '/inbox', '/health', '/errors', '/#events'])
+    for (const path of ['/v1/docs', '/graphql', '/inbox', '/webhooks', '/health', '/errors', '/#events'])
       expect(hrefs, path).toContain(new URL(path, app.url).href);
     for (const href of new Set(hrefs.map((h) => h.split('#')[0]))) {
       const r = await fetch(href, { headers: { accept: 'text/html' } });

@@ -30,7 +30,7 @@ describe('/', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
-    for (const href of ['/v1/docs', '/graphql', '/inbox', '/health', '/errors', '#events'])
+    for (const href of ['/v1/docs', '/graphql', '/inbox', '/webhooks', '/health', '/errors', '#events'])
       expect(html, href).toContain(`href="${href}"`);
     const ids = idsOf(html);
     expect(ids.has('events')).toBe(true);

@@ -39,6 +39,7 @@ import { serveMedia } from './media-route.ts';
 import { createMetricsRoute, methodLabel, routeLabel } from './metrics-route.ts';
 import { handleNetworkCallback } from './network-callback.ts';
 import { createOperationRunner } from './runner.ts';
+import { servePortal } from './webhook-portal/page.ts';
 
 export interface AppOptions {
   orm: MikroORM;
@@ -128,8 +129,8 @@ export function createApp(opts: AppOptions) {
     }
     if (path === '/metrics' && metrics) return metrics(req, res, scope);
     if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res, scope);
-    const inbox = serveInbox(req, res, path);
-    if (inbox) return inbox;
+    const page = serveInbox(req, res, path) ?? servePortal(req, res, path);
+    if (page) return page;
     if (path === CALLBACK_PATH)
       return handleNetworkCallback(req, res, {
         em: opts.orm.em,

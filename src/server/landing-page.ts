@@ -32,6 +32,11 @@ const PLACES: readonly Place[] = [
     what: "A clinic's chat conversations, updated live, with a chat:read key.",
   },
   {
+    href: '/webhooks',
+    name: 'Webhook portal',
+    what: "A clinic's webhook endpoints and their delivery logs: add, test, retry, recover, with a webhooks:manage key.",
+  },
+  {
     href: '#events',
     name: 'Events catalog',
     what: 'What each webhook delivery and subscription event means.',

@@ -17,6 +17,7 @@ import { restRoutes } from '../rest/routes.ts';
 import { DELIVERY_QUEUE } from '../services/webhooks/delivery-jobs.ts';
 import { CONSOLE_ASSETS } from './graphiql.ts';
 import { INBOX_ASSETS, INBOX_PATH } from './inbox/page.ts';
+import { PORTAL_ASSETS, PORTAL_PATH } from './webhook-portal/page.ts';
 
 /**
  * `GET /metrics` (docs/metrics.md): the process's registry (src/lib/metrics.ts) and what is read
@@ -198,6 +199,8 @@ const FIXED_PATHS = new Set([
   '/graphql',
   INBOX_PATH,
   `${INBOX_PATH}/`,
+  PORTAL_PATH,
+  `${PORTAL_PATH}/`,
   '/v1/openapi.json',
   '/v1/docs',
   CALLBACK_PATH,
@@ -217,6 +220,7 @@ export function routeLabel(matched: string | undefined, url: string | undefined)
   // The pages' hashed files: one label per page (their names change with every version).
   if (path.startsWith(CONSOLE_ASSETS)) return `${CONSOLE_ASSETS}:file`;
   if (path.startsWith(INBOX_ASSETS)) return `${INBOX_ASSETS}:file`;
+  if (path.startsWith(PORTAL_ASSETS)) return `${PORTAL_ASSETS}:file`;
   if (path.startsWith('/graphql/')) return '/graphql';
   if (path.startsWith('/media/')) return '/media/:token';
   if (path.startsWith('/v1/docs/')) return '/v1/docs';

@@ -98,6 +98,7 @@ export function renderPage({ title, body }: PageContent): string {
 <a href="/v1/docs">REST docs</a>
 <a href="/graphql">GraphQL console</a>
 <a href="/inbox">Live inbox</a>
+<a href="/webhooks">Webhooks</a>
 <a href="/#events">Events</a>
 <a href="/errors">Errors</a>
 </nav>

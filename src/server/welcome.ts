@@ -36,6 +36,7 @@ export function printWelcome(url: string, demo: DemoKeys | null): void {
   out.push(`  GraphQL + GraphiQL  ${url}/graphql`);
   out.push(`  REST                ${url}/v1   (docs: ${url}/v1/docs, contract: ${url}/v1/openapi.json)`);
   out.push(`  Live chat inbox     ${url}/inbox   (in a browser, with a chat:read key; chat:write to reply)`);
+  out.push(`  Webhook portal      ${url}/webhooks   (in a browser, with a webhooks:manage key)`);
   if (demo) {
     const read = demo.keys.readAll?.key;
     const write = demo.keys.chatWrite?.key;

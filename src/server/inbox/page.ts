@@ -1,18 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError } from '../../lib/errors.ts';
-import { unframeable } from '../../lib/page-headers.ts';
-import {
-  type Assets,
-  addAsset,
-  builtOnce,
-  CSS,
-  graphqlWsBrowserBuild,
-  JS,
-  sendAsset,
-} from '../hashed-assets.ts';
+import { type Assets, addAsset, CSS, graphqlWsBrowserBuild, JS } from '../hashed-assets.ts';
 import { addModules } from '../hashed-modules.ts';
-import { sendError } from '../send-error.ts';
+import { scriptPage } from '../script-page.ts';
 
 /**
  * The live inbox at /inbox (docs/chat.md, The live inbox): a page for a person with a `chat:read`
@@ -24,50 +13,13 @@ import { sendError } from '../send-error.ts';
  * Its stylesheet, graphql-ws's browser build and its script, ES modules by concern from inbox.js
  * down (src/server/hashed-modules.ts), are hashed files cached for good
  * (src/server/hashed-assets.ts, the console's mechanism); the page is revalidated. Its Content
- * Security Policy allows only this origin: no inline script, nothing from another host.
+ * Security Policy allows only this origin (src/server/script-page.ts).
  */
 export const INBOX_PATH = '/inbox';
 export const INBOX_ASSETS = '/inbox/assets/';
 
-const CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  // 'self' covers ws:// and wss:// to this host in Chromium, Firefox and Safari (CSP 3).
-  "connect-src 'self'",
-  "img-src 'self' data:",
-  "base-uri 'none'",
-  "form-action 'none'",
-].join('; ');
-
-interface Inbox {
-  page: string;
-  assets: Assets;
-}
-
 /** Answers GET or HEAD of /inbox or one of its assets; null for any other request. */
-export function serveInbox(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> | null {
-  if (path !== INBOX_PATH && path !== `${INBOX_PATH}/` && !path.startsWith(INBOX_ASSETS)) return null;
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
-    const err = new AppError('method_not_allowed', `${req.method} is not allowed on ${path}; use GET, HEAD.`);
-    sendError(res, err, { allow: 'GET, HEAD' });
-    return Promise.resolve();
-  }
-  return inboxFiles().then(({ page, assets }) => {
-    if (path.startsWith(INBOX_ASSETS))
-      return sendAsset(req, res, assets.get(path.slice(INBOX_ASSETS.length)));
-    res.writeHead(200, {
-      'content-type': 'text/html; charset=utf-8',
-      'content-length': Buffer.byteLength(page),
-      'cache-control': 'no-cache',
-      ...unframeable(CSP),
-      'referrer-policy': 'no-referrer',
-    });
-    res.end(req.method === 'HEAD' ? undefined : page);
-  });
-}
-
-const inboxFiles = builtOnce(async (): Promise<Inbox> => {
+export const serveInbox = scriptPage(INBOX_PATH, INBOX_ASSETS, async () => {
   const assets: Assets = new Map();
   const here = (name: string) => readFile(new URL(`./${name}`, import.meta.url));
   const [css, graphqlWs, modules] = await Promise.all([

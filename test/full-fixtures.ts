@@ -566,8 +566,9 @@ export async function webhookFixtures(orm: MikroORM, clinicId: number) {
     enabled: false,
     secret: 'whsec_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB5678',
     consecutiveFailures: 40,
+    failingSince: new Date('2026-10-02T09:00:00Z'),
     disabledAt: new Date('2026-10-05T09:00:00Z'),
-    disabledReason: 'Every delivery failed for 24 hours (last: status 500).',
+    disabledReason: 'Every delivery failed for 72 hours (last: status 500).',
     createdAt: new Date('2026-10-03T08:00:00Z'),
     updatedAt: new Date('2026-10-05T09:00:00Z'),
   });

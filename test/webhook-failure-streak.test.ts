@@ -92,6 +92,9 @@ describe('auto-disable counts a failure streak, not time without a success', () 
     expect(s.failingSince?.toISOString()).toBe(clock.now().toISOString());
     expect(s.lastFailureAt?.toISOString()).toBe(clock.now().toISOString());
     expect(s.consecutiveFailures).toBe(1);
+    // The API shows the service's own streak (the portal's "Failing: 1 attempt in a row since …").
+    const shown = await app.get(`/v1/webhooks/wh_${sub}`, key);
+    expect(shown.body.data).toMatchObject({ failure_streak: 1, failing_since: clock.now().toISOString() });
   });
 
   // Shortest schedule (the largest pause before the next day's event) and longest (8 h waits

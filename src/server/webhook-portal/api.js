@@ -7,12 +7,9 @@
 const http = new URL('/graphql', location.href).href;
 
 export const ENDPOINT = `id url eventTypes description enabled secret previousSecretExpiresAt disabledAt
-  disabledReason createdAt updatedAt`;
+  disabledReason failureStreak failingSince createdAt updatedAt`;
 export const DELIVERY = `id trigger status attempt attemptedAt responseStatus durationMs responseExcerpt error
   nextAttemptAt event { id type }`;
-
-/** The attempts read per endpoint for its failure streak: the list says "10+" beyond them. */
-export const STREAK_WINDOW = 10;
 
 export class ApiError extends Error {
   constructor(message, code, param) {

@@ -4,17 +4,20 @@
  */
 
 import { $, el, timeFormat, when } from './dom.js';
-import { state, streakOf } from './state.js';
+import { state } from './state.js';
 
+/** The service's own count of failed attempts in a row (failureStreak), else the newest attempt. */
 export function streakText(endpoint) {
-  const s = streakOf(endpoint.recent);
-  if (s.kind === 'none') return { kind: 'none', text: 'No attempts yet' };
-  if (s.kind === 'ok')
-    return { kind: 'ok', text: `Last attempt succeeded ${timeFormat.format(new Date(s.at))}` };
-  const count = s.whole ? `${s.count}` : `${s.count}+`;
-  const attempts = s.count === 1 && s.whole ? 'attempt' : 'attempts';
-  const since = s.whole ? ` since ${timeFormat.format(new Date(s.since))}` : '';
-  return { kind: 'failing', text: `Failing: ${count} ${attempts} in a row${since}` };
+  const n = endpoint.failureStreak;
+  if (n > 0) {
+    const since = endpoint.failingSince ? ` since ${timeFormat.format(new Date(endpoint.failingSince))}` : '';
+    return { kind: 'failing', text: `Failing: ${n} ${n === 1 ? 'attempt' : 'attempts'} in a row${since}` };
+  }
+  const latest = endpoint.latest;
+  if (!latest) return { kind: 'none', text: 'No attempts yet' };
+  if (latest.status === 'SUCCEEDED')
+    return { kind: 'ok', text: `Last attempt succeeded ${timeFormat.format(new Date(latest.attemptedAt))}` };
+  return { kind: 'none', text: `Last attempt: ${latest.status.toLowerCase()}` };
 }
 
 const typesText = (types) =>

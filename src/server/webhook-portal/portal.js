@@ -6,7 +6,7 @@
  * shows the event types, poll.js keeps it all current. Here: the key, the address, the polls.
  */
 
-import { DELIVERY, ENDPOINT, gql, keyProblem, loadCatalog, STREAK_WINDOW } from './api.js';
+import { DELIVERY, ENDPOINT, gql, keyProblem, loadCatalog } from './api.js';
 import { showCatalog } from './catalog.js';
 import { $, el, notice, setLive } from './dom.js';
 import { showForm } from './endpoint-form.js';
@@ -36,7 +36,7 @@ function showKey(show) {
 async function loadEndpoints() {
   const data = await gql(
     `query PortalEndpoints { webhooks(first: 50) {
-      edges { node { ${ENDPOINT} deliveries(first: ${STREAK_WINDOW}) { edges { node { status attemptedAt } } pageInfo { hasNextPage } } } }
+      edges { node { ${ENDPOINT} deliveries(first: 1) { edges { node { status attemptedAt } } } } }
       pageInfo { hasNextPage } } }`,
     {},
     state.key,
@@ -44,7 +44,7 @@ async function loadEndpoints() {
   state.endpoints = new Map(
     data.webhooks.edges.map(({ node }) => [
       node.id,
-      { ...node, recent: node.deliveries, deliveries: undefined },
+      { ...node, latest: node.deliveries.edges[0]?.node ?? null, deliveries: undefined },
     ]),
   );
   state.moreEndpoints = data.webhooks.pageInfo.hasNextPage;
@@ -71,8 +71,7 @@ async function loadEndpoint(id, after) {
   // The newest page read again leaves the cursor to older pages where it was.
   if (after || !state.deliveriesCursor)
     state.deliveriesCursor = e.deliveries.pageInfo.hasNextPage ? e.deliveries.pageInfo.endCursor : null;
-  // Its streak as the list counts it (the same attempts), so the two never disagree.
-  return { ...e, deliveries: undefined, recent: state.endpoints.get(id)?.recent ?? e.deliveries };
+  return { ...e, deliveries: undefined, latest: e.deliveries.edges[0]?.node ?? null };
 }
 
 /** What a poll does: the list, and the open endpoint with its newest attempts. */

@@ -2,7 +2,7 @@
 
 export const state = {
   key: '',
-  /** wh id → endpoint, with `recent`: its newest attempts, for the failure streak */
+  /** wh id → endpoint, with `latest`: its newest attempt (or null) */
   endpoints: new Map(),
   /** More endpoints than the list reads. */
   moreEndpoints: false,
@@ -24,20 +24,6 @@ export const state = {
   /** Stops the portal when `error` refuses the key (portal.js sets it); true then. */
   onRefused: (_error) => false,
 };
-
-/**
- * The failure streak the newest attempts show: failed ones since the latest success (the rule the
- * service disables an endpoint by, counted over `recent`, the newest STREAK_WINDOW attempts).
- */
-export function streakOf(recent) {
-  const attempts = (recent?.edges ?? []).map((e) => e.node);
-  if (!attempts.length) return { kind: 'none' };
-  const ok = attempts.findIndex((a) => a.status === 'SUCCEEDED');
-  if (ok === 0) return { kind: 'ok', at: attempts[0].attemptedAt };
-  const failed = ok < 0 ? attempts.length : ok;
-  const whole = ok >= 0 || !recent.pageInfo?.hasNextPage;
-  return { kind: 'failing', count: failed, whole, since: attempts[failed - 1].attemptedAt };
-}
 
 const byTime = (a, b) =>
   (b.attemptedAt ?? '').localeCompare(a.attemptedAt ?? '') || idNumber(b.id) - idNumber(a.id);

@@ -3,13 +3,14 @@
  *   schema.graphql  the Public GraphQL schema (/graphql)
  *   openapi.json    the /v1 OpenAPI document (what /v1/openapi.json serves)
  *   docs/events.md  its Samples, between their markers (scripts/events-doc.ts)
+ *   packages/sdk/src/generated/  the SDK's types and documents, made from the two above (scripts/sdk.ts)
  *
  *   node scripts/contracts.ts           regenerate them
  *   node scripts/contracts.ts --check   write nothing; exit 1 when a committed file is stale
  *
  * No database is needed: the SOFA router is built with a context factory that is never called.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { printSchema } from 'graphql';
@@ -17,10 +18,11 @@ import { openApiDocument } from '../src/rest/openapi.ts';
 import { createOpenApiSource } from '../src/rest/sofa.ts';
 import { schemas } from '../src/schema/index.ts';
 import { withSamples } from './events-doc.ts';
+import { generateSdk } from './sdk.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-export function generateContracts(): Record<string, string> {
+export function generateContracts(): Record<'schema.graphql' | 'openapi.json' | 'docs/events.md', string> {
   const { publicSchema, restSchema } = schemas();
   const router = createOpenApiSource(restSchema);
   return {
@@ -30,7 +32,7 @@ export function generateContracts(): Record<string, string> {
   };
 }
 
-function main(argv: string[]): number {
+async function main(argv: string[]): Promise<number> {
   const check = argv.includes('--check');
   const unknown = argv.filter((a) => a !== '--check');
   if (unknown.length) {
@@ -39,14 +41,17 @@ function main(argv: string[]): number {
     );
     return 2;
   }
-  const files = generateContracts();
+  const contracts = generateContracts();
+  const files = { ...contracts, ...(await generateSdk(contracts)) };
   const stale: string[] = [];
   for (const [name, content] of Object.entries(files)) {
     const file = path.join(root, name);
     const current = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
     if (current === content) continue;
     stale.push(current === undefined ? `${name} (missing)` : name);
-    if (!check) writeFileSync(file, content);
+    if (check) continue;
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, content);
   }
   if (check) {
     if (stale.length) {
@@ -68,5 +73,5 @@ function main(argv: string[]): number {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  process.exitCode = main(process.argv.slice(2));
+  process.exitCode = await main(process.argv.slice(2));
 }

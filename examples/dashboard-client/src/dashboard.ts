@@ -1,81 +1,74 @@
 import { randomUUID } from 'node:crypto';
-import type { Client } from 'graphql-ws';
 import {
+  AppointmentTypesDocument,
+  type ClinicEvent,
   type Connection,
-  type ResultOf,
+  createRestClient,
+  createSubscriptionClient,
+  FreeSlotsDocument,
+  NewestEventDocument,
+  PatientsPageDocument,
+  type PatientsPageQuery,
+  type paths,
+  type RestClient,
   request,
-  subscribe,
-  subscriptionClient,
-  type VariablesOf,
-} from './client.ts';
-import {
-  APPOINTMENT_CREATED,
-  AppointmentTypes,
-  BookAppointment,
-  ClinicEvents,
-  FreeSlots,
-  NewestEvent,
-  PatientsWithAppointments,
-} from './operations.ts';
+  type Schemas,
+} from '@clinic-gateway/sdk';
 
-/** The types the program works with, all read off its operations (never written by hand). */
-export type Patient = NonNullable<
-  ResultOf<typeof PatientsWithAppointments>['patients']
->['edges'][number]['node'];
-export type Booking = VariablesOf<typeof BookAppointment>['input'];
-export type BookedAppointment = ResultOf<typeof BookAppointment>['createAppointment']['appointment'];
-export type Slot = NonNullable<ResultOf<typeof FreeSlots>['availability']>[number];
-export type ClinicEvent = ResultOf<typeof ClinicEvents>['events'];
-
-/** The clinic's first patients, each with their newest appointments. */
-export async function patientsWithAppointments(
-  connection: Connection,
-  counts: { patients: number; appointments: number } = { patients: 10, appointments: 3 },
-): Promise<Patient[]> {
-  const data = await request(connection, PatientsWithAppointments, counts);
-  return data.patients?.edges.map((edge) => edge.node) ?? [];
+/** Where the service is, the clinic's key, and a WebSocket class where Node has none (Node 20). */
+export interface Service {
+  /** e.g. http://127.0.0.1:4000; GraphQL is at /graphql, REST at /v1. */
+  baseUrl: string;
+  apiKey: string;
+  webSocketImpl?: unknown;
 }
 
-/** Books an appointment; the idempotency key makes a retry of the same booking write nothing twice. */
-export async function bookAppointment(connection: Connection, booking: Booking): Promise<BookedAppointment> {
-  const data = await request(connection, BookAppointment, {
-    input: { idempotencyKey: randomUUID(), ...booking },
-  });
-  return data.createAppointment.appointment;
+export type Patient = NonNullable<PatientsPageQuery['patients']>['edges'][number]['node'];
+export type Appointment = Schemas['Appointment'];
+/** POST /v1/appointments' body, as openapi.json declares it. */
+export type Booking = NonNullable<
+  paths['/v1/appointments']['post']['requestBody']
+>['content']['application/json'];
+
+/** Every patient, page after page: each page's endCursor is the next one's `after`. */
+export async function allPatients(graphql: Connection, pageSize = 10): Promise<Patient[]> {
+  const patients: Patient[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const { patients: page }: PatientsPageQuery = await request(graphql, PatientsPageDocument, {
+      first: pageSize,
+      after,
+    });
+    patients.push(...(page?.edges.map((edge) => edge.node) ?? []));
+    if (!page?.pageInfo.hasNextPage) return patients;
+    after = page.pageInfo.endCursor;
+  }
 }
 
-/** The first free slot of the clinic's first appointment type in the `days` after `from`. */
-export async function firstFreeSlot(
-  connection: Connection,
-  from: Date,
-  days = 14,
-): Promise<{ typeId: string; slot: Slot } | null> {
-  const types = (await request(connection, AppointmentTypes, {})).appointmentTypes ?? [];
+/** The first free slot of the clinic's appointment types in the `days` after `from`. */
+export async function firstFreeSlot(graphql: Connection, from: Date, days = 14) {
+  const { appointmentTypes } = await request(graphql, AppointmentTypesDocument);
   const to = new Date(from.getTime() + days * 86_400_000);
-  for (const type of types) {
-    const { availability } = await request(connection, FreeSlots, {
+  for (const type of appointmentTypes ?? []) {
+    const { availability } = await request(graphql, FreeSlotsDocument, {
       typeId: type.id,
       from: from.toISOString(),
       to: to.toISOString(),
     });
     const slot = availability?.[0];
-    if (slot) return { typeId: type.id, slot };
+    if (slot) return { typeId: type.id, ...slot };
   }
   return null;
 }
 
-/** The clinic's newest event id: a subscription started after it misses nothing that follows. */
-export async function newestEventId(connection: Connection): Promise<string | null> {
-  const data = await request(connection, NewestEvent, {});
-  return data.events?.edges[0]?.node.id ?? null;
-}
-
-/** The clinic's events as they are committed; with `after`, those after it are replayed first. */
-export async function* clinicEvents(
-  client: Client,
-  variables: VariablesOf<typeof ClinicEvents>,
-): AsyncGenerator<ClinicEvent, void, undefined> {
-  for await (const result of subscribe(client, ClinicEvents, variables)) yield result.events;
+/** Books through REST; the idempotency key makes a retry of the same booking write nothing twice. */
+async function book(rest: RestClient, booking: Booking): Promise<Appointment> {
+  const { data, error } = await rest.POST('/v1/appointments', {
+    params: { header: { 'Idempotency-Key': randomUUID() } },
+    body: booking,
+  });
+  if (error) throw new Error(`The booking was refused: ${error.error.code}: ${error.error.message}`);
+  return data.data;
 }
 
 /** The id of an event's `data` (the REST resource the event is about). */
@@ -87,21 +80,23 @@ export function dataId(event: ClinicEvent): string | undefined {
 }
 
 /**
- * The dashboard: lists patients with their appointments, books the first free slot for the first
- * patient, and prints the clinic's events until the booking's own APPOINTMENT_CREATED arrives.
+ * The dashboard: lists every patient with their appointments, books the first free slot for the
+ * first patient through REST, and prints the clinic's events until the booking's own arrives.
  *
- * The subscription is on before the booking is sent. It starts after the newest event read
- * before, so with a cursor the booking's event is replayed if the subscription reached the server
- * late. A clinic without any event has no cursor (`after` takes an event id): there the booking
- * waits for the socket's acknowledgement, after which the subscribe message is already on its way,
- * ahead of the booking's request, its commit and the notification that carries its event.
+ * The subscription starts after the newest event read before booking, so the booking's event is
+ * replayed if the subscription reached the server late. A clinic without any event has no cursor:
+ * there the booking waits for the socket's acknowledgement, after which the subscribe message is
+ * already ahead of the booking's request.
  */
 export async function runDashboard(
-  connection: Connection,
+  service: Service,
   opts: { from?: Date; print?: (line: string) => void; eventTimeoutMs?: number } = {},
-): Promise<{ patients: Patient[]; booked: BookedAppointment | null; events: ClinicEvent[] }> {
+): Promise<{ patients: Patient[]; booked: Appointment | null; events: ClinicEvent[] }> {
   const print = opts.print ?? console.log;
-  const patients = await patientsWithAppointments(connection);
+  const graphql: Connection = { url: `${service.baseUrl}/graphql`, apiKey: service.apiKey };
+  const rest = createRestClient({ baseUrl: service.baseUrl, apiKey: service.apiKey });
+
+  const patients = await allPatients(graphql);
   print(`${patients.length} patient(s):`);
   for (const p of patients) {
     print(`  ${p.id} ${[p.firstName, p.lastName].filter(Boolean).join(' ')} ${p.phone ?? ''}`.trimEnd());
@@ -111,14 +106,18 @@ export async function runDashboard(
       );
   }
   const patient = patients[0];
-  const free = patient ? await firstFreeSlot(connection, opts.from ?? new Date()) : null;
+  const free = patient ? await firstFreeSlot(graphql, opts.from ?? new Date()) : null;
   if (!patient || !free) {
     print(patient ? 'No free slot in the next 14 days: nothing booked.' : 'No patient: nothing booked.');
     return { patients, booked: null, events: [] };
   }
 
-  const after = await newestEventId(connection);
-  const client = subscriptionClient(connection);
+  const newest = (await request(graphql, NewestEventDocument)).events?.edges[0]?.node.id ?? null;
+  const client = createSubscriptionClient({
+    url: graphql.url,
+    apiKey: service.apiKey,
+    ...(service.webSocketImpl ? { webSocketImpl: service.webSocketImpl } : {}),
+  });
   // Disposing the client ends the subscription: the program never waits for ever.
   const timeoutMs = opts.eventTimeoutMs ?? 10_000;
   const timer = setTimeout(() => void client.dispose(), timeoutMs);
@@ -130,36 +129,27 @@ export async function runDashboard(
         resolve();
       });
     });
-    const stream = clinicEvents(client, after ? { after } : {});
+    const stream = client.events({ types: ['APPOINTMENT_CREATED'], after: newest });
     // The first next() connects and subscribes; a failure to connect surfaces when it is awaited.
     let next = stream.next();
-    await Promise.race([
-      acknowledged,
-      next.then(
-        () => {},
-        () => {},
-      ),
-    ]);
-    const booked = await bookAppointment(connection, {
-      patientId: patient.id,
-      branchId: free.slot.branchId,
-      providerId: free.slot.providerId,
-      typeId: free.typeId,
-      start: free.slot.start,
+    await Promise.race([acknowledged, next.then(() => {}).catch(() => {})]);
+    const booked = await book(rest, {
+      patient_id: patient.id,
+      branch_id: free.branchId,
+      provider_id: free.providerId,
+      type_id: free.typeId,
+      start: free.start,
       note: 'Booked from the dashboard example',
     });
-    print(
-      `Booked ${booked.id} for ${booked.patient.id} at ${booked.start} (${booked.status?.name ?? 'no status'}).`,
-    );
+    print(`Booked ${booked.id} for ${booked.patient.id} at ${booked.start}.`);
     for (;;) {
-      const r = await next.catch((err: unknown) => {
-        throw new Error(`The events subscription failed: ${reasonOf(err)}`);
-      });
+      const r = await next;
       if (r.done) throw new Error(`The booking's event did not arrive within ${timeoutMs} ms.`);
-      const event = r.value;
-      events.push(event);
-      print(`Event ${event.id} ${event.type} at ${event.createdAt}: ${dataId(event) ?? ''}`.trimEnd());
-      if (event.type === APPOINTMENT_CREATED && dataId(event) === booked.id) {
+      events.push(r.value);
+      print(
+        `Event ${r.value.id} ${r.value.type} at ${r.value.createdAt}: ${dataId(r.value) ?? ''}`.trimEnd(),
+      );
+      if (dataId(r.value) === booked.id) {
         await stream.return();
         return { patients, booked, events };
       }
@@ -169,12 +159,4 @@ export async function runDashboard(
     clearTimeout(timer);
     await client.dispose();
   }
-}
-
-/** graphql-ws ends a subscription with a list of GraphQL errors, an Error, or the socket's close event. */
-function reasonOf(err: unknown): string {
-  if (Array.isArray(err)) return err.map((e) => (e as { message?: string }).message ?? String(e)).join('; ');
-  if (err instanceof Error) return err.message;
-  const close = err as { code?: number; reason?: string };
-  return close.code ? `socket closed (${close.code}${close.reason ? ` ${close.reason}` : ''})` : String(err);
 }

@@ -3861,6 +3861,13 @@ export interface components {
             secret: string;
             /** @description After a rotation (POST /v1/webhooks/{id}/rotate-secret), until when the replaced secret signs deliveries beside the new one (a past time: it no longer does); null before any rotation. */
             previous_secret_expires_at: string | null;
+            /**
+             * Format: int32
+             * @description Failed delivery attempts in a row, the current streak; 0 after a success. A streak 72 hours long disables the subscription (failing_since says when it began).
+             */
+            failure_streak: number;
+            /** @description When the current failure streak's first failed attempt was made; null while deliveries succeed. */
+            failing_since: string | null;
             /** @description When deliveries were disabled (after repeated failures, or by a change with enabled false); null while enabled. */
             disabled_at: string | null;
             /** @description Why deliveries were disabled; null while enabled. */
@@ -5364,6 +5371,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Required unless the clinic has exactly one billing account. */
+                    billing_account_id?: string;
                     /** @description Positive, at most two decimals. */
                     amount: number;
                     /** @description ISO 4217; defaults to the clinic's (from its country). */
@@ -5410,8 +5419,6 @@ export interface operations {
                             account_last4?: string;
                         };
                     };
-                    /** @description Required unless the clinic has exactly one billing account. */
-                    billing_account_id?: string;
                     /**
                      * Format: date-time
                      * @description Defaults to now.

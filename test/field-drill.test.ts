@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 
 /**
@@ -113,7 +114,7 @@ function runTests(dir: string, files: string[]): { passed: boolean; out: string 
     timeout: 240_000,
   });
   // Without colours: the cases match the report's text (FAIL lines name the failing file).
-  const out = `${r.stdout}\n${r.stderr}`.replace(/\u001b\[[0-9;]*m/g, '');
+  const out = stripVTControlCharacters(`${r.stdout}\n${r.stderr}`);
   return { passed: r.status === 0, out };
 }
 

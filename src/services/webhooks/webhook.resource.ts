@@ -1,9 +1,9 @@
 import { EventTypeSet } from '../../events/types.ts';
 import { valuesOf } from '../../lib/enums.ts';
 import { createdAt, updatedAt } from '../record-times.ts';
-import { DISABLE_AFTER_HOURS } from './retry-schedule.ts';
 import { defineResource, f } from '../resource.ts';
 import { text, z } from '../write-input.ts';
+import { DISABLE_AFTER_HOURS } from './retry-schedule.ts';
 
 /** What a secret starts with: `whsec_` and 32 random bytes in base64 (secret-rotation.ts). */
 export const SECRET_PREFIX = 'whsec_';
@@ -84,12 +84,12 @@ export const WebhookSubscription = defineResource({
         'After a rotation (POST /v1/webhooks/{id}/rotate-secret), until when the replaced secret signs deliveries beside the new one (a past time: it no longer does); null before any rotation.',
     }),
     failure_streak: f.column('consecutiveFailures', 'Int', {
-      description:
-        `Failed delivery attempts in a row, the current streak; 0 after a success. A streak ${DISABLE_AFTER_HOURS} hours long disables the subscription (failing_since says when it began).`,
+      description: `Failed delivery attempts in a row, the current streak; 0 after a success. A streak ${DISABLE_AFTER_HOURS} hours long disables the subscription (failing_since says when it began).`,
     }),
     failing_since: f.time('failingSince', {
       nullable: true,
-      description: "When the current failure streak's first failed attempt was made; null while deliveries succeed.",
+      description:
+        "When the current failure streak's first failed attempt was made; null while deliveries succeed.",
     }),
     disabled_at: f.time('disabledAt', {
       nullable: true,

@@ -89,7 +89,8 @@ describe.skipIf(!available)('three instances and two workers behind PgBouncer', 
     // Two subscribers on each instance.
     const subscribers = instances.flatMap((instance, at) =>
       [0, 1].map(() => {
-        const socket = connect(instance.url, { Authorization: `Bearer ${reader}` });
+        // The events subscription needs webhooks:manage: the clinic-writes key's, not the reading one's.
+        const socket = connect(instance.url, { Authorization: `Bearer ${writer}` });
         sockets.push(socket);
         return { at, socket, sub: socket.subscribe(query), seen: [] as any[] };
       }),
@@ -128,7 +129,7 @@ describe.skipIf(!available)('three instances and two workers behind PgBouncer', 
       expect(closed.code).not.toBe(4403);
       s.seen = s.sub.results.slice();
       const last = s.seen.at(-1)?.events.id;
-      const socket = connect(instances[0].url, { Authorization: `Bearer ${reader}` });
+      const socket = connect(instances[0].url, { Authorization: `Bearer ${writer}` });
       sockets.push(socket);
       s.sub = socket.subscribe(query, { after: last });
     }

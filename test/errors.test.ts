@@ -32,6 +32,36 @@ describe('GraphQL request errors keep their HTTP status', () => {
     app = await startTestApp();
   });
 
+  it('an unknown path that is a near miss of a route names it ("did you mean"); a far one does not', async () => {
+    const message = async (path: string, method = 'GET') => {
+      const r = await app.send(method, path, undefined, null);
+      expect(r.status, path).toBe(404);
+      expect(r.body.error.code).toBe('not_found');
+      return r.body.error.message as string;
+    };
+    expect(await message('/v1/patient')).toBe(
+      'No route GET /v1/patient. Did you mean /v1/patients (GET, POST)?',
+    );
+    // The request's own ids stand in the route's parameters.
+    expect(await message('/v1/patients/pat_7/appointment')).toMatch(
+      /Did you mean \/v1\/patients\/pat_7\/appointments \(GET\)\?$/,
+    );
+    expect(await message('/v1/chat/conversation/conv_2/messages')).toMatch(
+      /Did you mean \/v1\/chat\/conversations\/conv_2\/messages \(GET\)\?$/,
+    );
+    expect(await message('/v1/webhook/wh_1/test', 'POST')).toMatch(
+      /Did you mean \/v1\/webhooks\/wh_1\/test \(POST\)\?$/,
+    );
+    // A route without its /v1.
+    expect(await message('/appointments')).toMatch(
+      /under \/v1 and \/graphql\. Did you mean \/v1\/appointments \(GET, POST\)\?$/,
+    );
+    // Nothing near: no guess, and no guess worked out over a long path.
+    expect(await message('/v1/inventory')).toBe('No route GET /v1/inventory.');
+    expect(await message('/v1/patients/pat_1/x/y')).not.toMatch(/Did you mean/);
+    expect(await message(`/v1/patient${'s'.repeat(300)}`)).not.toMatch(/Did you mean/);
+  });
+
   it('PUT /graphql is a 405 that names the allowed methods', async () => {
     const res = await fetch(`${app.url}/graphql`, {
       method: 'PUT',

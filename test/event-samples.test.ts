@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { exampleRecords } from '../src/events/examples.ts';
 import { EVENT_TYPES } from '../src/events/types.ts';
+import { kindOfId, prefixes } from '../src/lib/ids.ts';
 import { Appointment } from '../src/services/appointments/appointment.resource.ts';
 import { f, type Resource, restGroups } from '../src/services/resource.ts';
-import { eventData, eventSample, presentExample } from '../src/services/webhooks/sample-data.ts';
+import {
+  eventData,
+  eventSample,
+  presentExample,
+  sampleEnvelope,
+} from '../src/services/webhooks/sample-data.ts';
 
 /**
  * Sample events are derived (issue 36): each type's data is its example record presented by the
@@ -57,6 +63,29 @@ describe('sample events', () => {
     expect(() => presentExample(Appointment, DETAILED, nameless, where)).toThrow(
       'Appointment.branch.name is not nullable but came out null; fill name.',
     );
+  });
+
+  it('no id of a sample, its envelope included, names a record: each has the id form, past every real id', () => {
+    const known = new Set<string>(Object.values(prefixes));
+    const idsIn = (value: unknown): string[] =>
+      typeof value === 'string'
+        ? known.has(value.split('_')[0]) && /^[a-z]+_\d+$/.test(value)
+          ? [value]
+          : []
+        : value && typeof value === 'object'
+          ? Object.values(value).flatMap(idsIn)
+          : [];
+    for (const type of EVENT_TYPES) {
+      const ids = idsIn(sampleEnvelope(type));
+      // The envelope's, the record's, and those of what it embeds (a patient, a branch, …)
+      expect(ids.length, type).toBeGreaterThanOrEqual(2);
+      for (const id of ids) {
+        // The form of an id of its kind (the OpenAPI patterns), and yet no id of a record:
+        // a lookup of it is a 404 whatever the clinic holds.
+        expect(id, `${type}: ${id}`).toMatch(/^[a-z]+_[1-9][0-9]{0,9}$/);
+        expect(kindOfId(id), `${type}: ${id} could be a real record's id`).toBeNull();
+      }
+    }
   });
 
   it('a property no field reads (a misspelt column) fails', () => {

@@ -103,6 +103,8 @@ export async function startTestApp(
     errorReferenceSource?: URL;
     /** The network live clinics send through (docs/test-mode.md); absent, their sends are a 503. */
     liveNetwork?: MessagingNetwork;
+    /** PUBLIC_URL: where clients reach the service (media links, doc_url, the landing page's calls). */
+    publicUrl?: string;
   } = {},
 ): Promise<TestApp & { proxy?: TcpProxy; databaseUrl: string }> {
   const db = await testDatabase();
@@ -130,6 +132,7 @@ export async function startTestApp(
     ...(opts.metricsToken ? { metricsToken: opts.metricsToken } : {}),
     ...(opts.errorReferenceSource ? { errorReferenceSource: opts.errorReferenceSource } : {}),
     ...(opts.liveNetwork ? { liveNetwork: opts.liveNetwork } : {}),
+    ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
     sandboxDelays: opts.sandboxDelays ?? { sent: 10, delivered: 20, read: 30 },
     networkSecret: NETWORK_SECRET,
     mediaLinkSecret: MEDIA_LINK_SECRET,

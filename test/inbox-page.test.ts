@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../src/auth/keys.ts';
 import { chromiumAvailable, launchChromium } from './chromium.ts';
@@ -252,6 +252,43 @@ describe.skipIf(!available)('the live inbox in Chromium', () => {
     );
     expect(await page.locator('main img, main b, main i').count()).toBe(0);
     expect(await page.evaluate(() => (window as any).__pwned)).toBeUndefined();
+    expect(errors).toEqual([]);
+  }, 60_000);
+
+  it('reads a right-to-left message from the right, its punctuation at its end, and the reply box as typed', async () => {
+    const hebrew = 'שלום, אפשר לקבוע תור למחר?';
+    const id = await patientWrites('050-111-0010', hebrew, 'דנה כהן');
+    await patientWrites('050-111-0010', 'And one in English.');
+    const { page, errors } = await watchedPage();
+    await page.goto(`${app.url}/inbox#${id}`, { waitUntil: 'load' });
+    await pasteKeys(page, readKey, writeKey);
+    const body = (text: string) => page.locator('#messages .body', { hasText: text });
+    await body(hebrew).waitFor({ timeout: 5_000 });
+    const direction = (l: Locator) => l.evaluate((el) => (el.matches(':dir(rtl)') ? 'rtl' : 'ltr'));
+    expect(await direction(body(hebrew))).toBe('rtl');
+    expect(await direction(body('And one in English.'))).toBe('ltr');
+    expect(await direction(page.locator('#thread-title'))).toBe('rtl');
+    expect(await direction(conversationLink(page, id).locator('.name'))).toBe('rtl');
+    expect(await direction(conversationLink(page, id).locator('.preview'))).toBe('ltr');
+    // Where the sentence ends: its question mark left of its first letter, not right of its last.
+    const [first, last] = await body(hebrew).evaluate((el) => {
+      const text = [...el.childNodes].find((n) => n.nodeType === Node.TEXT_NODE) as Text;
+      const x = (i: number) => {
+        const r = document.createRange();
+        r.setStart(text, i);
+        r.setEnd(text, i + 1);
+        return r.getBoundingClientRect().x;
+      };
+      return [x(0), x(text.length - 1)];
+    });
+    expect(last).toBeLessThan(first);
+    await page.screenshot({ path: '/tmp/inbox-rtl.png' });
+    // The reply box takes the direction of what is typed in it.
+    const reply = page.locator('#reply-text');
+    await reply.fill('תודה, נתראה!');
+    expect(await direction(reply)).toBe('rtl');
+    await reply.fill('Thanks, see you!');
+    expect(await direction(reply)).toBe('ltr');
     expect(errors).toEqual([]);
   }, 60_000);
 

@@ -87,6 +87,38 @@ describe.skipIf(!available)('pages in Chromium', () => {
     await page.close();
   }, 60_000);
 
+  it('a document of docs/: renders offline, its link to another lands on that section', async () => {
+    const { page, offHost, errors } = await watchedPage();
+    await page.goto(`${app.url}/`, { waitUntil: 'load' });
+    await page.locator('#docs ~ ul a', { hasText: 'Test mode' }).click();
+    await page.waitForURL(`${app.url}/docs/test-mode`);
+    expect(await page.locator('main h1').innerText()).toMatch(/^Test mode/);
+    await page.screenshot({ path: '/tmp/pages-doc.png' });
+    // docs/test-mode.md links events.md#sample-events: the page of events.md, at that heading.
+    await page.locator('main a[href="/docs/events#sample-events"]').first().click();
+    await page.waitForURL(`${app.url}/docs/events#sample-events`);
+    expect(await targeted(page)).toBe('sample-events');
+    const heading = await page.locator('#sample-events').boundingBox();
+    expect(heading?.y).toBeGreaterThanOrEqual(0);
+    expect(heading?.y).toBeLessThan(900);
+    await page.screenshot({ path: '/tmp/pages-doc-target.png' });
+    expect(offHost).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('the documents on a phone-sized screen: no sideways scrolling of the page', async () => {
+    const { page, errors } = await watchedPage({ width: 390, height: 844 });
+    for (const name of ['events', 'decisions', 'limits', 'performance']) {
+      await page.goto(`${app.url}/docs/${name}`, { waitUntil: 'load' });
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, name).toBeLessThanOrEqual(0);
+    }
+    await page.screenshot({ path: '/tmp/pages-doc-phone.png' });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it("an error's doc_url opens the reference at its code's row, marked", async () => {
     const { page, offHost, errors } = await watchedPage({ width: 1200, height: 700 });
     const called = `${app.url}/v1/patients?limit=0`;

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../src/events/types.ts';
 import { errorStatuses } from '../src/lib/errors.ts';
@@ -21,6 +23,30 @@ const page = async (path: string, init: RequestInit = {}) => {
   return { res, html: await res.text() };
 };
 
+/** The documents of docs/, by name (`events` for docs/events.md). */
+const documents = readdirSync(new URL('../docs/', import.meta.url))
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => f.slice(0, -3));
+
+/** A GET of `path` exactly as written (no URL parser resolving its dots on the way). */
+const rawGet = (port: number, path: string) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      })
+      .on('error', reject);
+  });
+
+/** HTML text back to what it says. */
+const textOf = (html: string) =>
+  html.replace(
+    /&(amp|lt|gt|quot|#39);/g,
+    (_, e) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e as 'amp'],
+  );
+
 /** The ids the page's elements carry. */
 const idsOf = (html: string) => new Set([...html.matchAll(/\bid="([^"]+)"/g)].map((m) => m[1]));
 
@@ -35,8 +61,8 @@ describe('/', () => {
     const ids = idsOf(html);
     expect(ids.has('events')).toBe(true);
     for (const type of EVENT_TYPES) expect(ids.has(type), type).toBe(true);
-    // Nothing is loaded from elsewhere, and no script runs.
-    expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
+    // Nothing is loaded from elsewhere, and no script runs (the calls it shows are text).
+    expect(html).not.toMatch(/<script|(?:src|href)="https?:\/\//);
   });
 
   it("says the demo's clinics are test clinics and links the refusal a live clinic's key gets", async () => {
@@ -47,6 +73,37 @@ describe('/', () => {
     expect(html).toContain('<code>docs/test-mode.md</code>');
     // The link lands on the code's row of the reference.
     expect(idsOf((await page('/errors')).html).has('test_mode_only')).toBe(true);
+  });
+
+  it('shows how to subscribe a webhook and send it a test event: two calls that run as shown', async () => {
+    const { html } = await page('/');
+    expect(idsOf(html).has('webhooks')).toBe(true);
+    const calls = textOf(
+      /<h2 id="webhooks">[\s\S]*?<pre><code>([\s\S]*?)<\/code><\/pre>/.exec(html)?.[1] ?? '',
+    );
+    // At the address the page was asked at, with the key as a variable.
+    expect(calls).toContain(
+      `curl -s -H "Authorization: Bearer $KEY" -H "content-type: application/json" ${app.url}/v1/webhooks \\`,
+    );
+    const subscribe = /(\S+\/v1\/webhooks) \\\n\s+-d '([^']+)'/.exec(calls);
+    const test = /(\S+\/v1\/webhooks\/)wh_1(\/test) -d '([^']+)'/.exec(calls);
+    expect(subscribe && test, calls).toBeTruthy();
+    const { key: manager } = await app.clinicWithKey('dental', ['webhooks:manage'], 'Webhook clinic', {
+      mode: 'test',
+    });
+    const post = (url: string, body: string) => app.send('POST', url.slice(app.url.length), body, manager);
+    const sub = await post(subscribe![1], subscribe![2]);
+    expect(sub.status, JSON.stringify(sub.body)).toBe(201);
+    const sample = await post(`${test![1]}${sub.body.data.id}${test![2]}`, test![3]);
+    expect(sample.status, JSON.stringify(sample.body)).toBe(202);
+    expect(sample.body.data.test).toBe(true);
+  });
+
+  it('links every document of docs/', async () => {
+    const { html } = await page('/');
+    for (const name of documents)
+      expect(html, name).toContain(`href="${name === 'errors' ? '/errors' : `/docs/${name}`}"`);
+    expect(html).toContain('href="/docs"');
   });
 
   it('answers HEAD without a body, and another method with the JSON 404 it always had', async () => {
@@ -70,11 +127,11 @@ describe('/errors', () => {
       expect(html).toMatch(new RegExp(`<tr id="${code}">\\s*<td>${errorStatuses[code as never]}</td>`));
     }
     // The text is the document's, its code spans and tables rendered.
-    expect(html).toContain('<h1>Errors</h1>');
+    expect(html).toContain('<h1 id="errors">Errors</h1>');
     expect(html).toContain('<code>Retry-After: 5</code>');
-    // Links to documents the service does not serve are named, not left to answer 404.
+    // Its links to the other documents go to their pages.
     expect(html).not.toMatch(/href="[\w-]+\.md/);
-    expect(html).toContain('docs/limits.md');
+    expect(html).toMatch(/href="\/docs\/limits(#[\w-]+)?"/);
   });
 
   it('without docs/errors.md (an installation without docs/) still answers a row for every code', async () => {
@@ -88,6 +145,71 @@ describe('/errors', () => {
       expect(html).toMatch(new RegExp(`<tr id="${code}">\\s*<td>${errorStatuses[code as never]}</td>`));
     // The table alone: none of the document's text.
     expect(html).not.toContain('<code>Retry-After: 5</code>');
+  });
+});
+
+describe('/docs', () => {
+  it('renders each document of docs/ as /errors renders its own, and lists them at /docs', async () => {
+    const index = await page('/docs');
+    expect(index.res.status).toBe(200);
+    const pages = new Map<string, string>();
+    for (const name of documents) {
+      if (name === 'errors') continue;
+      expect(index.html, name).toContain(`href="/docs/${name}"`);
+      const { res, html } = await page(`/docs/${name}`);
+      expect(res.status, name).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+      const source = readFileSync(new URL(`../docs/${name}.md`, import.meta.url), 'utf8');
+      const title = /^#\s+(.+)$/m.exec(source)![1];
+      expect(html, name).toContain(`<title>${title.replace(/&/g, '&amp;')} · clinic-gateway</title>`);
+      // Raw HTML of the source is text, as in /errors.
+      expect(html).not.toMatch(/<script/);
+      pages.set(name, html);
+    }
+    // Every link from one document to another lands: on its page, and on a heading id there.
+    let links = 0;
+    for (const [name, html] of pages) {
+      expect(html, name).not.toMatch(/href="[\w-]+\.md/);
+      for (const [, target, anchor] of html.matchAll(/href="\/docs\/([\w-]+)(?:#([^"]+))?"/g)) {
+        links++;
+        expect(pages.has(target), `${name} → ${target}`).toBe(true);
+        if (anchor) expect(idsOf(pages.get(target)!).has(anchor), `${name} → ${target}#${anchor}`).toBe(true);
+      }
+      for (const [, anchor] of html.matchAll(/href="#([^"]+)"/g))
+        expect(idsOf(html).has(anchor), `${name} → #${anchor}`).toBe(true);
+    }
+    expect(links).toBeGreaterThan(10);
+    // HEAD: the same, without a body; /docs/errors is /errors.
+    const head = await page('/docs/events', { method: 'HEAD' });
+    expect([head.res.status, head.html]).toEqual([200, '']);
+    const moved = await fetch(`${app.url}/docs/errors`, { redirect: 'manual' });
+    expect([moved.status, moved.headers.get('location')]).toEqual([301, '/errors']);
+  });
+
+  it('serves nothing else: a path out of docs/, an encoded slash, another file or an unknown name is the JSON 404', async () => {
+    const { port } = new URL(app.url);
+    for (const path of [
+      '/docs/../package.json',
+      '/docs/..%2Fpackage.json',
+      '/docs/%2e%2e%2fREADME',
+      '/docs/.%2e/README',
+      '/docs/..',
+      '/docs//etc/passwd',
+      '/docs/events.md',
+      '/docs/events/',
+      '/docs/Events',
+      '/docs/events%00',
+      '/docs/no-such-document',
+    ]) {
+      // As sent: fetch would resolve the dots before they left.
+      const res = await rawGet(Number(port), path);
+      expect(res.status, path).toBe(404);
+      expect(JSON.parse(res.body).error, path).toMatchObject({
+        code: 'not_found',
+        doc_url: '/errors#not_found',
+      });
+    }
   });
 });
 
@@ -114,6 +236,20 @@ describe('doc_url', () => {
       expect(doc_url).toBe(`/errors#${code}`);
       expect(ids.has(new URL(doc_url, app.url).hash.slice(1))).toBe(true);
     }
+  });
+
+  it('is absolute when the deployment says where clients reach it (PUBLIC_URL), in REST and GraphQL', async () => {
+    const other = await startTestApp({ publicUrl: 'https://clinic.example.com/gateway/' });
+    const rest = await other.get('/v1/patients', null);
+    expect(rest.body.error.doc_url).toBe('https://clinic.example.com/gateway/errors#unauthenticated');
+    const gql = await other.gql('{ patients(first: 1) { edges { node { id } } } }', {}, null);
+    expect(gql.body.errors[0].extensions.doc_url).toBe(
+      'https://clinic.example.com/gateway/errors#unauthenticated',
+    );
+    // The landing page's calls name that address too.
+    expect(await (await fetch(`${other.url}/`)).text()).toContain(
+      'https://clinic.example.com/gateway/v1/webhooks',
+    );
   });
 
   it('GraphQL: extensions.doc_url, beside code, for a field error and a request refusal', async () => {

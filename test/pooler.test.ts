@@ -63,7 +63,8 @@ describe.skipIf(!available)('behind PgBouncer in transaction mode', () => {
     const instances = [first.url, second.url];
     const subs = instances.flatMap((url) =>
       [0, 1].map(() => {
-        const s = connect(url, { Authorization: `Bearer ${reader}` });
+        // The events subscription needs webhooks:manage: the clinic-writes key's, not the reading one's.
+        const s = connect(url, { Authorization: `Bearer ${writer}` });
         sockets.push(s);
         return s.subscribe('subscription { events(types: [PATIENT_CREATED]) { id data } }');
       }),

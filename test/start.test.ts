@@ -187,6 +187,28 @@ describe('npm start', () => {
     expect(slots.status, JSON.stringify(slots.body)).toBe(200);
     expect(slots.body.data.length, availability![2]).toBeGreaterThan(0);
 
+    // The keys hold what the README lists: webhooks:manage goes with the clinic writes, not the reads.
+    const writer = /clinic writes:\s+(cg_test_\S+)/.exec(out)?.[1] as string;
+    expect((await get(`${s.url}/v1/webhooks`, read)).status).toBe(403);
+    expect((await get(`${s.url}/v1/webhooks`, writer)).status).toBe(200);
+    // A receiver subscribed and sent a test event, with the two calls as printed.
+    const post = (url: string, body: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${writer}`, 'content-type': 'application/json' },
+        body,
+      }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const subscribe = /(\S+\/v1\/webhooks) \\\n\s+-d '([^']+)'/.exec(out);
+    expect(subscribe, out).toBeTruthy();
+    const sub = await post(subscribe![1], subscribe![2]);
+    expect(sub.status, JSON.stringify(sub.body)).toBe(201);
+    const test = /(\S+\/v1\/webhooks\/(wh_\d+)\/test) -d '([^']+)'/.exec(out);
+    expect(test, out).toBeTruthy();
+    expect(test![2]).toBe(sub.body.data.id);
+    const sample = await post(test![1], test![3]);
+    expect(sample.status, JSON.stringify(sample.body)).toBe(202);
+    expect(sample.body.data).toMatchObject({ type: 'appointment.created', test: true });
+
     const stopped = await terminate(s);
     expect(stopped).toMatchObject({ code: 0, signal: null });
     rmSync(dataDir, { recursive: true, force: true });

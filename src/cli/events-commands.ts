@@ -6,6 +6,7 @@ import { pruneEvents, retentionCutoff } from '../services/events/retention.ts';
 import { listenAndForward } from './events-listen.ts';
 import { triggerSample } from './events-trigger.ts';
 import { cleanups, withDb } from './run.ts';
+import { defaultServiceUrl, URL_OPTION_HELP } from './service-url.ts';
 
 /** `events prune|listen|trigger`: the outbox, and a local receiver of its events. */
 export function eventsCommands(program: Command): void {
@@ -48,12 +49,13 @@ export function eventsCommands(program: Command): void {
       '--secret <secret>',
       'sign with this secret (e.g. your receiver’s configured whsec_…) instead of the one kept for the key in the user’s config folder',
     )
-    .option('--url <url>', 'the service', 'http://127.0.0.1:4000')
+    .option('--url <url>', URL_OPTION_HELP)
     .action(
-      async (opts: { key: string; forwardTo: string; types?: string; secret?: string; url: string }) => {
+      async (opts: { key: string; forwardTo: string; types?: string; secret?: string; url?: string }) => {
         // No database: the service's websocket is the whole source (src/cli/events-listen.ts).
         const listener = listenAndForward({
-          url: opts.url,
+          url: opts.url ?? defaultServiceUrl(),
+          urlGiven: opts.url !== undefined,
           key: opts.key,
           forwardTo: opts.forwardTo,
           types: opts.types
@@ -75,9 +77,14 @@ export function eventsCommands(program: Command): void {
     )
     .argument('<type>', 'the event type, e.g. appointment.created')
     .requiredOption('--key <key>', 'the API key (webhooks:manage; chat:read for chat.* types)')
-    .option('--url <url>', 'the service', 'http://127.0.0.1:4000')
-    .action(async (type: string, opts: { key: string; url: string }) => {
-      const sent = await triggerSample({ url: opts.url, key: opts.key, type });
+    .option('--url <url>', URL_OPTION_HELP)
+    .action(async (type: string, opts: { key: string; url?: string }) => {
+      const sent = await triggerSample({
+        url: opts.url ?? defaultServiceUrl(),
+        urlGiven: opts.url !== undefined,
+        key: opts.key,
+        type,
+      });
       process.stdout.write(
         `Sent ${sent.type} sample ${sent.id} to the clinic's subscriptions that receive it.\n`,
       );

@@ -12,6 +12,7 @@ import { enumNameOf } from '../lib/names.ts';
 import { serializeEnvelope } from '../services/events/envelope.ts';
 import { SECRET_PREFIX } from '../services/webhooks/webhook.resource.ts';
 import { deliveryHeaders } from '../webhooks/signing.ts';
+import { urlHint } from './service-url.ts';
 
 /**
  * `events listen` (as Stripe's CLI does it): subscribes to `events` over the websocket and POSTs
@@ -23,6 +24,8 @@ import { deliveryHeaders } from '../webhooks/signing.ts';
 export interface ListenOptions {
   /** The service, http(s)://host:port; its /graphql websocket is used. */
   url: string;
+  /** Whether --url named it (else it is the default from PORT and HOST): the error says what to do. */
+  urlGiven?: boolean;
   key: string;
   forwardTo: string;
   types?: string[];
@@ -333,7 +336,10 @@ export function listenAndForward(opts: ListenOptions): {
       start = await newestEvent();
     } catch (e) {
       if (e instanceof Transient)
-        throw new AppError('service_unavailable', `cannot reach the service at ${origin}: ${e.message}`);
+        throw new AppError(
+          'service_unavailable',
+          `cannot reach the service at ${origin}: ${e.message}; ${urlHint(origin, opts.urlGiven ?? true)}`,
+        );
       throw e;
     }
     let failures = 0;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type ErrorCode } from '../lib/errors.ts';
+import { urlHint } from './service-url.ts';
 
 /**
  * `events trigger <type>` (as Stripe's CLI has it): asks the service for a sample event of the
@@ -10,6 +11,8 @@ import { AppError, type ErrorCode } from '../lib/errors.ts';
 export interface TriggerOptions {
   /** The service, http(s)://host:port. */
   url: string;
+  /** Whether --url named it (else it is the default from PORT and HOST): the error says what to do. */
+  urlGiven?: boolean;
   key: string;
   type: string;
 }
@@ -28,9 +31,12 @@ export async function triggerSample(opts: TriggerOptions): Promise<{ id: string;
       body: JSON.stringify({ type: opts.type }),
     });
   } catch (err) {
+    // fetch says only "fetch failed"; its cause names the fault (ECONNREFUSED …).
+    const cause = (err as Error).cause;
+    const why = cause instanceof Error ? cause.message : (err as Error).message;
     throw new AppError(
       'service_unavailable',
-      `The service at ${opts.url} did not answer (${(err as Error).message}); is it running (npm start)?`,
+      `The service at ${opts.url} did not answer (${why}); ${urlHint(opts.url, opts.urlGiven ?? true)}`,
     );
   }
   const body = (await res.json().catch(() => null)) as any;

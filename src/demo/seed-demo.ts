@@ -30,7 +30,7 @@ export interface DemoResult {
 const _DAY = 86_400_000;
 
 /**
- * Seeds a dental and a veterinary clinic with a full, realistic data set and three API keys, in
+ * Seeds a dental and a veterinary clinic with a full, realistic data set and four API keys, in
  * one transaction (a half-seeded demo is worse than none). Everything except the keys comes from
  * a seeded PRNG and every date is an offset from the start of `now`'s day (UTC), so two runs on
  * the same day write the same rows; the price is that an appointment later today counts as
@@ -84,8 +84,9 @@ export async function seedDemo(
     return {
       clinics: [dental, vet].map((c) => ({ id: toId('Clinic', c.id), name: c.name, kind: c.kind })),
       keys: {
-        // chat:write can never sit beside chat:read, so "everything" is split over two keys.
-        readAll: await key(dental, 'Demo: read everything', [...readScopes, 'webhooks:manage']),
+        // chat:write can never sit beside chat:read, so "everything" is split over two keys. As the
+        // README lists them, webhooks:manage (subscriptions, the event log) goes with the writes.
+        readAll: await key(dental, 'Demo: read everything', [...readScopes]),
         chatWrite: await key(dental, 'Demo: send chat messages', ['chat:write']),
         vetReadAll: await key(vet, 'Demo: read everything', [...readScopes]),
         clinicWrite: await key(dental, 'Demo: clinic writes and events', [

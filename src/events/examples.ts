@@ -6,9 +6,17 @@ import type { EventType } from './types.ts';
  * relations as nested rows, points in time as ISO text, phones as stored, E.164), presented by
  * the presenter real events use. A property left out is null; a non-nullable field left out
  * fails test/event-samples.test.ts, naming the field and the record to fill. Their ids name no
- * object of any clinic.
+ * object of any clinic (`sampleId`).
  */
 export type ExampleRow = Readonly<Record<string, unknown>>;
+
+/**
+ * The records' ids: past the largest id a record can have (2^31 − 1, an int4 key; `tryParseId`,
+ * src/lib/ids.ts refuses more), so they have the id forms (`pat_9000000001`) yet name no object of
+ * any clinic: a receiver that looks one up gets a 404, never another record of its own clinic.
+ */
+export const SAMPLE_ID_BASE = 9_000_000_000;
+export const sampleId = (n: number) => SAMPLE_ID_BASE + n;
 
 /** The clinic the records are of: presenting shows its phones in local form. */
 export const exampleClinic = { country: 'IL' } as const;
@@ -21,7 +29,7 @@ const changed = (n: number) => `2026-11-20T08:00:00.00${n}Z`;
 const times = { createdAt: T0, updatedAt: T0 };
 
 const patient = {
-  id: 1,
+  id: sampleId(1),
   firstName: 'Dana',
   lastName: 'Cohen',
   phone: '+972501234567',
@@ -31,29 +39,29 @@ const patient = {
 
 /** An animal is a Patient row of a veterinary clinic: with an owner and a species, and no surname. */
 const animal = {
-  id: 2,
+  id: sampleId(2),
   firstName: 'Rex',
   phone: '+972541230000',
-  owner: { id: 1, firstName: 'Noa', lastName: 'Levi', phone: '+972541230000' },
-  species: { id: 3, name: 'Dog' },
+  owner: { id: sampleId(1), firstName: 'Noa', lastName: 'Levi', phone: '+972541230000' },
+  species: { id: sampleId(3), name: 'Dog' },
   ...times,
 };
 
 const appointment = {
-  id: 1,
+  id: sampleId(1),
   patient,
-  branch: { id: 1, name: 'Main branch' },
-  provider: { id: 1, name: 'Dr. Levi' },
-  type: { id: 1, name: 'Check-up' },
+  branch: { id: sampleId(1), name: 'Main branch' },
+  provider: { id: sampleId(1), name: 'Dr. Levi' },
+  type: { id: sampleId(1), name: 'Check-up' },
   startAt: '2026-12-01T09:00:00.000Z',
   endAt: '2026-12-01T09:30:00.000Z',
   ...times,
 };
 
 const treatment = {
-  id: 1,
+  id: sampleId(1),
   patient,
-  menuItem: { id: 1, name: 'Cleaning', code: 'D1110' },
+  menuItem: { id: sampleId(1), name: 'Cleaning', code: 'D1110' },
   price: 250,
   status: 'planned',
   performedAt: T0,
@@ -61,9 +69,9 @@ const treatment = {
 };
 
 const payment = {
-  id: 1,
+  id: sampleId(1),
   patient,
-  billingAccount: { id: 1, businessName: 'Clinic Ltd.' },
+  billingAccount: { id: sampleId(1), businessName: 'Clinic Ltd.' },
   amount: 250,
   currency: 'ILS',
   methodType: 'cash',
@@ -73,7 +81,7 @@ const payment = {
 };
 
 const call = {
-  id: 1,
+  id: sampleId(1),
   patient,
   direction: 'inbound',
   fromPhone: '+972501234567',
@@ -88,9 +96,9 @@ const call = {
 
 /** Inbound and outbound messages differ in which columns mean anything: a record of each. */
 const inboundMessage = {
-  id: 1,
+  id: sampleId(1),
   direction: 'inbound',
-  conversation: { id: 1 },
+  conversation: { id: sampleId(1) },
   type: 'text',
   text: 'Can I come today?',
   fromPhone: '+972501234567',
@@ -100,9 +108,9 @@ const inboundMessage = {
 };
 
 const outboundMessage = {
-  id: 2,
+  id: sampleId(2),
   direction: 'outbound',
-  conversation: { id: 1 },
+  conversation: { id: sampleId(1) },
   type: 'text',
   text: 'Yes, at 4 pm.',
   fromPhone: '+97235550101',
@@ -180,7 +188,7 @@ export const sampleMoments: Record<EventType, SampleMoment> = {
   'call.transcript.failed': {
     record: 'call',
     changes: {
-      id: 2,
+      id: sampleId(2),
       direction: 'outbound',
       fromPhone: '+97235550100',
       toPhone: '+972501234567',
@@ -199,8 +207,8 @@ export const sampleMoments: Record<EventType, SampleMoment> = {
   'chat.message.failed': {
     record: 'outboundMessage',
     changes: {
-      id: 4,
-      conversation: { id: 2 },
+      id: sampleId(4),
+      conversation: { id: sampleId(2) },
       text: 'Reply',
       toPhone: '+972500000991',
       patientPhone: '+972500000991',

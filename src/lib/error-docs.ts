@@ -1,12 +1,15 @@
 import type { ErrorCode } from './errors.ts';
+import { currentRequest } from './request-context.ts';
 
 /** Where the error reference is served (src/server/error-reference.ts renders docs/errors.md there). */
 export const ERROR_REFERENCE_PATH = '/errors';
 
 /**
- * An error's `doc_url`: its code's anchor in the served reference, as a path relative to the
- * service's root (`/errors#validation_failed`). Not absolute: behind a proxy the service does not
- * know the origin its clients call, and the Host header is theirs to write; a client resolves the
- * path against the URL it called (docs/decisions.md, "Errors that teach").
+ * An error's `doc_url`: its code's anchor in the served reference. Absolute when the deployment
+ * says where clients reach the service (PUBLIC_URL, the request's `publicUrl`); else a path from
+ * the service's root (`/errors#validation_failed`), never built from the Host header, which is
+ * the client's to write: a client resolves it against the URL it called (docs/decisions.md,
+ * "Errors that teach").
  */
-export const docUrlOf = (code: ErrorCode): string => `${ERROR_REFERENCE_PATH}#${code}`;
+export const docUrlOf = (code: ErrorCode): string =>
+  `${currentRequest()?.publicUrl ?? ''}${ERROR_REFERENCE_PATH}#${code}`;

@@ -41,6 +41,8 @@ export interface RequestInfo {
   operationType?: string;
   /** The peer address of the connection (failed authentications are throttled by it). */
   readonly clientAddress: string;
+  /** Where clients reach the service (PUBLIC_URL, no trailing slash), when the deployment says: doc_url is absolute against it. */
+  readonly publicUrl?: string;
   /** Set when the request's deadline passes or its client goes away: its work stops (budget.ts). */
   abortedBy?: Error;
   /** Its transport holds subscriptions open (graphql-ws); a plain HTTP request refuses them. */
@@ -128,7 +130,7 @@ export function newRequestId(): string {
 export function newRequest(
   clock: Clock,
   setHeader: RequestInfo['setHeader'],
-  opts: { clientAddress?: string; maxResponseBytes?: number } = {},
+  opts: { clientAddress?: string; maxResponseBytes?: number; publicUrl?: string } = {},
 ): RequestInfo {
   const requestId = newRequestId();
   let log: Logger | undefined;
@@ -137,6 +139,7 @@ export function newRequest(
     clock,
     setHeader,
     clientAddress: opts.clientAddress ?? 'local',
+    ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
     ...(opts.maxResponseBytes ? { readBudget: { bytes: 0, max: opts.maxResponseBytes } } : {}),
     // A child logger costs an allocation: made only when the request logs something.
     get log() {

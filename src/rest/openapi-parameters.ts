@@ -12,7 +12,8 @@ import type { RestRoute } from './routes.ts';
  * accept, and which of them a 422 may name.
  */
 interface ParameterSpec {
-  description: string;
+  /** Absent: the Rest argument's own text, which names what the list's filter bounds. */
+  description?: string;
   schema: Record<string, unknown>;
   style?: string;
   explode?: boolean;
@@ -28,6 +29,13 @@ const patientFormatNote = Object.keys(Patient.fields)
   .join(', ');
 
 const patientIncludes = includesOf(Patient);
+
+/**
+ * A point in time as the services read it (readDate, src/lib/timestamps.ts): an RFC 3339
+ * date-time with its offset, or a plain date (its midnight). `date-time` alone would have a
+ * validating client or proxy refuse the date every list and availability accept.
+ */
+const instantSchema = { type: 'string', anyOf: [{ format: 'date-time' }, { format: 'date' }] };
 
 /** What the services accept for each parameter name (see src/db/pagination.ts, src/services). */
 const knownParameters: Record<string, ParameterSpec> = {
@@ -72,22 +80,22 @@ const knownParameters: Record<string, ParameterSpec> = {
     schema: { type: 'string', enum: [...MESSAGE_TYPES] },
     invalid: `type must be one of ${MESSAGE_TYPES.join(', ')}.`,
   },
+  // Each list's own argument text says what they bound (a message's creation, an appointment's
+  // start): src/schema/records.ts, src/schema/chat/queries.ts.
   from: {
-    description: 'Messages created at or after this time (ISO 8601 with a zone, or a date).',
-    schema: { type: 'string', format: 'date-time' },
+    schema: instantSchema,
     invalid:
       'from must be an ISO 8601 date-time with a time zone (2026-01-02T09:30:00Z) or a date (2026-01-02).',
   },
   to: {
-    description: 'Messages created before this time (ISO 8601 with a zone, or a date).',
-    schema: { type: 'string', format: 'date-time' },
+    schema: instantSchema,
     invalid:
       'to must be an ISO 8601 date-time with a time zone (2026-01-02T09:30:00Z) or a date (2026-01-02).',
   },
   updated_since: {
     description:
       'Incremental sync: only records changed at or after this time, in ascending mutation order (any change, a receipt included, moves a record to the end). ISO 8601 with a zone, or a date.',
-    schema: { type: 'string', format: 'date-time' },
+    schema: instantSchema,
     invalid:
       'updated_since must be an ISO 8601 date-time with a time zone (2026-01-02T09:30:00Z) or a date (2026-01-02).',
   },
@@ -122,7 +130,7 @@ const knownParameters: Record<string, ParameterSpec> = {
   created_since: {
     description:
       'Incremental sync: only events created at or after this time, oldest first (ascending created_at, ties by id). ISO 8601 with a zone, or a date.',
-    schema: { type: 'string', format: 'date-time' },
+    schema: instantSchema,
     example: '2026-11-01T00:00:00Z',
     invalid:
       'created_since must be an ISO 8601 date-time with a time zone (2026-01-02T09:30:00Z) or a date (2026-01-02).',
@@ -155,7 +163,7 @@ function availabilityParameters(): Record<string, ParameterSpec> {
   });
   const when = (param: string, what: string, example: string) => ({
     description: `${what} ISO 8601 with an offset, or a date: the clinic's midnight starting it, in its time zone.`,
-    schema: { type: 'string', format: 'date-time' },
+    schema: instantSchema,
     example,
     required: true as const,
     invalid: `${param} must be an ISO 8601 date-time with an offset (2026-12-01T09:00:00+02:00) or a date (2026-12-01: the clinic's midnight starting it).`,

@@ -60,7 +60,7 @@ const errorSchema = {
           type: 'string',
           format: 'uri-reference',
           description:
-            "Where this code is explained: its anchor in the service's error reference, a path such as `/errors#validation_failed` (resolve it against the URL you called).",
+            "Where this code is explained: its anchor in the service's error reference. Absolute where the deployment sets its public address (`https://api.example.com/errors#validation_failed`), else a path such as `/errors#validation_failed`: resolve it against the URL you called.",
         },
         required_scopes: {
           type: 'array',

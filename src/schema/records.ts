@@ -128,11 +128,11 @@ builder.queryFields((t) => {
         ),
         from: t.arg.string({
           required: false,
-          description: `Only those whose ${timeOf(r, face)} is at or after this time (inclusive): ISO 8601 with a zone, or a date.`,
+          description: `Only ${r.plural} whose ${timeOf(r, face)} is at or after this time (inclusive): ISO 8601 with a zone, or a date.`,
         }),
         to: t.arg.string({
           required: false,
-          description: `Only those whose ${timeOf(r, face)} is before this time: ISO 8601 with a zone, or a date.`,
+          description: `Only ${r.plural} whose ${timeOf(r, face)} is before this time: ISO 8601 with a zone, or a date.`,
         }),
         updated_since: t.arg.string({
           required: false,

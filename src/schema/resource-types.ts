@@ -43,6 +43,30 @@ export function objectType(shape: Shape): ObjectRef<any, Row> {
   return ref;
 }
 
+/**
+ * The Rest face alone of a shape no read answers (a sample event's REST answer, WriteOperation's
+ * `restShape`): REST's names, in the Rest schema only, so the OpenAPI document has it and the
+ * GraphQL schema does not.
+ */
+export function restObjectType(shape: Shape): ObjectRef<any, Row> {
+  const known = refs.get(shape);
+  if (known) return known;
+  const ref = builder.objectRef<Row>(shape.name);
+  refs.set(shape, ref);
+  ref.implement({
+    subGraphs: ['Rest'],
+    ...(shape.description ? { description: shape.description } : {}),
+    fields: (t) =>
+      Object.fromEntries(
+        Object.entries(shape.fields).map(([name, f]) => [
+          name,
+          fieldOf(t, shape, name, f, { subGraphs: ['Rest'] }),
+        ]),
+      ),
+  });
+  return ref;
+}
+
 type Face = 'Public' | 'Rest';
 
 /** What `namedPerFace` hands each field's maker: spread it into the field's options. */

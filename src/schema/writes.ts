@@ -6,7 +6,7 @@ import type { WriteOperation } from '../services/writes.ts';
 import { restFieldOf } from '../services/writes.ts';
 import { builder } from './builder.ts';
 import { inInputNames } from './input-errors.ts';
-import { objectType } from './resource-types.ts';
+import { objectType, restObjectType } from './resource-types.ts';
 import { restList, restOne } from './shared.ts';
 import {
   hasId,
@@ -127,10 +127,10 @@ builder.mutationFields((t) => {
       },
     });
     if (op.faces === 'own') continue;
-    const type: any = op.list ? [objectType(op.list.item)] : objectType(op.resource);
+    const answered = op.restShape ?? op.resource;
     const body = op.list
       ? restList(`${op.list.item.name}List`, objectType(op.list.item))
-      : restOne(`${op.resource.name}Body`, type);
+      : restOne(`${answered.name}Body`, op.restShape ? restObjectType(op.restShape) : objectType(answered));
     fields[restFieldOf(op)] = t.field({
       type: body,
       subGraphs: ['Rest'],

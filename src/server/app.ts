@@ -18,6 +18,7 @@ import { serveDocs } from '../rest/docs.ts';
 import { errorBody, errorHeaders } from '../rest/errors.ts';
 import { openApiDocument } from '../rest/openapi.ts';
 import { checkQueryParams } from '../rest/params.ts';
+import { suggestionFor } from '../rest/route-suggestion.ts';
 import { matchRoute } from '../rest/routes.ts';
 import { createOpenApiSource } from '../rest/sofa.ts';
 import { schemas } from '../schema/index.ts';
@@ -30,11 +31,12 @@ import { callDeps } from './call-deps.ts';
 import { chatDeps, type MediaOptions } from './chat-deps.ts';
 import { settleRateLimit } from './context.ts';
 import { corsPolicy } from './cors.ts';
+import { createDocPages } from './doc-pages.ts';
 import { createErrorReference } from './error-reference.ts';
 import { createGraphQLHandler } from './graphql.ts';
 import { createGraphQLPipeline } from './graphql-pipeline.ts';
 import { serveInbox } from './inbox/page.ts';
-import { serveLanding } from './landing-page.ts';
+import { createLanding } from './landing-page.ts';
 import { serveMedia } from './media-route.ts';
 import { createMetricsRoute, methodLabel, routeLabel } from './metrics-route.ts';
 import { handleNetworkCallback } from './network-callback.ts';
@@ -62,6 +64,10 @@ export interface AppOptions {
   metricsToken?: string;
   /** Where /errors reads docs/errors.md (the checkout's unless a test names another). */
   errorReferenceSource?: URL;
+  /** Where /docs/<name> reads docs/<name>.md (the checkout's docs/ unless a test names another). */
+  docsSource?: URL;
+  /** PUBLIC_URL: where clients reach the service (doc_url is absolute against it, the landing page's calls use it). */
+  publicUrl?: string;
 }
 
 const READY_TIMEOUT_MS = 2000;
@@ -95,6 +101,7 @@ export function createApp(opts: AppOptions) {
       writes: { idempotencyLeaseMs: opts.limits.requestDeadlineMs + 60_000 },
       events: { hub: new EventHub() },
     },
+    ...(opts.publicUrl ? { publicUrl: opts.publicUrl.replace(/\/+$/, '') } : {}),
   };
   // Every transport's operations go through the one runner (src/server/runner.ts).
   const runner = createOperationRunner(createGraphQLPipeline(publicSchema, deps), deps);
@@ -105,7 +112,12 @@ export function createApp(opts: AppOptions) {
   const openapi = JSON.stringify(openApiDocument(documented));
   const cors = corsPolicy(opts.corsOrigins);
   const trustProxy = parseTrustProxy(opts.trustProxy ?? '');
-  const serveErrorReference = createErrorReference(opts.errorReferenceSource);
+  const docPages = createDocPages(opts.docsSource);
+  const serveErrorReference = createErrorReference(opts.errorReferenceSource, docPages.served);
+  const serveLanding = createLanding({
+    documents: docPages.documents,
+    ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+  });
   const metrics = opts.metricsToken
     ? createMetricsRoute({
         token: opts.metricsToken,
@@ -126,6 +138,7 @@ export function createApp(opts: AppOptions) {
     if (req.method === 'GET' || req.method === 'HEAD') {
       if (path === '/') return serveLanding(req, res);
       if (path === ERROR_REFERENCE_PATH) return serveErrorReference(req, res);
+      if (path === '/docs' || path.startsWith('/docs/')) return docPages.serve(req, res, path);
     }
     if (path === '/metrics' && metrics) return metrics(req, res, scope);
     if (path === '/graphql' || path.startsWith('/graphql/')) return graphql(req, res, scope);
@@ -158,7 +171,7 @@ export function createApp(opts: AppOptions) {
               'method_not_allowed',
               `${req.method} is not allowed on ${path}; use ${m.allowed.join(', ')}.`,
             )
-          : new AppError('not_found', `No route ${req.method} ${path}.`);
+          : new AppError('not_found', `No route ${req.method} ${path}.${suggestionFor(path.slice(3))}`);
         return sendJson(
           res,
           err.status,
@@ -180,9 +193,10 @@ export function createApp(opts: AppOptions) {
         if (!res.headersSent) sendJson(res, route.status, body, etag ? { etag } : {});
       });
     }
+    // A path of the table without its /v1 (or with a typo) is named as it should be.
     const err = new AppError(
       'not_found',
-      `No route ${req.method} ${path}. The API lives under /v1 and /graphql.`,
+      `No route ${req.method} ${path}. The API lives under /v1 and /graphql.${suggestionFor(path)}`,
     );
     return sendJson(res, 404, errorBody(err, requestId));
   }

@@ -21,6 +21,8 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   limits: Limits;
   services: AppServices;
+  /** PUBLIC_URL without its trailing slash: error bodies' doc_url is absolute against it. */
+  publicUrl?: string;
 }
 
 /**

@@ -2,11 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { scopeToSee } from '../auth/event-scopes.ts';
 import { EVENT_TYPES, eventCatalog } from '../events/types.ts';
 import { ERROR_REFERENCE_PATH } from '../lib/error-docs.ts';
+import { type Document, documentLinks } from './doc-pages.ts';
 import { escapeHtml, renderPage, sendPage } from './page-layout.ts';
+import { webhookCalls } from './webhook-calls.ts';
 
 /**
- * The page at `/`: what the service is and where each of its faces lives, with the event catalog
- * (src/events/types.ts, the one list) so a newcomer sees what webhooks and subscriptions carry.
+ * The page at `/`: what the service is and where each of its faces lives, the two calls that set
+ * up a webhook, the event catalog (src/events/types.ts, the one list) so a newcomer sees what
+ * webhooks and subscriptions carry, and the documents of docs/ (doc-pages.ts).
  */
 
 interface Place {
@@ -47,6 +50,11 @@ const PLACES: readonly Place[] = [
     what: 'Every error code and when it is answered; each error body links to its row.',
   },
   {
+    href: '/docs',
+    name: 'Documentation',
+    what: 'The guides: events and webhooks, test mode, the chat inbox, limits, decisions.',
+  },
+  {
     href: '/health',
     name: 'Health',
     what: '200 while the process lives; /ready also checks the database and migrations.',
@@ -62,9 +70,11 @@ const events = EVENT_TYPES.map((type) => {
   return `<tr id="${escapeHtml(type)}"><td><code>${escapeHtml(type)}</code></td><td>${escapeHtml(eventCatalog[type])}</td><td class="scope">${scope ? `<code>${escapeHtml(scope)}</code>` : ''}</td></tr>`;
 }).join('\n');
 
-const HTML = renderPage({
-  title: 'clinic-gateway',
-  body: `<h1>clinic-gateway</h1>
+function landingHtml(origin: string, docs: Iterable<Document>): string {
+  const calls = webhookCalls(origin, '-H "Authorization: Bearer $KEY"').join('\n');
+  return renderPage({
+    title: 'clinic-gateway',
+    body: `<h1>clinic-gateway</h1>
 <p class="lead">The integration API of the clinic-management product. Patients, appointments,
 treatments, payments, calls and the chat inbox of dental and veterinary clinics, over REST under
 <code>/v1</code> and GraphQL at <code>/graphql</code>. Changes leave as signed webhooks and live
@@ -80,6 +90,14 @@ Authorization: Bearer &lt;your API key&gt;</code></pre>
 <p>A refusal says why: an <code>error</code> object with a stable <code>code</code>, a
 <code>message</code>, the <code>request_id</code> to quote, and <code>doc_url</code>, the code's
 entry in the <a href="${ERROR_REFERENCE_PATH}">error reference</a>.</p>
+<h2 id="webhooks">A webhook in two calls</h2>
+<p>Subscribe a receiver, then send it a test event. <code>$KEY</code> is a key with
+<code>webhooks:manage</code> (the demo's clinic-writes key has it); a test clinic's receiver may be
+plain http on your machine. The answer of the first call holds the secret the deliveries are signed
+with, shown once, and the id the second call names (<code>wh_1</code> on a fresh demo). A sample
+event carries <code>"test": true</code>; <code>npm run cli -- events trigger &lt;type&gt;</code> sends
+one to every subscription of the clinic.</p>
+<pre><code>${escapeHtml(calls)}</code></pre>
 <h2 id="test-mode">Test and live clinics</h2>
 <p>A clinic is a test clinic or a live one, for good, and its keys say which. The demo's clinics
 are test clinics: <code>cg_test_</code> keys, the sandbox messaging network (receipts come back, a
@@ -87,7 +105,7 @@ simulated patient can answer), and webhook receivers or media over plain http an
 addresses. Live clinics (<code>cg_live_</code> keys) reach public https URLs only, and the
 sandbox's tools refuse them with
 <a href="${ERROR_REFERENCE_PATH}#test_mode_only"><code>test_mode_only</code></a>. The details:
-<code>docs/test-mode.md</code>.</p>
+<a href="/docs/test-mode"><code>docs/test-mode.md</code></a>.</p>
 <h2 id="events">Events</h2>
 <p>Each change is recorded once as an event and delivered to webhook subscriptions
 (<code>POST /v1/webhooks</code>, signed, retried for about a day), to GraphQL's
@@ -98,9 +116,22 @@ sandbox's tools refuse them with
 <tbody>
 ${events}
 </tbody>
-</table>`,
-});
+</table>
+<h2 id="docs">Documentation</h2>
+<ul class="links">
+${documentLinks(docs)}
+</ul>`,
+  });
+}
 
-export function serveLanding(req: IncomingMessage, res: ServerResponse): void {
-  sendPage(req, res, HTML);
+/**
+ * The handler of `/`. Its calls name the address clients reach the service at: PUBLIC_URL when the
+ * deployment sets it, else the one the browser asked for (its Host: what it shows is the page's
+ * own address, pasted back by the same person).
+ */
+export function createLanding(opts: { documents: () => Promise<Map<string, Document>>; publicUrl?: string }) {
+  return async function serveLanding(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const origin = opts.publicUrl ?? `http://${req.headers.host ?? '127.0.0.1:4000'}`;
+    sendPage(req, res, landingHtml(origin, (await opts.documents()).values()));
+  };
 }

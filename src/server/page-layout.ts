@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { unframeable } from '../lib/page-headers.ts';
 
 /**
- * The frame of the service's own pages (the landing page at `/`, the error reference at `/errors`):
+ * The frame of the service's own pages (the landing page at `/`, the error reference at `/errors`,
+ * the documents at `/docs/<name>`):
  * server-rendered HTML with its style inline, no script, no font or file from elsewhere, so a
  * page works offline and its Content-Security-Policy can forbid everything else.
  */
@@ -65,7 +66,7 @@ tr:target, tr:target td { background: var(--mark); }
   /* A wide table scrolls on its own; the page does not scroll sideways. */
   table { display: block; overflow-x: auto; }
 }
-tr[id] { scroll-margin-top: 1rem; }
+tr[id], h2[id], h3[id], h4[id] { scroll-margin-top: 1rem; }
 .links { list-style: none; padding: 0; display: grid; grid-template-columns: repeat(auto-fill, minmax(15rem, 1fr)); gap: .75rem; }
 .links li { border: 1px solid var(--line); border-radius: 8px; padding: .8rem 1rem; }
 .links a { font-weight: 600; text-decoration: none; }
@@ -101,6 +102,7 @@ export function renderPage({ title, body }: PageContent): string {
 <a href="/webhooks">Webhooks</a>
 <a href="/#events">Events</a>
 <a href="/errors">Errors</a>
+<a href="/docs">Docs</a>
 </nav>
 </header>
 <main>

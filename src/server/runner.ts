@@ -96,6 +96,7 @@ export function createOperationRunner(yoga: Yoga, deps: AppDeps): OperationRunne
       const info = newRequest(deps.clock, arrival.setHeader ?? noHeaders, {
         clientAddress: arrival.clientAddress,
         ...(arrival.maxResponseBytes ? { maxResponseBytes: arrival.maxResponseBytes } : {}),
+        ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
       });
       if (arrival.streaming) info.streaming = true;
       return info;

@@ -104,6 +104,7 @@ export async function startHttpServer(opts: {
     trustProxy: opts.trustProxy ?? '',
     ...(opts.metricsToken ? { metricsToken: opts.metricsToken } : {}),
     ...(opts.errorReferenceSource ? { errorReferenceSource: opts.errorReferenceSource } : {}),
+    ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
     networks: { test: network, live: opts.liveNetwork ?? null },
     networkSecret,
     media: {

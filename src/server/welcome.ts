@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { DEMO_TIMEZONE } from '../demo/seed-demo.ts';
 import { firstProviderWorkdays } from '../demo/seed-working-hours.ts';
+import { webhookCalls } from './webhook-calls.ts';
 
 interface DemoKeys {
   keys: Record<string, { key: string }>;
@@ -85,6 +86,7 @@ export function printWelcome(url: string, demo: DemoKeys | null): void {
         `    -d '{"patient_id": "pat_1", "branch_id": "br_1", "provider_id": "prv_1", "type_id": "apt_1", "start": "<a start from the slots above>"}'`,
         `  ${cli} phone call --clinic cln_1 --from 050-000-0993 --answered --duration 95 --recording --transcript completed`,
         `  curl -s ${auth} "${url}/v1/events?limit=5"   # what those writes recorded, newest first`,
+        ...webhookCalls(url, auth).map((line) => `  ${line}`),
         `  ${cli} events listen --key ${clinic} --url ${url} --forward-to http://localhost:4242/hooks   # live, signed as webhook deliveries`,
       );
     }

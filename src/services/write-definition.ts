@@ -81,6 +81,12 @@ export interface WriteOperation<S extends z.ZodObject = z.ZodObject, P = unknown
    */
   shown?(ctx: RequestContext, answer: Row, id: string | undefined): Promise<Row>;
   /**
+   * What REST answers, when `shown` makes it more than `resource` (a sample's envelope, `test`
+   * included): its type in the Rest schema, so the OpenAPI document says so. GraphQL answers
+   * `resource`'s type, as every write.
+   */
+  restShape?: Shape;
+  /**
    * How the written object is presented, when a GET of it presents more than its definition
    * (chat's matched patients): the answer and the event's `data`, read through the transaction.
    */

@@ -99,8 +99,15 @@ const messageArgs = (t: any, face: Face) =>
       required: false,
       description: 'The patient side (to or from); separators ignored.',
     }),
-    from: t.arg.string({ required: false, description: 'ISO 8601; messages created at or after it.' }),
-    to: t.arg.string({ required: false, description: 'ISO 8601; messages created before it.' }),
+    from: t.arg.string({
+      required: false,
+      description:
+        'Only messages created at or after this time (inclusive): ISO 8601 with a zone, or a date.',
+    }),
+    to: t.arg.string({
+      required: false,
+      description: 'Only messages created before this time: ISO 8601 with a zone, or a date.',
+    }),
     updated_since: t.arg.string({
       required: false,
       description: 'ISO 8601. Ascending mutation order; catches receipts on older messages.',

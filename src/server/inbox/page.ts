@@ -75,14 +75,14 @@ ${preloads.join('')}<script defer src="${files.graphqlWs}"></script>
     <button type="button" id="more-conversations" class="more" hidden>More conversations</button>
   </nav>
   <section id="thread" class="thread" aria-labelledby="thread-title" tabindex="-1">
-    <h2 id="thread-title">Choose a conversation</h2>
+    <h2 id="thread-title" dir="auto">Choose a conversation</h2>
     <p id="thread-meta" class="meta"></p>
     <button type="button" id="earlier" class="more" hidden>Earlier messages</button>
     <ol id="messages" class="messages" role="log" aria-labelledby="thread-title"></ol>
     <form id="reply" class="reply" hidden>
       <label for="reply-text" id="reply-label">Reply</label>
       <div class="reply-row">
-        <textarea id="reply-text" rows="2" maxlength="4096" required aria-describedby="reply-hint"></textarea>
+        <textarea id="reply-text" dir="auto" rows="2" maxlength="4096" required aria-describedby="reply-hint"></textarea>
         <button type="submit" id="reply-send">Send</button>
       </div>
       <p id="reply-hint" class="hint"></p>

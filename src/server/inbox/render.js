@@ -36,11 +36,11 @@ export function renderConversations() {
             'aria-current': c.id === state.open ? 'true' : null,
             class: needsReply ? 'waiting' : null,
           },
-          el('span', { class: 'name', text: conversationName(c) }),
+          el('span', { class: 'name', dir: 'auto', text: conversationName(c) }),
           when(c.lastActivityAt),
           c.lastMessagePreview === null
             ? el('span', { class: 'preview no-text', text: 'Media or a sticker, no text' })
-            : el('span', { class: 'preview', text: c.lastMessagePreview }),
+            : el('span', { class: 'preview', dir: 'auto', text: c.lastMessagePreview }),
           needsReply ? el('span', { class: 'badge', text: 'awaits a reply' }) : null,
         ),
       );
@@ -59,12 +59,13 @@ function messageItem(m) {
     : m.mediaLink?.url
       ? el('a', {
           class: 'media',
+          dir: 'ltr',
           href: m.mediaLink.url,
           target: '_blank',
           rel: 'noopener noreferrer',
           text: `[${kind}]`,
         })
-      : el('span', { class: 'media', text: `[${kind}]` });
+      : el('span', { class: 'media', dir: 'ltr', text: `[${kind}]` });
   const text = m.text ?? (media ? null : `[${m.type.toLowerCase()}]`);
   return el(
     'li',
@@ -73,7 +74,9 @@ function messageItem(m) {
       class: `message ${m.direction === 'OUTBOUND' ? 'out' : 'in'}`,
       'data-status': m.status,
     },
-    el('p', { class: 'body' }, media, media && text ? ' ' : null, text),
+    // The patient's text sets the paragraph's direction (the media label, dir="ltr", is left out
+    // of that choice): a right-to-left message reads from the right, its punctuation at its end.
+    el('p', { class: 'body', dir: 'auto' }, media, media && text ? ' ' : null, text),
     m.status === 'FAILED' && m.failureReason ? el('p', { class: 'failure', text: m.failureReason }) : null,
     el(
       'p',

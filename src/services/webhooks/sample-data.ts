@@ -3,6 +3,7 @@ import {
   exampleClinic,
   exampleRecords,
   sampleEventTime,
+  sampleId,
   sampleMoments,
 } from '../../events/examples.ts';
 import { EVENT_TYPES, type EventType } from '../../events/types.ts';
@@ -75,9 +76,9 @@ const samples = new Map<EventType, Row>();
 /** The `data` of `type`'s sample event, keys in the order the outbox's jsonb gives them back. */
 export const eventSample = (type: EventType): Row => cached(samples, type, () => buildSample(type));
 
-/** A sample's envelope as a delivery carries it (docs/events.md, the OpenAPI examples): ids by catalog order. */
+/** A sample's envelope as a delivery carries it (docs/events.md, the OpenAPI examples): ids by catalog order, naming no event. */
 export const sampleEnvelope = (type: EventType) => ({
-  id: `evt_${EVENT_TYPES.indexOf(type) + 1}`,
+  id: `evt_${sampleId(EVENT_TYPES.indexOf(type) + 1)}`,
   type,
   created_at: sampleEventTime,
   data: eventSample(type),

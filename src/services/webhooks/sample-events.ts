@@ -5,6 +5,7 @@ import { AppError, invalid } from '../../lib/errors.ts';
 import { requireTestClinic } from '../clinics/test-mode.ts';
 import { EventEnvelope } from '../events/event.resource.ts';
 import { eventTypesParam } from '../events/events.ts';
+import { f, type Row, type Shape } from '../resource.ts';
 import { insertEvents } from '../unit-of-work.ts';
 import { text, z } from '../write-input.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
@@ -57,6 +58,28 @@ async function recordSample(w: WriteContext, type: EventType, only?: number) {
 
 const typeInput = valuesOf(EventTypeSet, text(64));
 
+/**
+ * What a sample's 202 answers in REST: the envelope as its deliveries carry it, `test: true`
+ * included (serializeEnvelope, src/services/events/envelope.ts), so the answer and the delivery
+ * are the same object. Not a resource: no read answers a sample.
+ */
+export const SampleEvent: Shape = {
+  name: 'SampleEvent',
+  description: "A sample event's envelope, as its deliveries carry it: an event's, and `test: true`.",
+  fields: {
+    ...EventEnvelope.fields,
+    id: f.id({ description: "The event id (evt_…): its delivery's X-Service-Event-Id and webhook-id." }),
+    test: f.column('test', 'Boolean', {
+      description:
+        "Always true: a sample (its data a fixed sample that names no object of the clinic); a receiver acknowledges it and does not act on it. A real event's envelope has no test key.",
+    }),
+  },
+};
+
+/** The answer as the delivery carries it. */
+const asSample = (answer: Row): Row => ({ ...answer, test: true });
+const subscriptionSeen = subscriptionAnswer({ secret: false });
+
 const SAMPLE_NOTE =
   "Its `data` is a fixed sample of the type's object (docs/events.md, Samples), not one of the clinic: its ids name nothing. The envelope carries `test: true`; the sample is never listed by GET /v1/events nor streamed to GraphQL subscriptions, and shows in the delivery log like any delivery. One attempt, not retried on the schedule.";
 
@@ -105,7 +128,8 @@ export const testWebhook = defineWrite({
       );
     return (await recordSample(w, type, s.id)).event;
   },
-  shown: subscriptionAnswer({ secret: false }),
+  shown: async (ctx, answer, id) => asSample(await subscriptionSeen(ctx, answer, id)),
+  restShape: SampleEvent,
 });
 
 export const triggerEvent = defineWrite({
@@ -152,4 +176,6 @@ export const triggerEvent = defineWrite({
       );
     return event;
   },
+  shown: async (_ctx, answer) => asSample(answer),
+  restShape: SampleEvent,
 });

@@ -1,4 +1,5 @@
 import { WebhookSubscription as Entity } from '../../entities/index.ts';
+import { LOOPBACK_HINT } from '../../lib/address-policy.ts';
 import { defaultLimits } from '../../lib/limits.ts';
 import { clinicRef } from '../clinic-ref.ts';
 import { z } from '../write-input.ts';
@@ -10,7 +11,7 @@ import { DISABLE_AFTER_HOURS, JITTER, RETRY_DELAYS_TEXT } from './retry-schedule
 import { newSecret, ROTATION_OVERLAP_HOURS } from './secret-rotation.ts';
 import { subscriptionAnswer } from './subscription-answer.ts';
 import { subscriptionOf } from './subscription-of.ts';
-import { WebhookSubscription } from './webhook.resource.ts';
+import { URL_RULE, WebhookSubscription } from './webhook.resource.ts';
 import { checkDeliveryUrl, getWebhook, subscribedTypes } from './webhooks.ts';
 
 /**
@@ -29,7 +30,7 @@ export const createWebhook = defineWrite({
   tag: 'Webhooks',
   summary: 'Subscribe to events',
   // The documented deadline is the default's (WEBHOOK_TIMEOUT_MS changes it per deployment).
-  description: `The answer is the only one that carries the whole secret (every read masks it); keep it, or delete and subscribe again. An Idempotency-Key replay answers it whole only while it is still the subscription's secret (masked after a rotation or a DELETE), and is a 404 once the subscription is out of the key's sight. Delivery (docs/events.md, Delivery): at least once (deduplicate on the event id), one POST per attempt signed with the secret; a 2xx answer within ${defaultLimits.webhookTimeoutMs / 1000} s (by default) succeeds, anything else (3xx included: redirects are not followed) fails; failed attempts are retried after ${RETRY_DELAYS_TEXT} (±${JITTER * 100} %), about 24 h in all; a subscription whose every attempt failed for ${DISABLE_AFTER_HOURS} h is disabled (disabled_at, disabled_reason) until POST /v1/webhooks/{id}/recover. An http URL, a host resolving to a loopback, private, link-local, multicast or metadata address: 422 (url). An unknown type: 422 (event_types); a chat.* type on a key without chat:read: 403.`,
+  description: `The answer is the only one that carries the whole secret (every read masks it); keep it, or delete and subscribe again. An Idempotency-Key replay answers it whole only while it is still the subscription's secret (masked after a rotation or a DELETE), and is a 404 once the subscription is out of the key's sight. Delivery (docs/events.md, Delivery): at least once (deduplicate on the event id), one POST per attempt signed with the secret; a 2xx answer within ${defaultLimits.webhookTimeoutMs / 1000} s (by default) succeeds, anything else (3xx included: redirects are not followed) fails; failed attempts are retried after ${RETRY_DELAYS_TEXT} (±${JITTER * 100} %), about 24 h in all; a subscription whose every attempt failed for ${DISABLE_AFTER_HOURS} h is disabled (disabled_at, disabled_reason) until POST /v1/webhooks/{id}/recover. The url: ${URL_RULE}; another, or one whose host resolves to a private, link-local, multicast or metadata address in either mode, is a 422 (url). An unknown type: 422 (event_types); a chat.* type on a key without chat:read: 403.`,
   scopes: ['webhooks:manage'],
   input: createWebhookInput,
   example: {
@@ -41,8 +42,9 @@ export const createWebhook = defineWrite({
     '422': {
       code: 'validation_failed',
       description:
-        '`validation_failed`: `url` is missing, not https, or its host resolves to a loopback, private, link-local, multicast or metadata address; `event_types` names an unknown type; or a field is not one this operation takes. `param` names it.',
-      message: 'url must be an https URL, not http:.',
+        "`validation_failed`: `url` is missing, not https (plain http: a test clinic's only), or its host resolves to a loopback address (allowed to a test clinic), or to a private, link-local, multicast or metadata address; `event_types` names an unknown type; or a field is not one this operation takes. `param` names it.",
+      // What a live clinic's key is told (src/lib/address-policy.ts).
+      message: `url must be an https URL, not http:.${LOOPBACK_HINT}`,
       param: 'url',
     },
   },
@@ -78,7 +80,7 @@ const { url, event_types } = WebhookSubscription.fields;
 export const updateWebhookInput = updateInputOf(WebhookSubscription, {
   url: url.write.input
     .optional()
-    .meta({ description: 'The new endpoint; checked as on creation (https, a public host).' }),
+    .meta({ description: `The new endpoint, checked as on creation: ${URL_RULE}.` }),
   event_types: event_types.write.input.optional().meta({
     description:
       'The event types to deliver from now on, replacing the list; empty: every type the key may see (without chat:read, every type but chat.*). A chat.* type needs chat:read. Omitted: kept.',

@@ -16,6 +16,13 @@ export const SECRET_PREFIX = 'whsec_';
  */
 export const maskSecret = (secret: string) => `${SECRET_PREFIX}****${secret.replace(/=+$/, '').slice(-4)}`;
 
+/**
+ * Where a subscription's url may point, by its clinic's mode (`checkDeliveryUrl`, ./webhooks.ts):
+ * the one text both contracts give wherever they state it.
+ */
+export const URL_RULE =
+  "https, its host resolving to a public address; a test clinic's (cg_test_ keys) may also be plain http and a loopback address, such as http://localhost:4242/hooks (docs/test-mode.md)";
+
 /** A webhook subscription (spec, "Webhook subscription"), with why and when it was disabled. */
 export const WebhookSubscription = defineResource({
   name: 'WebhookSubscription',
@@ -26,11 +33,11 @@ export const WebhookSubscription = defineResource({
   fields: {
     id: f.id({ description: 'The subscription id (wh_…).' }),
     url: f.column('url', 'String', {
-      description: 'The https endpoint events are posted to.',
+      description: `The endpoint events are posted to: ${URL_RULE}.`,
       write: {
         on: 'both',
         input: text(2048),
-        description: 'The https endpoint events are posted to; its host must resolve to a public address.',
+        description: `The endpoint events are posted to: ${URL_RULE}.`,
         // Checked, and its host looked up, before the transaction (webhook-writes.ts).
         byRun: true,
       },

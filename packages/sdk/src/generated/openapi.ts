@@ -3052,7 +3052,7 @@ export interface components {
                 request_id: string;
                 /**
                  * Format: uri-reference
-                 * @description Where this code is explained: its anchor in the service's error reference, a path such as `/errors#validation_failed` (resolve it against the URL you called).
+                 * @description Where this code is explained: its anchor in the service's error reference. Absolute where the deployment sets its public address (`https://api.example.com/errors#validation_failed`), else a path such as `/errors#validation_failed`: resolve it against the URL you called.
                  */
                 doc_url: string;
                 /** @description forbidden: the scopes the key lacks for this operation. */
@@ -3488,6 +3488,25 @@ export interface components {
         ReactionResult: {
             data: components["schemas"]["Message"];
         };
+        /** @description A sample event's envelope, as its deliveries carry it: an event's, and `test: true`. */
+        SampleEvent: {
+            /** @description The event id (evt_…): its delivery's X-Service-Event-Id and webhook-id. */
+            id: string;
+            /**
+             * @description The event type: patient.created, say (GraphQL names it PATIENT_CREATED).
+             * @enum {string}
+             */
+            type: "patient.created" | "patient.updated" | "animal.created" | "animal.updated" | "appointment.created" | "appointment.updated" | "appointment.cancelled" | "treatment.created" | "treatment.updated" | "treatment.cancelled" | "payment.recorded" | "payment.cancelled" | "call.completed" | "call.updated" | "call.recording.available" | "call.transcript.completed" | "call.transcript.failed" | "chat.message.received" | "chat.message.sent" | "chat.message.delivered" | "chat.message.read" | "chat.message.failed";
+            /** @description When the event was recorded (ISO 8601, UTC). */
+            created_at: string;
+            /** @description The object the event is about, as a GET of it answered when the event was recorded: the REST resource, keys in snake_case (first_name), exactly the JSON a webhook delivery carries, in GraphQL too (its keys are not renamed). */
+            data: unknown;
+            /** @description Always true: a sample (its data a fixed sample that names no object of the clinic); a receiver acknowledges it and does not act on it. A real event's envelope has no test key. */
+            test: boolean;
+        };
+        SampleEventBody: {
+            data: components["schemas"]["SampleEvent"];
+        };
         /** @description How a sent message goes out. */
         SendMeta: {
             /**
@@ -3849,7 +3868,7 @@ export interface components {
         WebhookSubscription: {
             /** @description The id, the same string REST gives (`pat_12`): no base64 global ids. */
             id: string;
-            /** @description The https endpoint events are posted to. */
+            /** @description The endpoint events are posted to: https, its host resolving to a public address; a test clinic's (cg_test_ keys) may also be plain http and a loopback address, such as http://localhost:4242/hooks (docs/test-mode.md). */
             url: string;
             /** @description The event types delivered; empty means every type (a key without chat:read stores every type but chat.*). */
             event_types: ("patient.created" | "patient.updated" | "animal.created" | "animal.updated" | "appointment.created" | "appointment.updated" | "appointment.cancelled" | "treatment.created" | "treatment.updated" | "treatment.cancelled" | "payment.recorded" | "payment.cancelled" | "call.completed" | "call.updated" | "call.recording.available" | "call.transcript.completed" | "call.transcript.failed" | "chat.message.received" | "chat.message.sent" | "chat.message.delivered" | "chat.message.read" | "chat.message.failed")[];
@@ -5728,12 +5747,12 @@ export interface operations {
                 provider_id?: string;
                 /** @description Only those of this status (an id such as aps_1). */
                 status_id?: string;
-                /** @description Messages created at or after this time (ISO 8601 with a zone, or a date). */
-                from?: string;
-                /** @description Messages created before this time (ISO 8601 with a zone, or a date). */
-                to?: string;
+                /** @description Only appointments whose start is at or after this time (inclusive): ISO 8601 with a zone, or a date. */
+                from?: string | unknown | unknown;
+                /** @description Only appointments whose start is before this time: ISO 8601 with a zone, or a date. */
+                to?: string | unknown | unknown;
                 /** @description Incremental sync: only records changed at or after this time, in ascending mutation order (any change, a receipt included, moves a record to the end). ISO 8601 with a zone, or a date. */
-                updated_since?: string;
+                updated_since?: string | unknown | unknown;
                 /** @description Page size, 1 to 100. */
                 limit?: number;
                 /** @description `next_cursor` of the previous page, passed back verbatim. Omit for the first page. */
@@ -6361,12 +6380,12 @@ export interface operations {
                 provider_id?: string;
                 /** @description Only the treatments of this appointment (an appointment id, e.g. `appt_1`). */
                 appointment_id?: string;
-                /** @description Messages created at or after this time (ISO 8601 with a zone, or a date). */
-                from?: string;
-                /** @description Messages created before this time (ISO 8601 with a zone, or a date). */
-                to?: string;
+                /** @description Only treatments whose performed_at is at or after this time (inclusive): ISO 8601 with a zone, or a date. */
+                from?: string | unknown | unknown;
+                /** @description Only treatments whose performed_at is before this time: ISO 8601 with a zone, or a date. */
+                to?: string | unknown | unknown;
                 /** @description Incremental sync: only records changed at or after this time, in ascending mutation order (any change, a receipt included, moves a record to the end). ISO 8601 with a zone, or a date. */
-                updated_since?: string;
+                updated_since?: string | unknown | unknown;
                 /** @description Page size, 1 to 100. */
                 limit?: number;
                 /** @description `next_cursor` of the previous page, passed back verbatim. Omit for the first page. */
@@ -6791,12 +6810,12 @@ export interface operations {
                 patient_id?: string;
                 /** @description Only those of this billing account (an id such as ba_1). */
                 billing_account_id?: string;
-                /** @description Messages created at or after this time (ISO 8601 with a zone, or a date). */
-                from?: string;
-                /** @description Messages created before this time (ISO 8601 with a zone, or a date). */
-                to?: string;
+                /** @description Only payments whose paid_at is at or after this time (inclusive): ISO 8601 with a zone, or a date. */
+                from?: string | unknown | unknown;
+                /** @description Only payments whose paid_at is before this time: ISO 8601 with a zone, or a date. */
+                to?: string | unknown | unknown;
                 /** @description Incremental sync: only records changed at or after this time, in ascending mutation order (any change, a receipt included, moves a record to the end). ISO 8601 with a zone, or a date. */
-                updated_since?: string;
+                updated_since?: string | unknown | unknown;
                 /** @description Page size, 1 to 100. */
                 limit?: number;
                 /** @description `next_cursor` of the previous page, passed back verbatim. Omit for the first page. */
@@ -7002,12 +7021,12 @@ export interface operations {
             query?: {
                 /** @description Only those of this patient (an id such as pat_1). */
                 patient_id?: string;
-                /** @description Messages created at or after this time (ISO 8601 with a zone, or a date). */
-                from?: string;
-                /** @description Messages created before this time (ISO 8601 with a zone, or a date). */
-                to?: string;
+                /** @description Only calls whose started_at is at or after this time (inclusive): ISO 8601 with a zone, or a date. */
+                from?: string | unknown | unknown;
+                /** @description Only calls whose started_at is before this time: ISO 8601 with a zone, or a date. */
+                to?: string | unknown | unknown;
                 /** @description Incremental sync: only records changed at or after this time, in ascending mutation order (any change, a receipt included, moves a record to the end). ISO 8601 with a zone, or a date. */
-                updated_since?: string;
+                updated_since?: string | unknown | unknown;
                 /** @description Page size, 1 to 100. */
                 limit?: number;
                 /** @description `next_cursor` of the previous page, passed back verbatim. Omit for the first page. */
@@ -7925,12 +7944,12 @@ export interface operations {
                 client_id?: string;
                 /** @description Only the breeds of this species (a species id, e.g. `spc_1`). */
                 species_id?: string;
-                /** @description Messages created at or after this time (ISO 8601 with a zone, or a date). */
-                from?: string;
-                /** @description Messages created before this time (ISO 8601 with a zone, or a date). */
-                to?: string;
+                /** @description Only animals whose created_at is at or after this time (inclusive): ISO 8601 with a zone, or a date. */
+                from?: string | unknown | unknown;
+                /** @description Only animals whose created_at is before this time: ISO 8601 with a zone, or a date. */
+                to?: string | unknown | unknown;
                 /** @description Incremental sync: only records changed at or after this time, in ascending mutation order (any change, a receipt included, moves a record to the end). ISO 8601 with a zone, or a date. */
-                updated_since?: string;
+                updated_since?: string | unknown | unknown;
                 /** @description Page size, 1 to 100. */
                 limit?: number;
                 /** @description `next_cursor` of the previous page, passed back verbatim. Omit for the first page. */
@@ -8535,12 +8554,12 @@ export interface operations {
     listClients: {
         parameters: {
             query?: {
-                /** @description Messages created at or after this time (ISO 8601 with a zone, or a date). */
-                from?: string;
-                /** @description Messages created before this time (ISO 8601 with a zone, or a date). */
-                to?: string;
+                /** @description Only clients whose created_at is at or after this time (inclusive): ISO 8601 with a zone, or a date. */
+                from?: string | unknown | unknown;
+                /** @description Only clients whose created_at is before this time: ISO 8601 with a zone, or a date. */
+                to?: string | unknown | unknown;
                 /** @description Incremental sync: only records changed at or after this time, in ascending mutation order (any change, a receipt included, moves a record to the end). ISO 8601 with a zone, or a date. */
-                updated_since?: string;
+                updated_since?: string | unknown | unknown;
                 /** @description Page size, 1 to 100. */
                 limit?: number;
                 /** @description `next_cursor` of the previous page, passed back verbatim. Omit for the first page. */
@@ -9486,12 +9505,12 @@ export interface operations {
                  * @description Slots starting at or after this (inclusive). ISO 8601 with an offset, or a date: the clinic's midnight starting it, in its time zone.
                  * @example 2026-12-01T00:00:00+02:00
                  */
-                from: string;
+                from: string | unknown | unknown;
                 /**
                  * @description Slots starting before this (exclusive); at most 31 days after from. ISO 8601 with an offset, or a date: the clinic's midnight starting it, in its time zone.
                  * @example 2026-12-08T00:00:00+02:00
                  */
-                to: string;
+                to: string | unknown | unknown;
             };
             header?: never;
             path?: never;
@@ -9581,7 +9600,7 @@ export interface operations {
                 /** @description Only conversations staff marked handled (true) or not (false). */
                 is_handled?: "true" | "false";
                 /** @description Incremental sync: only records changed at or after this time, in ascending mutation order (any change, a receipt included, moves a record to the end). ISO 8601 with a zone, or a date. */
-                updated_since?: string;
+                updated_since?: string | unknown | unknown;
                 /** @description Page size, 1 to 100. */
                 limit?: number;
                 /** @description `next_cursor` of the previous page, passed back verbatim. Omit for the first page. */
@@ -9761,12 +9780,12 @@ export interface operations {
                 type?: "text" | "image" | "document" | "audio" | "video" | "sticker" | "contacts";
                 /** @description Only this phone number (the patient side); separators ignored, local (0…) or international form. */
                 phone?: string;
-                /** @description Messages created at or after this time (ISO 8601 with a zone, or a date). */
-                from?: string;
-                /** @description Messages created before this time (ISO 8601 with a zone, or a date). */
-                to?: string;
+                /** @description Only messages created at or after this time (inclusive): ISO 8601 with a zone, or a date. */
+                from?: string | unknown | unknown;
+                /** @description Only messages created before this time: ISO 8601 with a zone, or a date. */
+                to?: string | unknown | unknown;
                 /** @description Incremental sync: only records changed at or after this time, in ascending mutation order (any change, a receipt included, moves a record to the end). ISO 8601 with a zone, or a date. */
-                updated_since?: string;
+                updated_since?: string | unknown | unknown;
                 /** @description Page size, 1 to 100. */
                 limit?: number;
                 /** @description `next_cursor` of the previous page, passed back verbatim. Omit for the first page. */
@@ -9888,12 +9907,12 @@ export interface operations {
                 type?: "text" | "image" | "document" | "audio" | "video" | "sticker" | "contacts";
                 /** @description Only this phone number (the patient side); separators ignored, local (0…) or international form. */
                 phone?: string;
-                /** @description Messages created at or after this time (ISO 8601 with a zone, or a date). */
-                from?: string;
-                /** @description Messages created before this time (ISO 8601 with a zone, or a date). */
-                to?: string;
+                /** @description Only messages created at or after this time (inclusive): ISO 8601 with a zone, or a date. */
+                from?: string | unknown | unknown;
+                /** @description Only messages created before this time: ISO 8601 with a zone, or a date. */
+                to?: string | unknown | unknown;
                 /** @description Incremental sync: only records changed at or after this time, in ascending mutation order (any change, a receipt included, moves a record to the end). ISO 8601 with a zone, or a date. */
-                updated_since?: string;
+                updated_since?: string | unknown | unknown;
                 /** @description Page size, 1 to 100. */
                 limit?: number;
                 /** @description `next_cursor` of the previous page, passed back verbatim. Omit for the first page. */
@@ -10464,7 +10483,7 @@ export interface operations {
                  * @description Incremental sync: only events created at or after this time, oldest first (ascending created_at, ties by id). ISO 8601 with a zone, or a date.
                  * @example 2026-11-01T00:00:00Z
                  */
-                created_since?: string;
+                created_since?: string | unknown | unknown;
                 /** @description Page size, 1 to 100. */
                 limit?: number;
                 /** @description `next_cursor` of the previous page, passed back verbatim. Omit for the first page. */
@@ -10585,7 +10604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EventBody"];
+                    "application/json": components["schemas"]["SampleEventBody"];
                 };
             };
             /** @description `invalid_request`: the body is not valid JSON. */
@@ -10912,7 +10931,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The https endpoint events are posted to; its host must resolve to a public address. */
+                    /** @description The endpoint events are posted to: https, its host resolving to a public address; a test clinic's (cg_test_ keys) may also be plain http and a loopback address, such as http://localhost:4242/hooks (docs/test-mode.md). */
                     url: string;
                     /** @description Event types to deliver; omitted or empty: every type the key may see (without chat:read, every type but chat.*). A chat.* type needs chat:read. */
                     event_types?: string[];
@@ -11038,7 +11057,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `validation_failed`: `url` is missing, not https, or its host resolves to a loopback, private, link-local, multicast or metadata address; `event_types` names an unknown type; or a field is not one this operation takes. `param` names it. */
+            /** @description `validation_failed`: `url` is missing, not https (plain http: a test clinic's only), or its host resolves to a loopback address (allowed to a test clinic), or to a private, link-local, multicast or metadata address; `event_types` names an unknown type; or a field is not one this operation takes. `param` names it. */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -11053,7 +11072,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "url must be an https URL, not http:.",
+                     *         "message": "url must be an https URL, not http:. Plain http and loopback addresses are allowed for test clinics only (cg_test_ keys; docs/test-mode.md).",
                      *         "param": "url",
                      *         "request_id": "req_3kTq9xYb2mN1",
                      *         "doc_url": "/errors#validation_failed"
@@ -11321,7 +11340,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The new endpoint; checked as on creation (https, a public host). */
+                    /** @description The new endpoint, checked as on creation: https, its host resolving to a public address; a test clinic's (cg_test_ keys) may also be plain http and a loopback address, such as http://localhost:4242/hooks (docs/test-mode.md). */
                     url?: string;
                     /** @description The event types to deliver from now on, replacing the list; empty: every type the key may see (without chat:read, every type but chat.*). A chat.* type needs chat:read. Omitted: kept. */
                     event_types?: string[];
@@ -11473,7 +11492,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `validation_failed`: `url` is missing, not https, or its host resolves to a loopback, private, link-local, multicast or metadata address; `event_types` names an unknown type; or a field is not one this operation takes. `param` names it. */
+            /** @description `validation_failed`: `url` is missing, not https (plain http: a test clinic's only), or its host resolves to a loopback address (allowed to a test clinic), or to a private, link-local, multicast or metadata address; `event_types` names an unknown type; or a field is not one this operation takes. `param` names it. */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
@@ -11488,7 +11507,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "url must be an https URL, not http:.",
+                     *         "message": "url must be an https URL, not http:. Plain http and loopback addresses are allowed for test clinics only (cg_test_ keys; docs/test-mode.md).",
                      *         "param": "url",
                      *         "request_id": "req_3kTq9xYb2mN1",
                      *         "doc_url": "/errors#validation_failed"
@@ -23889,7 +23908,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EventBody"];
+                    "application/json": components["schemas"]["SampleEventBody"];
                 };
             };
             /** @description `invalid_request`: the body is not valid JSON. */
@@ -24075,11 +24094,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_1",
+                 *       "id": "evt_9000000001",
                  *       "type": "patient.created",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "pat_1",
+                 *         "id": "pat_9000000001",
                  *         "email": "dana@example.com",
                  *         "phone": "0501234567",
                  *         "gender": null,
@@ -24143,11 +24162,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_2",
+                 *       "id": "evt_9000000002",
                  *       "type": "patient.updated",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "pat_1",
+                 *         "id": "pat_9000000001",
                  *         "email": "dana.cohen@example.com",
                  *         "phone": "0501234567",
                  *         "gender": null,
@@ -24211,15 +24230,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_3",
+                 *       "id": "evt_9000000003",
                  *       "type": "animal.created",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "pat_2",
+                 *         "id": "pat_9000000002",
                  *         "breed": null,
                  *         "email": null,
                  *         "owner": {
-                 *           "id": "own_1",
+                 *           "id": "own_9000000001",
                  *           "email": null,
                  *           "phone": "0541230000",
                  *           "last_name": "Levi",
@@ -24231,7 +24250,7 @@ export interface operations {
                  *         "address": null,
                  *         "balance": null,
                  *         "species": {
-                 *           "id": "spc_3",
+                 *           "id": "spc_9000000003",
                  *           "name": "Dog"
                  *         },
                  *         "contacts": null,
@@ -24291,15 +24310,15 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_4",
+                 *       "id": "evt_9000000004",
                  *       "type": "animal.updated",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "pat_2",
+                 *         "id": "pat_9000000002",
                  *         "breed": null,
                  *         "email": null,
                  *         "owner": {
-                 *           "id": "own_1",
+                 *           "id": "own_9000000001",
                  *           "email": null,
                  *           "phone": "0541230000",
                  *           "last_name": "Levi",
@@ -24311,7 +24330,7 @@ export interface operations {
                  *         "address": null,
                  *         "balance": null,
                  *         "species": {
-                 *           "id": "spc_3",
+                 *           "id": "spc_9000000003",
                  *           "name": "Dog"
                  *         },
                  *         "contacts": null,
@@ -24371,31 +24390,31 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_5",
+                 *       "id": "evt_9000000005",
                  *       "type": "appointment.created",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "appt_1",
+                 *         "id": "appt_9000000001",
                  *         "end": "2026-12-01T09:30:00.000Z",
                  *         "note": null,
                  *         "type": {
-                 *           "id": "apt_1",
+                 *           "id": "apt_9000000001",
                  *           "name": "Check-up"
                  *         },
                  *         "start": "2026-12-01T09:00:00.000Z",
                  *         "branch": {
-                 *           "id": "br_1",
+                 *           "id": "br_9000000001",
                  *           "name": "Main branch"
                  *         },
                  *         "status": null,
                  *         "patient": {
-                 *           "id": "pat_1",
+                 *           "id": "pat_9000000001",
                  *           "phone": "0501234567",
                  *           "last_name": "Cohen",
                  *           "first_name": "Dana"
                  *         },
                  *         "provider": {
-                 *           "id": "prv_1",
+                 *           "id": "prv_9000000001",
                  *           "name": "Dr. Levi"
                  *         },
                  *         "created_at": "2026-11-20T08:00:00.000Z",
@@ -24452,31 +24471,31 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_6",
+                 *       "id": "evt_9000000006",
                  *       "type": "appointment.updated",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "appt_1",
+                 *         "id": "appt_9000000001",
                  *         "end": "2026-12-01T09:30:00.000Z",
                  *         "note": "Bring X-rays",
                  *         "type": {
-                 *           "id": "apt_1",
+                 *           "id": "apt_9000000001",
                  *           "name": "Check-up"
                  *         },
                  *         "start": "2026-12-01T09:00:00.000Z",
                  *         "branch": {
-                 *           "id": "br_1",
+                 *           "id": "br_9000000001",
                  *           "name": "Main branch"
                  *         },
                  *         "status": null,
                  *         "patient": {
-                 *           "id": "pat_1",
+                 *           "id": "pat_9000000001",
                  *           "phone": "0501234567",
                  *           "last_name": "Cohen",
                  *           "first_name": "Dana"
                  *         },
                  *         "provider": {
-                 *           "id": "prv_1",
+                 *           "id": "prv_9000000001",
                  *           "name": "Dr. Levi"
                  *         },
                  *         "created_at": "2026-11-20T08:00:00.000Z",
@@ -24533,31 +24552,31 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_7",
+                 *       "id": "evt_9000000007",
                  *       "type": "appointment.cancelled",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "appt_1",
+                 *         "id": "appt_9000000001",
                  *         "end": "2026-12-01T09:30:00.000Z",
                  *         "note": "Bring X-rays",
                  *         "type": {
-                 *           "id": "apt_1",
+                 *           "id": "apt_9000000001",
                  *           "name": "Check-up"
                  *         },
                  *         "start": "2026-12-01T09:00:00.000Z",
                  *         "branch": {
-                 *           "id": "br_1",
+                 *           "id": "br_9000000001",
                  *           "name": "Main branch"
                  *         },
                  *         "status": null,
                  *         "patient": {
-                 *           "id": "pat_1",
+                 *           "id": "pat_9000000001",
                  *           "phone": "0501234567",
                  *           "last_name": "Cohen",
                  *           "first_name": "Dana"
                  *         },
                  *         "provider": {
-                 *           "id": "prv_1",
+                 *           "id": "prv_9000000001",
                  *           "name": "Dr. Levi"
                  *         },
                  *         "created_at": "2026-11-20T08:00:00.000Z",
@@ -24614,24 +24633,24 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_8",
+                 *       "id": "evt_9000000008",
                  *       "type": "treatment.created",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "trt_1",
+                 *         "id": "trt_9000000001",
                  *         "note": null,
                  *         "price": 250,
                  *         "teeth": null,
                  *         "status": "planned",
                  *         "patient": {
-                 *           "id": "pat_1",
+                 *           "id": "pat_9000000001",
                  *           "phone": "0501234567",
                  *           "last_name": "Cohen",
                  *           "first_name": "Dana"
                  *         },
                  *         "provider": null,
                  *         "treatment": {
-                 *           "id": "trm_1",
+                 *           "id": "trm_9000000001",
                  *           "code": "D1110",
                  *           "name": "Cleaning"
                  *         },
@@ -24692,24 +24711,24 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_9",
+                 *       "id": "evt_9000000009",
                  *       "type": "treatment.updated",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "trt_1",
+                 *         "id": "trt_9000000001",
                  *         "note": "Upper left",
                  *         "price": 250,
                  *         "teeth": null,
                  *         "status": "planned",
                  *         "patient": {
-                 *           "id": "pat_1",
+                 *           "id": "pat_9000000001",
                  *           "phone": "0501234567",
                  *           "last_name": "Cohen",
                  *           "first_name": "Dana"
                  *         },
                  *         "provider": null,
                  *         "treatment": {
-                 *           "id": "trm_1",
+                 *           "id": "trm_9000000001",
                  *           "code": "D1110",
                  *           "name": "Cleaning"
                  *         },
@@ -24770,24 +24789,24 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_10",
+                 *       "id": "evt_9000000010",
                  *       "type": "treatment.cancelled",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "trt_1",
+                 *         "id": "trt_9000000001",
                  *         "note": "Upper left",
                  *         "price": 250,
                  *         "teeth": null,
                  *         "status": "planned",
                  *         "patient": {
-                 *           "id": "pat_1",
+                 *           "id": "pat_9000000001",
                  *           "phone": "0501234567",
                  *           "last_name": "Cohen",
                  *           "first_name": "Dana"
                  *         },
                  *         "provider": null,
                  *         "treatment": {
-                 *           "id": "trm_1",
+                 *           "id": "trm_9000000001",
                  *           "code": "D1110",
                  *           "name": "Cleaning"
                  *         },
@@ -24848,11 +24867,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_11",
+                 *       "id": "evt_9000000011",
                  *       "type": "payment.recorded",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "pay_1",
+                 *         "id": "pay_9000000001",
                  *         "note": null,
                  *         "amount": 250,
                  *         "method": {
@@ -24860,7 +24879,7 @@ export interface operations {
                  *         },
                  *         "paid_at": "2026-11-20T08:00:00.000Z",
                  *         "patient": {
-                 *           "id": "pat_1",
+                 *           "id": "pat_9000000001",
                  *           "phone": "0501234567",
                  *           "last_name": "Cohen",
                  *           "first_name": "Dana"
@@ -24873,7 +24892,7 @@ export interface operations {
                  *         "refund_of_id": null,
                  *         "receipt_number": null,
                  *         "billing_account": {
-                 *           "id": "ba_1",
+                 *           "id": "ba_9000000001",
                  *           "business_name": "Clinic Ltd."
                  *         }
                  *       }
@@ -24926,11 +24945,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_12",
+                 *       "id": "evt_9000000012",
                  *       "type": "payment.cancelled",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "pay_1",
+                 *         "id": "pay_9000000001",
                  *         "note": null,
                  *         "amount": 250,
                  *         "method": {
@@ -24938,7 +24957,7 @@ export interface operations {
                  *         },
                  *         "paid_at": "2026-11-20T08:00:00.000Z",
                  *         "patient": {
-                 *           "id": "pat_1",
+                 *           "id": "pat_9000000001",
                  *           "phone": "0501234567",
                  *           "last_name": "Cohen",
                  *           "first_name": "Dana"
@@ -24951,7 +24970,7 @@ export interface operations {
                  *         "refund_of_id": null,
                  *         "receipt_number": null,
                  *         "billing_account": {
-                 *           "id": "ba_1",
+                 *           "id": "ba_9000000001",
                  *           "business_name": "Clinic Ltd."
                  *         }
                  *       }
@@ -25004,16 +25023,16 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_13",
+                 *       "id": "evt_9000000013",
                  *       "type": "call.completed",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "call_1",
+                 *         "id": "call_9000000001",
                  *         "to": "035550100",
                  *         "from": "0501234567",
                  *         "note": null,
                  *         "patient": {
-                 *           "id": "pat_1",
+                 *           "id": "pat_9000000001",
                  *           "phone": "0501234567",
                  *           "last_name": "Cohen",
                  *           "first_name": "Dana"
@@ -25084,16 +25103,16 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_14",
+                 *       "id": "evt_9000000014",
                  *       "type": "call.updated",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "call_1",
+                 *         "id": "call_9000000001",
                  *         "to": "035550100",
                  *         "from": "0501234567",
                  *         "note": "Wants to move the check-up",
                  *         "patient": {
-                 *           "id": "pat_1",
+                 *           "id": "pat_9000000001",
                  *           "phone": "0501234567",
                  *           "last_name": "Cohen",
                  *           "first_name": "Dana"
@@ -25164,16 +25183,16 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_15",
+                 *       "id": "evt_9000000015",
                  *       "type": "call.recording.available",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "call_1",
+                 *         "id": "call_9000000001",
                  *         "to": "035550100",
                  *         "from": "0501234567",
                  *         "note": "Wants to move the check-up",
                  *         "patient": {
-                 *           "id": "pat_1",
+                 *           "id": "pat_9000000001",
                  *           "phone": "0501234567",
                  *           "last_name": "Cohen",
                  *           "first_name": "Dana"
@@ -25244,16 +25263,16 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_16",
+                 *       "id": "evt_9000000016",
                  *       "type": "call.transcript.completed",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "call_1",
+                 *         "id": "call_9000000001",
                  *         "to": "035550100",
                  *         "from": "0501234567",
                  *         "note": "Wants to move the check-up",
                  *         "patient": {
-                 *           "id": "pat_1",
+                 *           "id": "pat_9000000001",
                  *           "phone": "0501234567",
                  *           "last_name": "Cohen",
                  *           "first_name": "Dana"
@@ -25337,16 +25356,16 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_17",
+                 *       "id": "evt_9000000017",
                  *       "type": "call.transcript.failed",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "call_2",
+                 *         "id": "call_9000000002",
                  *         "to": "0501234567",
                  *         "from": "035550100",
                  *         "note": null,
                  *         "patient": {
-                 *           "id": "pat_1",
+                 *           "id": "pat_9000000001",
                  *           "phone": "0501234567",
                  *           "last_name": "Cohen",
                  *           "first_name": "Dana"
@@ -25417,11 +25436,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_18",
+                 *       "id": "evt_9000000018",
                  *       "type": "chat.message.received",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "in_1",
+                 *         "id": "in_9000000001",
                  *         "text": "Can I come today?",
                  *         "type": "text",
                  *         "media": {
@@ -25431,7 +25450,7 @@ export interface operations {
                  *         "status": "received",
                  *         "patients": [
                  *           {
-                 *             "id": "pat_1",
+                 *             "id": "pat_9000000001",
                  *             "phone": "0501234567",
                  *             "last_name": "Cohen",
                  *             "first_name": "Dana"
@@ -25451,7 +25470,7 @@ export interface operations {
                  *         "patient_phone": "0501234567",
                  *         "replied_to_id": null,
                  *         "failure_reason": null,
-                 *         "conversation_id": "conv_1"
+                 *         "conversation_id": "conv_9000000001"
                  *       }
                  *     }
                  */
@@ -25502,11 +25521,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_19",
+                 *       "id": "evt_9000000019",
                  *       "type": "chat.message.sent",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "out_2",
+                 *         "id": "out_9000000002",
                  *         "text": "Yes, at 4 pm.",
                  *         "type": "text",
                  *         "media": {
@@ -25516,7 +25535,7 @@ export interface operations {
                  *         "status": "sent",
                  *         "patients": [
                  *           {
-                 *             "id": "pat_1",
+                 *             "id": "pat_9000000001",
                  *             "phone": "0501234567",
                  *             "last_name": "Cohen",
                  *             "first_name": "Dana"
@@ -25541,7 +25560,7 @@ export interface operations {
                  *         "patient_phone": "0501234567",
                  *         "replied_to_id": null,
                  *         "failure_reason": null,
-                 *         "conversation_id": "conv_1"
+                 *         "conversation_id": "conv_9000000001"
                  *       }
                  *     }
                  */
@@ -25592,11 +25611,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_20",
+                 *       "id": "evt_9000000020",
                  *       "type": "chat.message.delivered",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "out_2",
+                 *         "id": "out_9000000002",
                  *         "text": "Yes, at 4 pm.",
                  *         "type": "text",
                  *         "media": {
@@ -25606,7 +25625,7 @@ export interface operations {
                  *         "status": "delivered",
                  *         "patients": [
                  *           {
-                 *             "id": "pat_1",
+                 *             "id": "pat_9000000001",
                  *             "phone": "0501234567",
                  *             "last_name": "Cohen",
                  *             "first_name": "Dana"
@@ -25631,7 +25650,7 @@ export interface operations {
                  *         "patient_phone": "0501234567",
                  *         "replied_to_id": null,
                  *         "failure_reason": null,
-                 *         "conversation_id": "conv_1"
+                 *         "conversation_id": "conv_9000000001"
                  *       }
                  *     }
                  */
@@ -25682,11 +25701,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_21",
+                 *       "id": "evt_9000000021",
                  *       "type": "chat.message.read",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "out_2",
+                 *         "id": "out_9000000002",
                  *         "text": "Yes, at 4 pm.",
                  *         "type": "text",
                  *         "media": {
@@ -25696,7 +25715,7 @@ export interface operations {
                  *         "status": "read",
                  *         "patients": [
                  *           {
-                 *             "id": "pat_1",
+                 *             "id": "pat_9000000001",
                  *             "phone": "0501234567",
                  *             "last_name": "Cohen",
                  *             "first_name": "Dana"
@@ -25721,7 +25740,7 @@ export interface operations {
                  *         "patient_phone": "0501234567",
                  *         "replied_to_id": null,
                  *         "failure_reason": null,
-                 *         "conversation_id": "conv_1"
+                 *         "conversation_id": "conv_9000000001"
                  *       }
                  *     }
                  */
@@ -25772,11 +25791,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "evt_22",
+                 *       "id": "evt_9000000022",
                  *       "type": "chat.message.failed",
                  *       "created_at": "2026-11-20T08:00:00.000Z",
                  *       "data": {
-                 *         "id": "out_4",
+                 *         "id": "out_9000000004",
                  *         "text": "Reply",
                  *         "type": "text",
                  *         "media": {
@@ -25804,7 +25823,7 @@ export interface operations {
                  *         "patient_phone": "0500000991",
                  *         "replied_to_id": null,
                  *         "failure_reason": null,
-                 *         "conversation_id": "conv_2"
+                 *         "conversation_id": "conv_9000000002"
                  *       }
                  *     }
                  */

@@ -41,7 +41,7 @@ function dateInputs(document: any): DateInput[] {
     for (const [method, op] of Object.entries<any>(ops)) {
       for (const p of op.parameters ?? [])
         if (p.in === 'query' && isDate(p.schema))
-          found.push({ method, path, where: 'query', param: p.name, form: p.schema.format });
+          found.push({ method, path, where: 'query', param: p.name, form: formOf(p.schema) });
       const body = op.requestBody?.content?.['application/json']?.schema;
       if (body)
         walk(body, [], (field, form) => found.push({ method, path, where: 'body', param: field, form }));
@@ -49,11 +49,15 @@ function dateInputs(document: any): DateInput[] {
   return found;
 }
 
-const isDate = (s: any) => s?.format === 'date' || s?.format === 'date-time';
+/** A date or date-time, or a choice of them (the time filters take either: `anyOf`). */
+const isDate = (s: any): boolean =>
+  s?.format === 'date' || s?.format === 'date-time' || (s?.anyOf ?? []).some((a: any) => isDate(a));
+const formOf = (s: any): DateForm =>
+  s.format ?? ((s.anyOf ?? []).some((a: any) => a.format === 'date-time') ? 'date-time' : 'date');
 
 function walk(schema: any, at: string[], seen: (field: string, form: DateForm) => void) {
   if (!schema || typeof schema !== 'object') return;
-  if (isDate(schema)) return seen(at.join('.'), schema.format);
+  if (isDate(schema)) return seen(at.join('.'), formOf(schema));
   for (const alt of [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])]) walk(alt, at, seen);
   for (const [name, sub] of Object.entries<any>(schema.properties ?? {})) walk(sub, [...at, name], seen);
 }

@@ -43,6 +43,14 @@ describe('the pages’ errors', () => {
       });
   });
 
+  it('POST /webhooks (the API call with /v1 forgotten) says where the API is', async () => {
+    const res = await fetch(`${app.url}/webhooks`, { method: 'POST', body: '{}' });
+    expect(res.status).toBe(405);
+    expect((await res.json()).error.message).toBe(
+      'POST is not allowed on /webhooks; use GET, HEAD. Did you mean /v1/webhooks (GET, POST)?',
+    );
+  });
+
   it('an unknown hashed file of the inbox, the portal or the console is the JSON 404', async () => {
     for (const path of [
       '/inbox/assets/inbox.0000000000000000.js',

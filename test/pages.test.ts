@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../src/events/types.ts';
+import { loadConfig } from '../src/lib/config.ts';
 import { errorStatuses } from '../src/lib/errors.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
@@ -249,6 +250,40 @@ describe('doc_url', () => {
     // The landing page's calls name that address too.
     expect(await (await fetch(`${other.url}/`)).text()).toContain(
       'https://clinic.example.com/gateway/v1/webhooks',
+    );
+    // The deadline's 504, answered by a timer armed at arrival (a body that never ends), too.
+    const slow = await startTestApp({
+      publicUrl: 'https://clinic.example.com/gateway',
+      limits: { requestDeadlineMs: 300 },
+    });
+    const { key: writer } = await slow.clinicWithKey('dental', ['patients:write']);
+    const timedOut = await new Promise<any>((resolve, reject) => {
+      const req = http.request(`${slow.url}/v1/patients`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': '100',
+          authorization: `Bearer ${writer}`,
+        },
+      });
+      req.on('response', async (r) => {
+        let text = '';
+        for await (const chunk of r) text += chunk;
+        resolve({ status: r.statusCode, body: JSON.parse(text) });
+        req.destroy();
+      });
+      req.on('error', reject);
+      req.write('{"first_name":');
+    });
+    expect(timedOut.status).toBe(504);
+    expect(timedOut.body.error.doc_url).toBe('https://clinic.example.com/gateway/errors#deadline_exceeded');
+  });
+
+  it('refuses a PUBLIC_URL that is not an absolute http(s) URL at start-up (doc_url would mislead)', () => {
+    expect(() => loadConfig({ PUBLIC_URL: 'api.example.com' })).toThrow(/PUBLIC_URL/);
+    expect(() => loadConfig({ PUBLIC_URL: 'ftp://api.example.com' })).toThrow(/PUBLIC_URL/);
+    expect(loadConfig({ PUBLIC_URL: 'https://api.example.com/gw' }).PUBLIC_URL).toBe(
+      'https://api.example.com/gw',
     );
   });
 

@@ -101,7 +101,8 @@ const schema = z.object({
     }),
   /** On SIGTERM, how long requests in flight may take to finish. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
-  PUBLIC_URL: z.string().optional(),
+  /** Where clients reach the service: an absolute http(s) URL (doc_url and media links are built on it). */
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** The Bearer token GET /metrics takes (docs/metrics.md); unset, /metrics is a 404. */
   METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   /**

@@ -1,9 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * The one HMAC scheme of the service (spec, Events: `X-Service-Signature: sha256=<hex>`, the
- * HMAC-SHA256 of the exact raw body keyed by a secret). Webhook deliveries sign with it and the
- * messaging network's callback is verified with it (src/network).
+ * The spec's HMAC scheme (Events: `X-Service-Signature: sha256=<hex>`, the HMAC-SHA256 of the
+ * exact raw body keyed by a secret). Webhook deliveries sign with it and the messaging network's
+ * callback is verified with it (src/network). Deliveries also carry Standard Webhooks'
+ * signature beside it (./standard-webhooks.ts).
  */
 export const SIGNATURE_PREFIX = 'sha256=';
 

@@ -292,7 +292,8 @@ export function createApp(opts: AppOptions) {
     // The deadline and a client that goes away both abort the request's work (src/lib/budget.ts).
     // Armed at arrival: reading the body counts too.
     const deadline = runner.armDeadline(scope, opts.limits.requestDeadlineMs, (err) => {
-      if (!res.headersSent) sendJson(res, err.status, errorBody(err, requestId));
+      // Armed before the request's context is entered: its answer is written inside it (doc_url).
+      if (!res.headersSent) runRequest(scope, () => sendJson(res, err.status, errorBody(err, requestId)));
     });
     res.on('close', () => {
       clearTimeout(deadline);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../lib/errors.ts';
 import { unframeable } from '../lib/page-headers.ts';
+import { suggestionFor } from '../rest/route-suggestion.ts';
 import { type Assets, builtOnce, sendAsset } from './hashed-assets.ts';
 import { sendError } from './send-error.ts';
 
@@ -39,9 +40,10 @@ export function scriptPage(
   return (req, res, requested) => {
     if (requested !== path && requested !== `${path}/` && !requested.startsWith(assetsPrefix)) return null;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
+      // POST /webhooks is most often the API's /v1/webhooks with the prefix forgotten: say so.
       const err = new AppError(
         'method_not_allowed',
-        `${req.method} is not allowed on ${requested}; use GET, HEAD.`,
+        `${req.method} is not allowed on ${requested}; use GET, HEAD.${requested.startsWith(assetsPrefix) ? '' : suggestionFor(requested)}`,
       );
       sendError(res, err, { allow: 'GET, HEAD' });
       return Promise.resolve();

@@ -9,6 +9,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,6 +107,27 @@ describe('the SDK package', () => {
     expect(packed.files.map((f) => f.path).sort()).toEqual(['README.md', 'package.json', ...built].sort());
   });
 
+  it('its main entry reaches no Node built-in (a browser bundle of it builds); verifyWebhook is ./webhooks', () => {
+    const dist = path.join(consumer, 'node_modules/@clinic-gateway/sdk/dist');
+    const reached = new Set<string>();
+    const builtins: string[] = [];
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      const code = readFileSync(file, 'utf8');
+      for (const [, spec] of code.matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)) {
+        if (spec.startsWith('.')) visit(path.resolve(path.dirname(file), spec));
+        else if (isBuiltin(spec)) builtins.push(`${path.relative(dist, file)}: ${spec}`);
+      }
+    };
+    visit(path.join(dist, 'index.js'));
+    expect(reached.size).toBeGreaterThan(3);
+    expect(builtins).toEqual([]);
+    expect([...reached].map((f) => path.basename(f))).not.toContain('webhooks.js');
+    const manifest = JSON.parse(readFileSync(path.join(dist, '../package.json'), 'utf8'));
+    expect(manifest.exports['./webhooks'].default).toBe('./dist/webhooks.js');
+  });
+
   it('the example compiles strictly against the tarball: exports, declarations, Apollo Client 4 and urql', () => {
     expect(compiled.output).toBe('');
     expect(compiled.status).toBe(0);
@@ -193,7 +215,7 @@ describe('the SDK package', () => {
         { secret: standard, headers: headersOf(another) },
       ];
       const script = `
-      import { verifyWebhook } from '@clinic-gateway/sdk';
+      import { verifyWebhook } from '@clinic-gateway/sdk/webhooks';
       const { body, now, cases } = JSON.parse(process.argv[2]);
       console.log(JSON.stringify(cases.map((c) => {
         try { return verifyWebhook({ body, now, ...c }).id; } catch (e) { return e.name + ': ' + e.message; }

@@ -15,10 +15,8 @@ import {
   request,
   type SubscriptionClient,
   SubscriptionClosedError,
-  verifyWebhook,
-  type WebhookEvent,
-  WebhookVerificationError,
 } from '../packages/sdk/src/index.ts';
+import { verifyWebhook, type WebhookEvent, WebhookVerificationError } from '../packages/sdk/src/webhooks.ts';
 import { fixtures } from './fixtures.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';

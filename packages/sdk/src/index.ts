@@ -33,11 +33,5 @@ export {
   SubscriptionClosedError,
   shouldRetry,
 } from './subscriptions.js';
-export {
-  type VerifyWebhookOptions,
-  verifyWebhook,
-  type WebhookEvent,
-  type WebhookHeaders,
-  type WebhookScheme,
-  WebhookVerificationError,
-} from './webhooks.js';
+// verifyWebhook is `@clinic-gateway/sdk/webhooks`: it needs node:crypto, which a browser bundle of
+// this entry (Apollo, urql) must not pull in.

@@ -298,6 +298,8 @@ describe.skipIf(!available)('the webhook portal in Chromium', () => {
       .poll(() => text('#notice'))
       .toBe('The key has no webhooks:manage scope. Paste a key that has it.');
     expect(await text('#live')).toBe('Not connected');
+    // A refused key is not kept (the working one it replaced is dropped too): a reload sends none.
+    expect(await page.evaluate(() => Object.values(localStorage))).toEqual([]);
     await shot('11-refused');
     await page.getByRole('button', { name: 'Forget the key' }).click();
     expect(await page.evaluate(() => Object.values(localStorage))).toEqual([]);

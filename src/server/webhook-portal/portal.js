@@ -100,9 +100,11 @@ async function refresh() {
 }
 
 /** Stops everything and asks for a key again when `e` is a refusal of the key; true then. */
+/** A refused key (unknown, revoked, without the scope) is forgotten: a reload does not send it again. */
 function stopIfRefused(e) {
   const problem = keyProblem(e);
   if (!problem) return false;
+  forgetKey();
   stop(problem);
   return true;
 }
@@ -201,8 +203,11 @@ async function start() {
   try {
     await loadEndpoints();
   } catch (e) {
-    return stop(keyProblem(e) ?? e.message);
+    if (stopIfRefused(e)) return;
+    return stop(e.message);
   }
+  // Kept only once the service took it: a mistyped paste (a secret, a password) is not stored.
+  saveKey(state.key);
   state.started = true;
   renderList();
   setLive('live', `Live · every ${POLL_SECONDS} s`);
@@ -216,7 +221,6 @@ document.addEventListener('DOMContentLoaded', async () => {
   $('key-form').addEventListener('submit', (event) => {
     event.preventDefault();
     state.key = cleanKey($('key-input').value);
-    saveKey(state.key);
     start().then(() => {
       if ($('key').hidden) ($('endpoints').querySelector('a') ?? $('add')).focus();
     });

@@ -182,20 +182,21 @@ describe('GET /metrics', () => {
     const asset = /src="(\/inbox\/assets\/[^"]+)"/.exec(inbox)?.[1];
     const portal = await (await fetch(`${app.url}/webhooks`)).text();
     const portalAsset = /src="(\/webhooks\/assets\/[^"]+)"/.exec(portal)?.[1];
-    const [pages, assets, portalPages, portalAssets, others] = await moves(
+    const [pages, assets, portalPages, portalAssets, docs, others] = await moves(
       [
         ['http_request_duration_seconds', { route: '/errors', status: '200' }],
         ['http_request_duration_seconds', { route: '/inbox/assets/:file', status: '200' }],
         ['http_request_duration_seconds', { route: '/webhooks', status: '200' }],
         ['http_request_duration_seconds', { route: '/webhooks/assets/:file', status: '200' }],
+        ['http_request_duration_seconds', { route: '/docs/:name', status: '200' }],
         ['http_request_duration_seconds', { route: 'other' }],
       ],
       async () => {
-        for (const path of ['/errors', '/inbox', '/inbox/', asset, '/webhooks', portalAsset])
+        for (const path of ['/errors', '/inbox', '/inbox/', asset, '/webhooks', portalAsset, '/docs/events'])
           expect((await fetch(`${app.url}${path}`)).status, path).toBe(200);
       },
     );
-    expect([pages, assets, portalPages, portalAssets, others]).toEqual([1, 1, 1, 1, 0]);
+    expect([pages, assets, portalPages, portalAssets, docs, others]).toEqual([1, 1, 1, 1, 1, 0]);
   });
 
   it('counts a GraphQL request by operation type, and the cost it spent', async () => {

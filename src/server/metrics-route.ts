@@ -196,6 +196,7 @@ const FIXED_PATHS = new Set([
   '/ready',
   '/metrics',
   ERROR_REFERENCE_PATH,
+  '/docs',
   '/graphql',
   INBOX_PATH,
   `${INBOX_PATH}/`,
@@ -224,5 +225,7 @@ export function routeLabel(matched: string | undefined, url: string | undefined)
   if (path.startsWith('/graphql/')) return '/graphql';
   if (path.startsWith('/media/')) return '/media/:token';
   if (path.startsWith('/v1/docs/')) return '/v1/docs';
+  // The documents of docs/ (src/server/doc-pages.ts): one label for all, their names a closed set.
+  if (path.startsWith('/docs/')) return '/docs/:name';
   return 'other';
 }

@@ -117,6 +117,7 @@ describe.skipIf(!available)('the live inbox in Chromium', () => {
     expect(assets.map((a) => a.path.replace(/\.[0-9a-f]{16}\./, '.*.')).sort()).toEqual([
       '/inbox/assets/api.*.js',
       '/inbox/assets/dom.*.js',
+      '/inbox/assets/gql.*.js',
       '/inbox/assets/graphql-ws.*.js',
       '/inbox/assets/inbox.*.css',
       '/inbox/assets/inbox.*.js',

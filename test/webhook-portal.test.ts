@@ -100,6 +100,7 @@ describe.skipIf(!available)('the webhook portal in Chromium', () => {
     expect(assets.sort()).toEqual(
       ['api.*.js', 'catalog.*.js', 'dom.*.js', 'endpoint-form.*.js', 'endpoint-view.*.js', 'endpoints.*.js']
         .concat([
+          'gql.*.js',
           'key.*.js',
           'log.*.js',
           'poll.*.js',

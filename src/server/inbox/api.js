@@ -4,6 +4,8 @@
  * reading key in `connection_init`.
  */
 
+import { ApiError, gql } from './gql.js';
+
 const http = new URL('/graphql', location.href).href;
 const ws = http.replace(/^http/, 'ws');
 
@@ -14,34 +16,7 @@ export const MESSAGE = `id conversationId direction type status text createdAt u
 /** A signed link, valid hours: read with the thread, and for a media message that arrives live. */
 export const MEDIA_LINK = 'mediaLink { url }';
 
-export class ApiError extends Error {
-  constructor(message, code) {
-    super(message);
-    this.code = code;
-  }
-}
-
-export async function gql(query, variables, key) {
-  let response;
-  try {
-    response = await fetch(http, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify({ query, variables }),
-    });
-  } catch {
-    throw new ApiError('The service did not answer: check that it runs, then try again.', 'network');
-  }
-  let body;
-  try {
-    body = await response.json();
-  } catch {
-    throw new ApiError(`The service answered HTTP ${response.status}, not GraphQL.`, 'http');
-  }
-  const error = body.errors?.[0];
-  if (error) throw new ApiError(error.message, error.extensions?.code ?? 'error');
-  return body.data;
-}
+export { ApiError, gql };
 
 /** What to tell the person about a refused reading key, or null when the error is another. */
 export function readKeyProblem(e) {

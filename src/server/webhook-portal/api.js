@@ -4,46 +4,14 @@
  * document's `webhooks` entries (/v1/openapi.json). Nothing else.
  */
 
-const http = new URL('/graphql', location.href).href;
+import { ApiError, gql } from './gql.js';
 
 export const ENDPOINT = `id url eventTypes description enabled secret previousSecretExpiresAt disabledAt
   disabledReason failureStreak failingSince createdAt updatedAt`;
 export const DELIVERY = `id trigger status attempt attemptedAt responseStatus durationMs responseExcerpt error
   nextAttemptAt event { id type }`;
 
-export class ApiError extends Error {
-  constructor(message, code, param) {
-    super(message);
-    this.code = code;
-    this.param = param;
-  }
-}
-
-/** One GraphQL operation; `key` null sends none (introspection is open without one). */
-export async function gql(query, variables, key) {
-  let response;
-  try {
-    response = await fetch(http, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(key ? { authorization: `Bearer ${key}` } : {}),
-      },
-      body: JSON.stringify({ query, variables }),
-    });
-  } catch {
-    throw new ApiError('The service did not answer: check that it runs, then try again.', 'network');
-  }
-  let body;
-  try {
-    body = await response.json();
-  } catch {
-    throw new ApiError(`The service answered HTTP ${response.status}, not GraphQL.`, 'http');
-  }
-  const error = body.errors?.[0];
-  if (error) throw new ApiError(error.message, error.extensions?.code ?? 'error', error.extensions?.param);
-  return body.data;
-}
+export { ApiError, gql };
 
 /** What to tell the person about a refused key, or null when the error is another. */
 export function keyProblem(e) {

@@ -18,7 +18,7 @@ export const PORTAL_PATH = '/webhooks';
 export const PORTAL_ASSETS = '/webhooks/assets/';
 
 /** The inbox's modules the portal runs as they are: one copy of each helper. */
-const SHARED = new Set(['dom.js']);
+const SHARED = new Set(['dom.js', 'gql.js']);
 
 /** Answers GET or HEAD of /webhooks or one of its assets; null for any other request. */
 export const servePortal = scriptPage(PORTAL_PATH, PORTAL_ASSETS, async () => {

@@ -86,6 +86,11 @@ export interface FieldWrite<T extends z.ZodType = z.ZodType> {
   readonly update?: 'optional' | 'nullable';
   /** `run` stores it (a rule, a conversion, columns kept beside it); else the mechanism does. */
   readonly byRun?: true;
+  /**
+   * For a resource written by several kinds of write (a Patient row is a dental patient or an
+   * animal): the kinds whose input takes it (createInputOf's `kind`); absent, every kind's.
+   */
+  readonly kinds?: readonly string[];
   /** The input's name when a published contract names it otherwise (an animal's `owner` is `client_id`). */
   readonly name?: string;
 }

@@ -8,8 +8,8 @@ import type { Field, FieldWrite, Resource } from './resource.ts';
  * one with a field's name replaces that field's derived input, in its place). A create takes a
  * non-null field as required and a nullable one as optional or null; an update takes every field
  * as optional, a nullable one clearable (null). `write.create` and `write.update` say otherwise.
- * `only`, for a resource two kinds of write take differently (a dental patient and an animal are
- * both Patient rows): the input names a write takes, in its published order.
+ * `kind`, for a resource several kinds of write take differently (a dental patient and an animal
+ * are both Patient rows): the fields whose `write.kinds` names it, or that name no kind.
  */
 
 /** `required-nullable`: must be given, and may be given as null (a create's withheld caller). */
@@ -38,13 +38,16 @@ function wrap(w: FieldWrite, mode: Mode): z.ZodType {
   return w.description ? t.meta({ description: w.description }) : t;
 }
 
+const forKind = (w: FieldWrite, kind: string | undefined) => !kind || !w.kinds || w.kinds.includes(kind);
+
 /** The fields of `resource` a phase's input takes: [input name, field, its write, its mode]. */
 export function writtenFields(
   resource: Resource,
   phase: 'create' | 'update',
+  kind?: string,
 ): [string, string, Field, FieldWrite, Mode][] {
   return Object.entries(resource.fields).flatMap(([name, field]) =>
-    field.write && takes(field.write, phase)
+    field.write && takes(field.write, phase) && forKind(field.write, kind)
       ? [[inputNameOf(name, field), name, field, field.write, modeOf(field, field.write, phase)] as const]
       : [],
   ) as [string, string, Field, FieldWrite, Mode][];
@@ -54,46 +57,37 @@ function inputOf(
   resource: Resource,
   phase: 'create' | 'update',
   extra: z.ZodRawShape,
-  only?: readonly string[],
+  kind: string | undefined,
 ): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
-  for (const [input, , , w, mode] of writtenFields(resource, phase))
+  for (const [input, , , w, mode] of writtenFields(resource, phase, kind))
     shape[input] = (extra[input] as z.ZodType | undefined) ?? wrap(w, mode);
   for (const [input, t] of Object.entries(extra)) if (!(input in shape)) shape[input] = t as z.ZodType;
-  if (!only) return z.strictObject(shape);
-  const missing = only.filter((input) => !(input in shape));
-  if (missing.length) throw new Error(`${resource.name}: the ${phase} input has no ${missing.join(', ')}.`);
-  return z.strictObject(Object.fromEntries(only.map((input) => [input, shape[input]])));
+  return z.strictObject(shape);
 }
 
 export function createInputOf<
   const R extends Resource,
   X extends z.ZodRawShape = Record<never, never>,
-  const K extends keyof Merge<InputShape<R['fields'], 'create'>, X> = keyof Merge<
-    InputShape<R['fields'], 'create'>,
-    X
-  >,
+  const Kind extends string = AnyKind,
 >(
   resource: R,
   extra: X = {} as X,
-  only?: readonly K[],
-): z.ZodObject<Pick<Merge<InputShape<R['fields'], 'create'>, X>, K>, z.core.$strict> {
-  return inputOf(resource, 'create', extra, only as readonly string[] | undefined) as never;
+  kind?: Kind,
+): z.ZodObject<Merge<InputShape<R['fields'], 'create', Kind>, X>, z.core.$strict> {
+  return inputOf(resource, 'create', extra, kind) as never;
 }
 
 export function updateInputOf<
   const R extends Resource,
   X extends z.ZodRawShape = Record<never, never>,
-  const K extends keyof Merge<InputShape<R['fields'], 'update'>, X> = keyof Merge<
-    InputShape<R['fields'], 'update'>,
-    X
-  >,
+  const Kind extends string = AnyKind,
 >(
   resource: R,
   extra: X = {} as X,
-  only?: readonly K[],
-): z.ZodObject<Pick<Merge<InputShape<R['fields'], 'update'>, X>, K>, z.core.$strict> {
-  return inputOf(resource, 'update', extra, only as readonly string[] | undefined) as never;
+  kind?: Kind,
+): z.ZodObject<Merge<InputShape<R['fields'], 'update', Kind>, X>, z.core.$strict> {
+  return inputOf(resource, 'update', extra, kind) as never;
 }
 
 // ---------- the same, for the compiler ----------
@@ -121,13 +115,24 @@ type Wrapped<T extends z.ZodType, M> = M extends 'required'
     : M extends 'required-nullable'
       ? z.ZodNullable<T>
       : z.ZodOptional<z.ZodNullable<T>>;
-type InputShape<Fs, P> = {
+/** No kind given: every field, whatever kinds it names. */
+type AnyKind = '*';
+type ForKind<F, Kind> = [Kind] extends [AnyKind]
+  ? true
+  : WriteOf<F> extends { kinds: readonly (infer B)[] }
+    ? Kind extends B
+      ? true
+      : false
+    : true;
+type InputShape<Fs, P, Kind = AnyKind> = {
   // `string extends K`: the index signature every resource's fields also have.
   [K in keyof Fs as K extends string
     ? string extends K
       ? never
       : Takes<Fs[K], P> extends true
-        ? NameOf<K, Fs[K]>
+        ? ForKind<Fs[K], Kind> extends true
+          ? NameOf<K, Fs[K]>
+          : never
         : never
     : never]: Wrapped<WriteOf<Fs[K]>['input'], ModeOfT<Fs[K], P>>;
 };

@@ -19,22 +19,9 @@ import { foldedNames } from './search-columns.ts';
  * searches of GET /v1/patients find what the API wrote.
  */
 
-/** A dental patient's fields (none of an animal's), in the published order: the definition's puts address later. */
-const PATIENT_INPUTS = [
-  'first_name',
-  'last_name',
-  'phone',
-  'email',
-  'address',
-  'gender',
-  'birth_date',
-  'status_id',
-  'contacts',
-  'id_number',
-] as const;
-
-export const createPatientInput = createInputOf(Patient, {}, PATIENT_INPUTS);
-export const updatePatientInput = updateInputOf(Patient, {}, PATIENT_INPUTS);
+/** A dental patient's fields: those of the definition whose write names no kind, or 'person'. */
+export const createPatientInput = createInputOf(Patient, {}, 'person');
+export const updatePatientInput = updateInputOf(Patient, {}, 'person');
 
 const emailColumns = (email: string | null) => ({ email, emailLower: email?.toLowerCase() ?? null });
 
@@ -159,27 +146,17 @@ export const updatePatient = defineWrite({
 /** An animal is presented with its owner and species, in the answer and in its events' data. */
 export const ANIMAL_GROUPS = restGroups(true, ['owner', 'species']);
 
-/** An animal's fields, in the published order; none of a dental patient's person fields but its name. */
-const ANIMAL_INPUTS = [
-  'client_id',
-  'first_name',
-  'species_id',
-  'breed_id',
-  'gender',
-  'birth_date',
-  'status_id',
-] as const;
-
 // An animal has a name, always (a person may have a last name instead).
 const animalName = name(NAME_MAX).meta({ description: "The animal's name." });
 
-export const createAnimalInput = createInputOf(Patient, { first_name: animalName }, ANIMAL_INPUTS);
+/** An animal's fields: those whose write names no kind, or 'animal'. */
+export const createAnimalInput = createInputOf(Patient, { first_name: animalName }, 'animal');
 
 export const updateAnimalInput = updateInputOf(
   Patient,
   // As published, the change's client_id says only what an id it takes.
   { client_id: idOf('Owner').optional(), first_name: animalName.optional() },
-  ANIMAL_INPUTS,
+  'animal',
 );
 
 /** Animals carry their owner's phone and email, so phone and email search find them. */

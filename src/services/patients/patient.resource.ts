@@ -16,7 +16,7 @@ export const Gender = defineEnum('Gender', "A patient's (or animal's) sex, as th
 
 /**
  * Veterinary context, embedded with include=owner / include=species (docs/decisions.md); written
- * by the animal's writes only (patient-writes.ts names each write's fields).
+ * by the animal's writes only (kinds: ['animal']); a dental patient's own fields say ['person'].
  */
 const vet = {
   owner: f.join('owner', 'Owner', Owner, {
@@ -31,6 +31,7 @@ const vet = {
       description: "The owner (a client's id).",
       create: 'required',
       update: 'optional',
+      kinds: ['animal'],
     },
   }),
   species: f.join('species', 'Species', NamedRef, {
@@ -38,7 +39,7 @@ const vet = {
     group: 'include:species',
     description: "Veterinary clinics: the animal's species.",
     nullMeans: 'unknown',
-    write: { on: 'both', input: idOf('Species') },
+    write: { on: 'both', input: idOf('Species'), kinds: ['animal'] },
   }),
   // With the species it is one of: a breed_id written is read back (test/write-agreement.test.ts).
   breed: f.join('breed', 'Breed', NamedRef, {
@@ -46,7 +47,12 @@ const vet = {
     group: 'include:species',
     description: "Veterinary clinics: the animal's breed (one of its species' breeds).",
     nullMeans: 'unknown',
-    write: { on: 'both', input: idOf('Breed'), description: "One of the species' breeds." },
+    write: {
+      on: 'both',
+      input: idOf('Breed'),
+      description: "One of the species' breeds.",
+      kinds: ['animal'],
+    },
   }),
 };
 
@@ -125,7 +131,7 @@ export const Patient = defineResource({
       ...detailed,
       description: 'Postal address; null when not recorded.',
       // Stored with every key (addressOf).
-      write: { on: 'both', input: addressInput, byRun: true },
+      write: { on: 'both', input: addressInput, byRun: true, kinds: ['person'] },
     }),
     contacts: f.json('contacts', [Contact], {
       nullable: true,
@@ -136,6 +142,7 @@ export const Patient = defineResource({
         input: z.array(contactInput).max(20),
         description: 'Further phones and emails, at most 20; a new list replaces the whole list.',
         byRun: true,
+        kinds: ['person'],
       },
     }),
     balance: f.column('balance', 'Float', {
@@ -147,7 +154,12 @@ export const Patient = defineResource({
       nullable: true,
       ...detailed,
       description: 'National id number; null when not recorded.',
-      write: { on: 'both', input: identifier(50), description: 'National id number, up to 50 characters.' },
+      write: {
+        on: 'both',
+        input: identifier(50),
+        description: 'National id number, up to 50 characters.',
+        kinds: ['person'],
+      },
     }),
     ...vet,
   },

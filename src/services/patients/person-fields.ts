@@ -29,12 +29,19 @@ export const personFields = {
       input: name(NAME_MAX),
       description: 'Last (family) name, up to 100 characters.',
       byRun: true,
+      kinds: ['person'],
     },
   }),
   email: f.column('email', 'String', {
     nullable: true,
     description: 'Email address; null when not recorded.',
-    write: { on: 'both', input: z.email().max(320), description: 'Email address.', byRun: true },
+    write: {
+      on: 'both',
+      input: z.email().max(320),
+      description: 'Email address.',
+      byRun: true,
+      kinds: ['person'],
+    },
   }),
 };
 
@@ -44,4 +51,6 @@ export const phoneWrite = {
   input: text(40),
   description: 'Local (0501234567) or international (+972…) form.',
   byRun: true,
+  // An animal carries its owner's phone and email (copyOwnerContact), never its own.
+  kinds: ['person'],
 } as const;

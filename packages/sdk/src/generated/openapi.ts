@@ -4239,6 +4239,11 @@ export interface operations {
                     phone?: string | null;
                     /** @description Email address. */
                     email?: string | null;
+                    /** @description The recorded gender; null when not recorded. */
+                    gender?: ("male" | "female") | null;
+                    /** @description Date of birth, YYYY-MM-DD; not in the future. */
+                    birth_date?: string | null;
+                    status_id?: string | null;
                     address?: {
                         /** @description Street and number. */
                         line1?: string | null;
@@ -4251,11 +4256,6 @@ export interface operations {
                         /** @description ISO 3166-1 alpha-2, e.g. IL. */
                         country?: string | null;
                     } | null;
-                    /** @description The recorded gender; null when not recorded. */
-                    gender?: ("male" | "female") | null;
-                    /** @description Date of birth, YYYY-MM-DD; not in the future. */
-                    birth_date?: string | null;
-                    status_id?: string | null;
                     /** @description Further phones and emails, at most 20; a new list replaces the whole list. */
                     contacts?: {
                         /**
@@ -4570,6 +4570,11 @@ export interface operations {
                     phone?: string | null;
                     /** @description Email address. */
                     email?: string | null;
+                    /** @description The recorded gender; null when not recorded. */
+                    gender?: ("male" | "female") | null;
+                    /** @description Date of birth, YYYY-MM-DD; not in the future. */
+                    birth_date?: string | null;
+                    status_id?: string | null;
                     address?: {
                         /** @description Street and number. */
                         line1?: string | null;
@@ -4582,11 +4587,6 @@ export interface operations {
                         /** @description ISO 3166-1 alpha-2, e.g. IL. */
                         country?: string | null;
                     } | null;
-                    /** @description The recorded gender; null when not recorded. */
-                    gender?: ("male" | "female") | null;
-                    /** @description Date of birth, YYYY-MM-DD; not in the future. */
-                    birth_date?: string | null;
-                    status_id?: string | null;
                     /** @description Further phones and emails, at most 20; a new list replaces the whole list. */
                     contacts?: {
                         /**
@@ -8061,18 +8061,18 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The owner (a client's id). */
-                    client_id: string;
                     /** @description The animal's name. */
                     first_name: string;
-                    species_id?: string | null;
-                    /** @description One of the species' breeds. */
-                    breed_id?: string | null;
                     /** @description The recorded gender; null when not recorded. */
                     gender?: ("male" | "female") | null;
                     /** @description Date of birth, YYYY-MM-DD; not in the future. */
                     birth_date?: string | null;
                     status_id?: string | null;
+                    /** @description The owner (a client's id). */
+                    client_id: string;
+                    species_id?: string | null;
+                    /** @description One of the species' breeds. */
+                    breed_id?: string | null;
                 };
             };
         };
@@ -8208,8 +8208,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "validation_failed",
-                     *         "message": "client_id is required.",
-                     *         "param": "client_id",
+                     *         "message": "first_name is required.",
+                     *         "param": "first_name",
                      *         "request_id": "req_3kTq9xYb2mN1",
                      *         "doc_url": "/errors#validation_failed"
                      *       }
@@ -8364,18 +8364,18 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description An Owner id (own_…). */
-                    client_id?: string;
                     /** @description The animal's name. */
                     first_name?: string;
-                    species_id?: string | null;
-                    /** @description One of the species' breeds. */
-                    breed_id?: string | null;
                     /** @description The recorded gender; null when not recorded. */
                     gender?: ("male" | "female") | null;
                     /** @description Date of birth, YYYY-MM-DD; not in the future. */
                     birth_date?: string | null;
                     status_id?: string | null;
+                    /** @description An Owner id (own_…). */
+                    client_id?: string;
+                    species_id?: string | null;
+                    /** @description One of the species' breeds. */
+                    breed_id?: string | null;
                 };
             };
         };

@@ -1,9 +1,8 @@
 import { BillingAccount, Clinic, Patient, Payment as PaymentEntity } from '../../entities/index.ts';
 import { AppError, invalid } from '../../lib/errors.ts';
-import { prefixes, tryParseId } from '../../lib/ids.ts';
 import { clinicRef } from '../clinic-ref.ts';
 import { restGroups } from '../resource.ts';
-import { amount2, date, instant, text, z } from '../write-input.ts';
+import { text, z } from '../write-input.ts';
 import { createInputOf } from '../write-inputs-of.ts';
 import { defineWrite, type WriteContext } from '../writes.ts';
 import { refuseCardNumbers } from './card-data.ts';

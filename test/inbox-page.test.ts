@@ -122,6 +122,7 @@ describe.skipIf(!available)('the live inbox in Chromium', () => {
       '/inbox/assets/inbox.*.css',
       '/inbox/assets/inbox.*.js',
       '/inbox/assets/keys.*.js',
+      '/inbox/assets/page-base.*.css',
       '/inbox/assets/render.*.js',
       '/inbox/assets/reply.*.js',
       '/inbox/assets/state.*.js',

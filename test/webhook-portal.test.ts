@@ -103,6 +103,7 @@ describe.skipIf(!available)('the webhook portal in Chromium', () => {
           'gql.*.js',
           'key.*.js',
           'log.*.js',
+          'page-base.*.css',
           'poll.*.js',
           'portal.*.css',
           'portal.*.js',

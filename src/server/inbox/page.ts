@@ -22,15 +22,16 @@ export const INBOX_ASSETS = '/inbox/assets/';
 export const serveInbox = scriptPage(INBOX_PATH, INBOX_ASSETS, async () => {
   const assets: Assets = new Map();
   const here = (name: string) => readFile(new URL(`./${name}`, import.meta.url));
-  const [css, graphqlWs, modules] = await Promise.all([
+  const [base, own, graphqlWs, modules] = await Promise.all([
+    addAsset(assets, INBOX_ASSETS, 'page-base', 'css', CSS, await here('page-base.css')),
     addAsset(assets, INBOX_ASSETS, 'inbox', 'css', CSS, await here('inbox.css')),
     addAsset(assets, INBOX_ASSETS, 'graphql-ws', 'js', JS, await graphqlWsBrowserBuild()),
     addModules(assets, INBOX_ASSETS, async (file) => String(await here(file)), 'inbox'),
   ]);
-  return { page: pageHtml({ css, graphqlWs, modules }), assets };
+  return { page: pageHtml({ css: [base, own], graphqlWs, modules }), assets };
 });
 
-function pageHtml(files: { css: string; graphqlWs: string; modules: string[] }): string {
+function pageHtml(files: { css: string[]; graphqlWs: string; modules: string[] }): string {
   // The entry comes last; the others are fetched at once rather than as each import is found.
   const preloads = files.modules.slice(0, -1).map((url) => `<link rel="modulepreload" href="${url}">\n`);
   return `<!doctype html>
@@ -40,8 +41,7 @@ function pageHtml(files: { css: string; graphqlWs: string; modules: string[] }):
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Inbox · clinic-gateway</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="${files.css}">
-${preloads.join('')}<script defer src="${files.graphqlWs}"></script>
+${files.css.map((url) => `<link rel="stylesheet" href="${url}">\n`).join('')}${preloads.join('')}<script defer src="${files.graphqlWs}"></script>
 <script type="module" src="${files.modules.at(-1)}"></script>
 </head>
 <body>

@@ -17,20 +17,21 @@ import { scriptPage } from '../script-page.ts';
 export const PORTAL_PATH = '/webhooks';
 export const PORTAL_ASSETS = '/webhooks/assets/';
 
-/** The inbox's modules the portal runs as they are: one copy of each helper. */
-const SHARED = new Set(['dom.js', 'gql.js']);
+/** The inbox's files the portal uses as they are (helpers, the pages' shared stylesheet): one copy of each. */
+const SHARED = new Set(['dom.js', 'gql.js', 'page-base.css']);
 
 /** Answers GET or HEAD of /webhooks or one of its assets; null for any other request. */
 export const servePortal = scriptPage(PORTAL_PATH, PORTAL_ASSETS, async () => {
   const assets: Assets = new Map();
   const read = async (name: string) =>
     String(await readFile(new URL(SHARED.has(name) ? `../inbox/${name}` : `./${name}`, import.meta.url)));
-  const [frame, views, modules] = await Promise.all([
+  const [base, frame, views, modules] = await Promise.all([
+    addAsset(assets, PORTAL_ASSETS, 'page-base', 'css', CSS, await read('page-base.css')),
     addAsset(assets, PORTAL_ASSETS, 'portal', 'css', CSS, await read('portal.css')),
     addAsset(assets, PORTAL_ASSETS, 'views', 'css', CSS, await read('views.css')),
     addModules(assets, PORTAL_ASSETS, read, 'portal'),
   ]);
-  return { page: pageHtml({ css: [frame, views], modules }), assets };
+  return { page: pageHtml({ css: [base, frame, views], modules }), assets };
 });
 
 function pageHtml(files: { css: string[]; modules: string[] }): string {

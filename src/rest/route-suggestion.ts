@@ -24,6 +24,9 @@ export function nearestRoute(path: string): { path: string; methods: string[] } 
       .split('/')
       .map((s, i) => (s.startsWith(':') ? (segments[i] ?? s) : s))
       .join('/');
+    // The distance is at least the lengths' difference: most routes are ruled out without it, so
+    // a 404, which a client without a key may ask for, costs what it did.
+    if (Math.abs(given.length - filled.length) > MAX_DISTANCE) continue;
     const distance = leven(given, filled);
     if (!best || distance < best.distance) best = { path: filled, distance };
   }

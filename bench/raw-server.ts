@@ -231,8 +231,8 @@ async function graphqlPatients(p: Principal, first: number, appointmentsFirst: n
   const { rows: patients, c } = await run(pageStatement, [p.clinicId, first + 1]);
   const page = patients.length > first ? patients.slice(0, first) : patients;
   const { rows: appointments, c: a } = await run(appointmentsStatement, [
-    p.clinicId,
     `{${page.map((r) => r[c.id]).join(',')}}`,
+    p.clinicId,
     appointmentsFirst + 1,
     p.clinicId,
   ]);

@@ -13,6 +13,13 @@ export interface LeanQuery {
   where?: object;
   /** An extra SQL condition on the root (alias `e`), with `?` placeholders. */
   whereSql?: { sql: string; params: readonly (string | number)[] };
+  /**
+   * Where the root rows come from instead of the whole table: SQL (`?` placeholders) yielding
+   * the table's own rows (every column), put in the table's place under the alias `e`. The joins,
+   * the filters (the tenant's included), the order and the limit apply to them as to the table.
+   * Such a query must prepare: its text is the QueryBuilder's with this source swapped in.
+   */
+  from?: { sql: string; params: readonly (string | number)[] };
   orderBy?: object | object[];
   limit?: number;
   /**
@@ -47,7 +54,7 @@ export async function leanFind<R>(
   const key = shapeKey(meta.className, q, tenant !== undefined, values);
   checkNotAborted();
   if (key === null) {
-    if (on) throw unpreparedOn(meta);
+    if (on || q.from) throw unpreparedOn(meta);
     const built = await runBuilt(em, entity, q);
     chargeRows(built);
     return built.map(mapPlan(em, meta, q)) as R[];
@@ -74,7 +81,7 @@ export async function leanFind<R>(
     chargeRows(res.rows);
     return res.rows.map(shape.map) as R[];
   }
-  if (on) throw unpreparedOn(meta);
+  if (on || q.from) throw unpreparedOn(meta);
   const rows = await runBuilt(em, entity, q);
   chargeRows(rows);
   return rows.map(shape.map) as R[];
@@ -82,7 +89,9 @@ export async function leanFind<R>(
 
 /** The QueryBuilder runs on the EntityManager's connections only: a read on a connection of its own must prepare. */
 const unpreparedOn = (meta: Meta) =>
-  new Error(`lean: a read of ${meta.className} on a connection of its own must be a preparable shape.`);
+  new Error(
+    `lean: a read of ${meta.className} on a connection of its own or from a source of its own must be a preparable shape.`,
+  );
 
 /** The unprepared path: the QueryBuilder builds and runs this call (exported for tests). */
 export async function runBuilt(em: EntityManager, entity: EntityName<object>, q: LeanQuery): Promise<Row[]> {
@@ -144,7 +153,8 @@ function shapeKey(entity: string, q: LeanQuery, tenant: boolean, values: unknown
   const where = skeleton(q.where, values);
   if (where === null) return null;
   for (const p of q.whereSql?.params ?? []) values.push(p);
-  return `${entity}|${q.allClinics ? 'all' : tenant}|${partText(q.fields)}|${partText(q.joins)}|${partText(q.orderBy)}|${q.limit ?? ''}|${where}|${q.whereSql?.sql ?? ''}`;
+  for (const p of q.from?.params ?? []) values.push(p);
+  return `${entity}|${q.allClinics ? 'all' : tenant}|${partText(q.fields)}|${partText(q.joins)}|${partText(q.orderBy)}|${q.limit ?? ''}|${where}|${q.whereSql?.sql ?? ''}|${q.from?.sql ?? ''}`;
 }
 
 const partTexts = new WeakMap<object, string>();
@@ -236,11 +246,13 @@ async function prepare(
   };
   const where = substitute(q.where, next) as object | undefined;
   const sqlParams = (q.whereSql?.params ?? []).map(next);
+  const fromParams = (q.from?.params ?? []).map(next);
   if (sentinels.length !== count) return null;
   const tenantSentinel = SENTINEL_NUMBER + count;
   const probe = em.fork();
   probe.setFilterParams('tenant', { clinicId: tenantSentinel });
-  const { sql, params } = (await buildQuery(probe, entity, q, where, sqlParams)).toQuery();
+  const built = (await buildQuery(probe, entity, q, where, sqlParams)).toQuery();
+  const { sql, params } = q.from ? fromSwapped(em, entity, built, q.from.sql, fromParams) : built;
 
   const found = new Array<number>(count).fill(0);
   const slots: Slot[] = params.map((p) => {
@@ -258,6 +270,28 @@ async function prepare(
     return null;
   }
   return { statement: namedStatement(sql), slots };
+}
+
+/**
+ * The QueryBuilder's statement with `source` in the root table's place. The select list before
+ * it holds no parameter, so the source's come first.
+ */
+function fromSwapped(
+  em: EntityManager,
+  entity: EntityName<object>,
+  built: { sql: string; params: readonly unknown[] },
+  source: string,
+  sourceParams: readonly unknown[],
+): { sql: string; params: unknown[] } {
+  const table = (em.getMetadata(entity) as unknown as { tableName: string }).tableName;
+  const root = ` from "${table}" as "e"`;
+  const at = built.sql.indexOf(root);
+  if (at < 0 || built.sql.slice(0, at).includes('?'))
+    throw new Error(`lean: cannot put a source in place of ${table} in ${built.sql}`);
+  return {
+    sql: `${built.sql.slice(0, at)} from (${source}) as "e"${built.sql.slice(at + root.length)}`,
+    params: [...sourceParams, ...built.params],
+  };
 }
 
 function isTenantScoped(em: EntityManager, entity: EntityName<object>): boolean {

@@ -154,6 +154,14 @@ export async function startEventRelay(opts: {
     // wait may have lower ones in flight that this snapshot does not know; the next advance does.
     const heardBefore = heard;
     const upTo = Math.max(await settled(c), heardBefore);
+    if (opts.hub.size === 0) {
+      // No one to hand the rows to (a write burst with no live subscriber in this process: the
+      // read was a few per cent of a booking's CPU, issue 38). The watermark moves past them in
+      // this same tick, as publishing them would have: a later subscriber replays them (live.ts).
+      highest = Math.max(highest, upTo);
+      opts.hub.advance(highest);
+      return;
+    }
     while (highest < upTo) {
       const rows = await rowsBetween(c, highest, upTo);
       for (const row of rows) {

@@ -136,11 +136,26 @@ const SHORT_WORD = 6;
  * could sit between or stand for.
  */
 function mayHold(text: string): boolean {
+  // Printable ASCII with no escape: its digits are ASCII ones, and a card has 13 or more (most
+  // log lines' strings, a URL with a phone, say, are decided here without a scan).
+  if (PLAIN.test(text)) return asciiDigits(text) >= 13 && /\d{3}/.test(text);
   if (/\d{3}/.test(text)) return true;
   return (
     /[^\x20-\x7e]|%[0-9a-fA-F]{2}|\\[tnrfbvu]/.test(text) &&
     /[0-9\u0660-\uffff]|%[0-9a-fA-F]{2}|\\u/.test(text)
   );
+}
+
+/** Printable ASCII without a %-escape or a backslash (which could stand for other characters). */
+const PLAIN = /^(?:[\x20-\x24\x26-\x5b\x5d-\x7e])*$/;
+
+function asciiDigits(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) n++;
+  }
+  return n;
 }
 
 export function luhn(digits: string): boolean {

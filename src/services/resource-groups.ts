@@ -35,7 +35,6 @@ export function fieldsIn(shape: Shape, active: Groups): string[] {
   return Object.keys(shape.fields).filter((n) => active.has(shape.fields[n].group));
 }
 
-/** The include names a shape's fields (and nested shapes') offer: `include:owner` → owner. */
 /** The includes of a shape's own fields: what a record read on its own can embed (one join level). */
 export function ownIncludesOf(shape: Shape): string[] {
   return Object.values(shape.fields).flatMap((f) =>
@@ -43,14 +42,29 @@ export function ownIncludesOf(shape: Shape): string[] {
   );
 }
 
-export function includesOf(shape: Shape, seen = new Set<Shape>()): string[] {
+const includesByShape = new WeakMap<Shape, readonly string[]>();
+
+/**
+ * The include names a shape's fields (and nested shapes') offer: `include:owner` → owner. Made
+ * once per shape (definitions do not change): REST reads ask for it on every request.
+ */
+export function includesOf(shape: Shape): readonly string[] {
+  let out = includesByShape.get(shape);
+  if (!out) {
+    out = Object.freeze(includesFrom(shape, new Set()));
+    includesByShape.set(shape, out);
+  }
+  return out;
+}
+
+function includesFrom(shape: Shape, seen: Set<Shape>): string[] {
   if (seen.has(shape)) return [];
   seen.add(shape);
   const out = new Set<string>();
   for (const field of Object.values(shape.fields)) {
     if (field.group.startsWith('include:')) out.add(field.group.slice('include:'.length));
     const nested = shapeOf(field.type);
-    if (nested) for (const i of includesOf(nested, seen)) out.add(i);
+    if (nested) for (const i of includesFrom(nested, seen)) out.add(i);
   }
   return [...out];
 }

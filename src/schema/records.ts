@@ -15,7 +15,7 @@ import { ownIncludesOf, restGroups } from '../services/resource.ts';
 import { treatmentRecords } from '../services/treatments/treatments.ts';
 import { builder } from './builder.ts';
 import { CallType } from './calls/types.ts';
-import { childFieldsOf, prefetchChildPages } from './child-pages.ts';
+import { prefetchChildPages } from './child-pages.ts';
 import { argsOn, type Face, withServiceArgs } from './face-args.ts';
 import { AppointmentType, PatientType, PaymentType, TreatmentType } from './patients/types.ts';
 import { nodeType } from './resource-types.ts';
@@ -149,7 +149,7 @@ builder.queryFields((t) => {
       resolve: (_root: unknown, args: any, ctx: RequestContext, info: GraphQLResolveInfo) =>
         withServiceArgs(args, async (a) => {
           const page = await listRecords(ctx, r.list, { ...a, ...relayPageArgs(a) }, everything);
-          await prefetchChildPages(ctx, info, childFieldsOf(r.type), page.items);
+          await prefetchChildPages(ctx, info, page.items);
           return toConnection(page);
         }),
     });

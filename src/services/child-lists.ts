@@ -152,11 +152,29 @@ function firstPageOfRows(
   view: View,
   limit: number,
 ): ListPage<Row> {
+  return firstPageOf(list.keyset, rows, limit, (row) =>
+    withParent(view.present(row, ctx.principal), list, parent),
+  );
+}
+
+/**
+ * A first page of `keyset`'s order from up to `limit + 1` rows read for it (one more tells
+ * whether another page exists), its items presented by `present`, its cursors from the rows.
+ */
+export function firstPageOf(
+  keyset: KeysetSpec<Row>,
+  rows: readonly Row[],
+  limit: number,
+  present: (row: Row) => Row,
+): ListPage<Row> {
   const rowsOfPage = rows.length > limit ? rows.slice(0, limit) : rows;
-  const cursorAt = (i: number) => encodeCursor(list.keyset, rowsOfPage[i]);
+  const cursorAt = (i: number) => encodeCursor(keyset, rowsOfPage[i]);
   return {
-    items: rowsOfPage.map((row) => withParent(view.present(row, ctx.principal), list, parent)),
+    items: rowsOfPage.map(present),
     nextCursor: rows.length > limit ? cursorAt(rowsOfPage.length - 1) : null,
     cursorAt,
   };
 }
+
+/** A page with no items (a parent without the key its list hangs on: a patient without a phone). */
+export const emptyPage = (): ListPage<Row> => ({ items: [], nextCursor: null, cursorAt: () => '' });

@@ -6,12 +6,17 @@ import type { RequestContext } from '../../lib/request-context.ts';
 import { Conversation } from '../../services/chat/conversation.resource.ts';
 import {
   conversationsOfPatient,
+  firstConversationsLimit,
+  firstConversationsOfPatients,
   getConversation,
   listConversations,
 } from '../../services/chat/conversations.ts';
 import { getMessageMedia, MediaLink } from '../../services/chat/media.ts';
 import { Message, MessageType as MessageTypes } from '../../services/chat/message.resource.ts';
 import {
+  firstMessagesLimit,
+  firstMessagesOfConversations,
+  firstMessagesOfPatients,
   getMessage,
   listConversationMessages,
   listMessages,
@@ -25,6 +30,7 @@ import { Direction } from '../../services/closed-sets.ts';
 import { Patient } from '../../services/patients/patient.resource.ts';
 import { CORE, type Resource, type Row, viewFor, viewOfSelection } from '../../services/resource.ts';
 import { builder } from '../builder.ts';
+import { ofItemNumbers, prefetchChildPages, prefetchedPage, registerChildFields } from '../child-pages.ts';
 import { enumTypeOf } from '../enums.ts';
 import { argsOn, type Face, withServiceArgs } from '../face-args.ts';
 import { PatientType } from '../patients/types.ts';
@@ -126,9 +132,11 @@ builder.queryFields((t) => ({
     args: conversationArgs(t, 'Public'),
     resolve: async (_root, args, ctx, info) => {
       const view = selection(Conversation, info);
-      return toConnection(
-        await withServiceArgs(args, (a) => listConversations(ctx, { ...a, ...relayPageArgs(a), view })),
+      const page = await withServiceArgs(args, (a) =>
+        listConversations(ctx, { ...a, ...relayPageArgs(a), view }),
       );
+      await prefetchChildPages(ctx, info, page.items);
+      return toConnection(page);
     },
   }),
   conversation: t.field({
@@ -198,6 +206,8 @@ builder.objectFields(ConversationType, (t) => ({
     description: 'Inbound and outbound merged, newest first.',
     args: messageArgs(t, 'Public'),
     resolve: async (c: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
+      const planned = prefetchedPage(c, info);
+      if (planned) return toConnection(planned);
       const view = selection(Message, info);
       return toConnection(
         await withServiceArgs(args, (a) =>
@@ -216,6 +226,8 @@ builder.objectFields(PatientType, (t) => ({
     description: "The conversation of the patient's phone (none when the patient has no phone).",
     args: (({ phone: _, ...args }) => args)(conversationArgs(t, 'Public')),
     resolve: async (p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
+      const planned = prefetchedPage(p, info);
+      if (planned) return toConnection(planned);
       const view = selection(Conversation, info);
       return toConnection(
         await withServiceArgs(args, (a) =>
@@ -232,6 +244,8 @@ builder.objectFields(PatientType, (t) => ({
       "Messages of the patient's phone, newest first (the same filters as messages); empty when the patient has no phone.",
     args: messageArgs(t, 'Public'),
     resolve: async (p: Row, args: any, ctx: RequestContext, info: GraphQLResolveInfo) => {
+      const planned = prefetchedPage(p, info);
+      if (planned) return toConnection(planned);
       const view = selection(Message, info);
       return toConnection(
         await withServiceArgs(args, (a) => messagesOfPatient(ctx, p.id, { ...a, ...relayPageArgs(a), view })),
@@ -239,6 +253,46 @@ builder.objectFields(PatientType, (t) => ({
     },
   }),
 }));
+
+/**
+ * The nested chat lists a page plans for its items (src/schema/child-pages.ts): a page of
+ * patients' conversations and messages (by their phones), a page of conversations' messages, at
+ * whatever depth they are selected; the first page without filters only, as the fields' loaders.
+ */
+registerChildFields(PatientType, [
+  {
+    field: 'chatConversations',
+    resource: Conversation,
+    plan: (ctx, args) => {
+      const limit = firstConversationsLimit(ctx, { ...args, ...relayPageArgs(args) });
+      if (limit == null) return undefined;
+      return ofItemNumbers('Patient', (ids, view) => firstConversationsOfPatients(ctx, ids, view, limit));
+    },
+  },
+  {
+    field: 'chatMessages',
+    resource: Message,
+    plan: (ctx, args) => {
+      const limit = firstMessagesLimit(ctx, args);
+      if (limit == null) return undefined;
+      return ofItemNumbers('Patient', (ids, view) => firstMessagesOfPatients(ctx, ids, view, limit));
+    },
+  },
+]);
+
+registerChildFields(ConversationType, [
+  {
+    field: 'messages',
+    resource: Message,
+    plan: (ctx, args) => {
+      const limit = firstMessagesLimit(ctx, args);
+      if (limit == null) return undefined;
+      return ofItemNumbers('Conversation', (ids, view) =>
+        firstMessagesOfConversations(ctx, ids, view, limit),
+      );
+    },
+  },
+]);
 
 // ---------- Rest (served under /v1: src/rest/direct.ts) ----------
 

@@ -13,7 +13,7 @@ import { patientPayments } from '../../services/payments/payments.ts';
 import { includesOf, type Row, viewFor, viewOfSelection } from '../../services/resource.ts';
 import { patientTreatments } from '../../services/treatments/treatments.ts';
 import { builder } from '../builder.ts';
-import { prefetchChildPages, prefetchedPage, registerChildFields } from '../child-pages.ts';
+import { childListField, prefetchChildPages, prefetchedPage, registerChildFields } from '../child-pages.ts';
 import { argsOn, type Face, withServiceArgs } from '../face-args.ts';
 import { selectedFields } from '../selection.ts';
 import { connectionField, restOne, restPage, toConnection, toRestPage } from '../shared.ts';
@@ -67,7 +67,10 @@ const records: Records[] = [
   },
 ];
 
-registerChildFields(PatientType, records);
+registerChildFields(
+  PatientType,
+  records.map((r) => childListField(r.field, r.list)),
+);
 
 // ---------- Public (GraphQL) ----------
 
@@ -111,7 +114,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx, info) => {
       const view = viewOfSelection(Patient, patientSelection(info));
       const page = await listPatients(ctx, { ...args, ...relayPageArgs(args), view });
-      await prefetchChildPages(ctx, info, records, page.items);
+      await prefetchChildPages(ctx, info, page.items);
       return toConnection(page);
     },
   }),

@@ -2,11 +2,17 @@ import { allOf } from '../../auth/scopes.ts';
 import { relayPageArgs } from '../../db/list.ts';
 import type { RequestContext } from '../../lib/request-context.ts';
 import { viewOfSelection } from '../../services/resource.ts';
-import { deliveriesOf, listDeliveries } from '../../services/webhooks/deliveries.ts';
+import {
+  asParent,
+  deliveriesOf,
+  listDeliveries,
+  subscriptionDeliveries,
+} from '../../services/webhooks/deliveries.ts';
 import { WebhookDelivery } from '../../services/webhooks/delivery.resource.ts';
 import { WebhookSubscription } from '../../services/webhooks/webhook.resource.ts';
 import { getWebhook, listWebhooks } from '../../services/webhooks/webhooks.ts';
 import { builder } from '../builder.ts';
+import { childListField, prefetchChildPages, prefetchedPage, registerChildFields } from '../child-pages.ts';
 import { type Face, nameOn } from '../face-args.ts';
 import { nodeType, objectType } from '../resource-types.ts';
 import { selectedFields } from '../selection.ts';
@@ -37,8 +43,10 @@ builder.queryFields((t) => ({
     nullable: true,
     authScopes,
     description: `The clinic's webhook subscriptions. ${ORDER}`,
-    resolve: async (_root, args, ctx: RequestContext) => {
-      return toConnection(await listWebhooks(ctx, relayPageArgs(args)));
+    resolve: async (_root, args, ctx: RequestContext, info) => {
+      const page = await listWebhooks(ctx, relayPageArgs(args));
+      await prefetchChildPages(ctx, info, page.items);
+      return toConnection(page);
     },
   }),
   listWebhooks: t.field({
@@ -80,8 +88,15 @@ builder.objectFields(WebhookSubscriptionType, (t) => ({
     authScopes: allOf(WebhookDelivery.scopes),
     description: log('Public'),
     resolve: async (s, args, ctx: RequestContext, info) => {
+      const planned = prefetchedPage(s, info);
+      if (planned) return toConnection(planned);
       const view = viewOfSelection(WebhookDelivery, selectedFields(info, ['edges', 'node']));
       return toConnection(await deliveriesOf(ctx, s, view, args));
     },
   }),
 }));
+
+/** A page of subscriptions plans its items' first pages of deliveries (src/schema/child-pages.ts). */
+registerChildFields(WebhookSubscriptionType, [
+  childListField('deliveries', subscriptionDeliveries, { parentOf: asParent }),
+]);

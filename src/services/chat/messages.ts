@@ -1,15 +1,16 @@
 import { firstOfParents, type ListPage, mapPage, type PageArgs, readByIds, readPage } from '../../db/list.ts';
-import { decodeCursor, encodeCursor, parseLimit } from '../../db/pagination.ts';
-import { Message as MessageEntity, Patient as PatientEntity } from '../../entities/index.ts';
+import { decodeCursor, parseLimit } from '../../db/pagination.ts';
+import { Message as MessageEntity } from '../../entities/index.ts';
 import { notFound } from '../../lib/errors.ts';
 import { parseMessageId, tryParseId } from '../../lib/ids.ts';
 import { loader, type RequestContext, readsOf, type ServiceContext } from '../../lib/request-context.ts';
+import { emptyPage, firstPageOf } from '../child-lists.ts';
 import type { Row, View } from '../resource.ts';
 import { getConversationRow } from './conversations.ts';
 import { type MessageFilterArgs, messageFilters } from './filters.ts';
 import { messagesBySeq, messagesNewestFirst, syncStart } from './keysets.ts';
-import { type MatchedContext, MatchedPatients } from './matched-patients.ts';
-import { phoneOfPatient } from './patient-phone.ts';
+import { MatchedPatients } from './matched-patients.ts';
+import { phoneOfPatient, phonesOfPatients } from './patient-phone.ts';
 
 export type MessageListArgs = MessageFilterArgs & PageArgs & { view: View };
 
@@ -68,27 +69,12 @@ export async function messagesOfConversation(
   args: MessageListArgs & { first?: number | null; after?: string | null },
 ): Promise<ListPage<Row>> {
   const n = tryParseId('Conversation', conversationId);
-  const limit = batchable(ctx, args);
+  const limit = firstMessagesLimit(ctx, args);
   if (n == null || limit == null) return listConversationMessages(ctx, conversationId, args);
   const view = args.view;
-  const batch = await loader<number, Batched>(
-    ctx,
-    `conversation-messages:${limit}:${view.key}`,
-    async (ids) => {
-      const lists = await firstOfParents(
-        readsOf(ctx),
-        MessageEntity,
-        messagesNewestFirst,
-        'conversation',
-        view.read,
-        ids,
-        limit + 1,
-      );
-      const pc = await MatchedPatients.context(ctx, lists.flat(), 'patientPhone');
-      return lists.map((rows) => ({ rows, pc }));
-    },
+  return loader<number, ListPage<Row>>(ctx, `conversation-messages:${limit}:${view.key}`, (ids) =>
+    firstMessagesOfConversations(ctx, ids, view, limit),
   ).load(n);
-  return firstPage(batch, limit, view);
 }
 
 /**
@@ -102,54 +88,76 @@ export async function messagesOfPatient(
   args: MessageListArgs & { first?: number | null; after?: string | null },
 ): Promise<ListPage<Row>> {
   const n = tryParseId('Patient', patientId);
-  const limit = batchable(ctx, args);
+  const limit = firstMessagesLimit(ctx, args);
   if (n == null || limit == null) return listPatientMessages(ctx, patientId, args);
   const view = args.view;
-  const batch = await loader<number, Batched>(ctx, `patient-messages:${limit}:${view.key}`, async (ids) => {
-    const patients = await readByIds(readsOf(ctx), PatientEntity, { fields: ['phone'], joins: {} }, ids);
-    const phones = [...new Set(patients.map((p) => p?.phone).filter((p): p is string => !!p))];
-    const lists = phones.length
-      ? await firstOfParents(
-          readsOf(ctx),
-          MessageEntity,
-          messagesNewestFirst,
-          'patientPhone',
-          view.read,
-          phones,
-          limit + 1,
-        )
-      : [];
-    const pc = await MatchedPatients.context(ctx, lists.flat(), 'patientPhone');
-    const byPhone = new Map(phones.map((phone, i) => [phone, lists[i]]));
-    return patients.map((p) => ({ rows: (p?.phone && byPhone.get(p.phone)) || [], pc }));
-  }).load(n);
-  return firstPage(batch, limit, view);
+  return loader<number, ListPage<Row>>(ctx, `patient-messages:${limit}:${view.key}`, (ids) =>
+    firstMessagesOfPatients(ctx, ids, view, limit),
+  ).load(n);
 }
 
-/** The page size of a first page without filters (which batches), or null for any other page. */
-function batchable(
-  ctx: ServiceContext,
-  args: MessageListArgs & { first?: number | null; after?: string | null },
+/**
+ * The page size of a first page without filters (which many parents read at once), or null for
+ * any other page. Throws what the filters' checks refuse.
+ */
+export function firstMessagesLimit(
+  ctx: Pick<ServiceContext, 'principal'>,
+  args: MessageFilterArgs & { first?: number | null; after?: string | null },
 ): number | null {
   const filtered = Object.values(messageFilters(args, ctx.principal.country)).some((v) => v !== undefined);
   return filtered || args.after != null ? null : parseLimit(args.first ?? undefined, 'first');
 }
 
-/** One parent's rows of a batch, and the context that presents the whole batch. */
-interface Batched {
-  rows: Row[];
-  pc: MatchedContext;
+/**
+ * The first pages (no filters, `limit` each) of many conversations' messages at once: one
+ * statement for the messages, one for their matched patients.
+ */
+export async function firstMessagesOfConversations(
+  ctx: ServiceContext,
+  conversationIds: readonly number[],
+  view: View,
+  limit: number,
+): Promise<ListPage<Row>[]> {
+  return firstMessagesOf(ctx, 'conversation', conversationIds, view, limit);
 }
 
-/** A batched first page: `limit` of the rows read (one more tells whether another page exists). */
-function firstPage({ rows, pc }: Batched, limit: number, view: View): ListPage<Row> {
-  const page = rows.slice(0, limit);
-  const cursorAt = (i: number) => encodeCursor(messagesNewestFirst, page[i]);
-  return {
-    items: page.map((row) => view.present(row, pc)),
-    nextCursor: rows.length > limit ? cursorAt(page.length - 1) : null,
-    cursorAt,
-  };
+/**
+ * The first pages (no filters, `limit` each) of many patients' messages at once: those of their
+ * phones (an empty page for a patient without one, or unknown), with the phones and the
+ * messages' matched patients, three statements.
+ */
+export async function firstMessagesOfPatients(
+  ctx: ServiceContext & Partial<Pick<RequestContext, 'loaders'>>,
+  patientIds: readonly number[],
+  view: View,
+  limit: number,
+): Promise<ListPage<Row>[]> {
+  const phones = await phonesOfPatients(ctx, patientIds);
+  const distinct = [...new Set(phones.filter((p) => typeof p === 'string'))];
+  const pages = distinct.length ? await firstMessagesOf(ctx, 'patientPhone', distinct, view, limit) : [];
+  const byPhone = new Map(distinct.map((phone, i) => [phone, pages[i]]));
+  return phones.map((phone) => (phone && byPhone.get(phone)) || emptyPage());
+}
+
+/** The first pages of many parents' messages, newest first: one statement, and one for their matched patients. */
+async function firstMessagesOf(
+  ctx: ServiceContext,
+  parent: 'conversation' | 'patientPhone',
+  keys: readonly number[] | readonly string[],
+  view: View,
+  limit: number,
+): Promise<ListPage<Row>[]> {
+  const lists = await firstOfParents(
+    readsOf(ctx),
+    MessageEntity,
+    messagesNewestFirst,
+    parent,
+    view.read,
+    keys,
+    limit + 1,
+  );
+  const pc = await MatchedPatients.context(ctx, lists.flat(), 'patientPhone');
+  return lists.map((rows) => firstPageOf(messagesNewestFirst, rows, limit, (row) => view.present(row, pc)));
 }
 
 /**
@@ -167,7 +175,7 @@ export async function listPatientMessages(
     messageWhere(ctx, args);
     parseLimit(args.limit, args.limitParam);
     decodeCursor(messagesNewestFirst, args.cursor, args.cursorParam);
-    return { items: [], nextCursor: null, cursorAt: () => '' };
+    return emptyPage();
   }
   return pageOf(ctx, args, [{ patientPhone: phone }]);
 }

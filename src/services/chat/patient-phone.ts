@@ -17,16 +17,36 @@ export async function phoneOfPatient(
   patientId: string,
 ): Promise<string | null> {
   const n = tryParseId('Patient', patientId);
-  const row =
-    n == null
-      ? null
-      : ctx.loaders
-        ? await loader<number, Record<string, unknown> | null>(
-            ctx as RequestContext,
-            'patient-phone',
-            (ids) => readByIds(readsOf(ctx), PatientEntity, phoneRead, ids),
-          ).load(n)
-        : (await readByIds(readsOf(ctx), PatientEntity, phoneRead, [n]))[0];
+  const [row] = n == null ? [null] : await phoneRows(ctx, [n]);
   if (!row) throw notFound('patient', patientId);
   return (row.phone as string | null) ?? null;
+}
+
+/**
+ * The phones of many patients by number (null: no phone; undefined: no such patient), with the request's
+ * loaders in the same statement as every other phone the request reads at that moment (a page of
+ * patients' conversations and messages share one).
+ */
+export async function phonesOfPatients(
+  ctx: ServiceContext & Partial<Pick<RequestContext, 'loaders'>>,
+  ids: readonly number[],
+): Promise<(string | null | undefined)[]> {
+  const rows = await phoneRows(ctx, ids);
+  return rows.map((row) => (row ? ((row.phone as string | null) ?? null) : undefined));
+}
+
+type PhoneRow = Record<string, unknown> | null;
+
+async function phoneRows(
+  ctx: ServiceContext & Partial<Pick<RequestContext, 'loaders'>>,
+  ids: readonly number[],
+): Promise<PhoneRow[]> {
+  if (!ctx.loaders) return readByIds(readsOf(ctx), PatientEntity, phoneRead, ids);
+  const rows = await loader<number, PhoneRow>(ctx as RequestContext, 'patient-phone', (keys) =>
+    readByIds(readsOf(ctx), PatientEntity, phoneRead, keys),
+  ).loadMany(ids);
+  return rows.map((row) => {
+    if (row instanceof Error) throw row;
+    return row;
+  });
 }

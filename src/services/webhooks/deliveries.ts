@@ -36,7 +36,7 @@ export const subscriptionDeliveries: ChildList = {
 };
 
 /** What every attempt shows of its subscription (`subscription {id, url}`). */
-const asParent = (s: Row): Row => ({ id: s.id, url: s.url });
+export const asParent = (s: Row): Row => ({ id: s.id, url: s.url });
 
 /**
  * GET /v1/webhooks/{id}/deliveries: the subscription is read first, so a malformed, unknown,

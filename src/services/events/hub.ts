@@ -19,6 +19,10 @@ export class EventHub {
   private readonly byClinic = new Map<number, Set<Listener>>();
   private mark = 0;
   private count = 0;
+  /** Ids announced as committed and not yet published (the relay's idle pace leaves some). */
+  private readonly announced = new Set<number>();
+  /** Called as a subscriber arrives: the relay, idle without subscribers, catches up at once. */
+  onSubscribe: (() => void) | null = null;
 
   /**
    * Every event id up to this one has been published, or will never commit (the relay waits for
@@ -31,18 +35,37 @@ export class EventHub {
 
   advance(id: number): void {
     if (id > this.mark) this.mark = id;
+    for (const a of this.announced) if (a <= id) this.announced.delete(a);
   }
 
-  subscribe(clinicId: number, listener: Listener): () => void {
+  /** An id PostgreSQL announced as committed (the relay, as it hears it). */
+  announce(id: number): void {
+    if (id > this.mark) this.announced.add(id);
+  }
+
+  /**
+   * `listener` gets the clinic's events published from now on. `fromNow`: not those announced as
+   * committed before it subscribed (a subscription without `after` starts where it subscribed,
+   * however far behind the relay is); without it, every event above the watermark it read.
+   */
+  subscribe(clinicId: number, listener: Listener, opts: { fromNow?: boolean } = {}): () => void {
     let set = this.byClinic.get(clinicId);
     if (!set) {
       set = new Set();
       this.byClinic.set(clinicId, set);
     }
-    if (!set.has(listener)) this.count++;
-    set.add(listener);
+    let own = listener;
+    if (opts.fromNow && this.announced.size) {
+      const before = new Set(this.announced);
+      own = (e) => {
+        if (!before.has(e.id)) listener(e);
+      };
+    }
+    set.add(own);
+    this.count++;
+    this.onSubscribe?.();
     return () => {
-      if (set.delete(listener)) this.count--;
+      if (set.delete(own)) this.count--;
       if (set.size === 0 && this.byClinic.get(clinicId) === set) this.byClinic.delete(clinicId);
     };
   }

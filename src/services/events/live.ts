@@ -82,16 +82,20 @@ export function liveEvents(ctx: ServiceContext, hub: EventHub, args: LiveEventAr
   let buffer: LiveEvent[] | null = after === undefined ? null : [];
   let last = after ?? 0;
   const queue = asyncQueue<Row>(() => unsubscribe(), bounded);
-  const unsubscribe = hub.subscribe(ctx.principal.clinicId, (e) => {
-    if (!wanted(e)) return;
-    if (buffer) {
-      if (buffer.length >= MAX_UNREAD) queue.fail(tooFarBehind());
-      else buffer.push(e);
-    } else if (e.id > last) {
-      last = e.id;
-      queue.push(envelopeOnce(e));
-    }
-  });
+  const unsubscribe = hub.subscribe(
+    ctx.principal.clinicId,
+    (e) => {
+      if (!wanted(e)) return;
+      if (buffer) {
+        if (buffer.length >= MAX_UNREAD) queue.fail(tooFarBehind());
+        else buffer.push(e);
+      } else if (e.id > last) {
+        last = e.id;
+        queue.push(envelopeOnce(e));
+      }
+    },
+    { fromNow: after === undefined },
+  );
   // Read in the same tick as the subscription: nothing is published in between.
   const upTo = hub.watermark;
   if (after !== undefined) {
@@ -171,13 +175,17 @@ export function liveMapped<T>(
 ): AsyncQueue<T> {
   let chain: Promise<void> = Promise.resolve();
   const queue = asyncQueue<T>(() => unsubscribe(), bounded);
-  const unsubscribe = hub.subscribe(ctx.principal.clinicId, (e) => {
-    if (!filter(e)) return;
-    chain = chain
-      .then(async () => {
-        if (!queue.closed) queue.push(await map(e));
-      })
-      .catch((err) => queue.fail(err));
-  });
+  const unsubscribe = hub.subscribe(
+    ctx.principal.clinicId,
+    (e) => {
+      if (!filter(e)) return;
+      chain = chain
+        .then(async () => {
+          if (!queue.closed) queue.push(await map(e));
+        })
+        .catch((err) => queue.fail(err));
+    },
+    { fromNow: true },
+  );
   return queue;
 }

@@ -33,6 +33,7 @@ export class EventHub {
     return this.mark;
   }
 
+  /** Called by the relay at the end of each advance (not per event: the purge walks the set). */
   advance(id: number): void {
     if (id > this.mark) this.mark = id;
     for (const a of this.announced) if (a <= id) this.announced.delete(a);
@@ -72,7 +73,7 @@ export class EventHub {
 
   /** Ids only ascend: the relay publishes an event once every lower id has settled. */
   publish(event: LiveEvent): void {
-    this.advance(event.id);
+    if (event.id > this.mark) this.mark = event.id;
     const set = this.byClinic.get(event.clinicId);
     if (!set) return;
     for (const listener of [...set]) {

@@ -203,21 +203,23 @@ export async function startEventRelay(opts: {
 
   function schedule() {
     if (!started) return;
-    flushing ??= pause().then(advance).then(
-      () => {
-        flushing = null;
-        // Disconnected, the reconnect schedules the catch-up: no spinning meanwhile.
-        if (current() && (heard > highest || catchUp)) schedule();
-      },
-      (err) => {
-        flushing = null;
-        if (closed || !current()) return;
-        // Reconnected while this advance failed on the old connection: the catch-up is owed now.
-        if (catchUp) schedule();
-        // Anything else waits for the next event (or the next reconnect).
-        else logger.warn({ err }, 'event relay could not read events back');
-      },
-    );
+    flushing ??= pause()
+      .then(advance)
+      .then(
+        () => {
+          flushing = null;
+          // Disconnected, the reconnect schedules the catch-up: no spinning meanwhile.
+          if (current() && (heard > highest || catchUp)) schedule();
+        },
+        (err) => {
+          flushing = null;
+          if (closed || !current()) return;
+          // Reconnected while this advance failed on the old connection: the catch-up is owed now.
+          if (catchUp) schedule();
+          // Anything else waits for the next event (or the next reconnect).
+          else logger.warn({ err }, 'event relay could not read events back');
+        },
+      );
   }
 
   function onNotification(payload: string | undefined) {

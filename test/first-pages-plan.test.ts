@@ -96,4 +96,33 @@ describe('first pages of many parents', () => {
     );
     expect(lists).toEqual([[]]);
   });
+
+  it('answer a parent named twice with its one list', async () => {
+    const [row] = await sql().execute<{ patient_id: number }[]>(
+      'select patient_id from appointment where clinic_id = ? group by patient_id having count(*) >= 2 limit 1',
+      [clinicId],
+    );
+    const e = scopedEm(app.orm.em, clinicId);
+    const read = { fields: ['startAt'], joins: {} };
+    const [once] = await firstOfParents(
+      e,
+      Appointment,
+      appointmentKeyset,
+      'patient',
+      read,
+      [row.patient_id],
+      2,
+    );
+    const twice = await firstOfParents(
+      e,
+      Appointment,
+      appointmentKeyset,
+      'patient',
+      read,
+      [row.patient_id, row.patient_id],
+      2,
+    );
+    expect(once).toHaveLength(2);
+    expect(twice.map((l) => l.map((r) => r.id))).toEqual([once.map((r) => r.id), once.map((r) => r.id)]);
+  });
 });

@@ -192,6 +192,8 @@ export async function firstOfParents(
   };
   const col = (prop: string) => `"${meta.properties[prop].fieldNames[0]}"`;
   const byText = typeof parentIds[0] === 'string';
+  // Each parent once: the lateral reads per element, so a parent named twice would read twice.
+  const unique = [...new Set<number | string>(parentIds)];
   const window = windowOrder(keyset, col);
   const extra =
     Object.keys(filters)
@@ -207,7 +209,7 @@ export async function firstOfParents(
               select * from "${meta.tableName}" as "e" where "clinic_id" = ? and ${col(parent)} = "p"."id"${extra}
               order by ${window} limit ?) as "e"`,
       params: [
-        byText ? textArray(parentIds as string[]) : `{${parentIds.join(',')}}`,
+        byText ? textArray(unique as string[]) : `{${unique.join(',')}}`,
         tenant,
         ...Object.values(filters),
         ...(rowSql?.params ?? []),

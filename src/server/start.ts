@@ -50,6 +50,8 @@ export async function startHttpServer(opts: {
   corsOrigins?: readonly string[];
   /** On close, how long requests in flight may take to finish before their connections are cut. */
   shutdownGraceMs?: number;
+  /** The event relay's pace with no subscriber in this process (relay.ts IDLE_ADVANCE_MS; tests lengthen it). */
+  relayIdleMs?: number;
   /** The network's callback secret; a random one per process when absent (the sandbox's own). */
   networkSecret?: string;
   /** Receipt delays of the sandbox network, in ms. */
@@ -121,6 +123,7 @@ export async function startHttpServer(opts: {
     em: opts.orm.em,
     hub: app.eventHub,
     tag: secrets.fingerprint,
+    ...(opts.relayIdleMs ? { idleAdvanceMs: opts.relayIdleMs } : {}),
   });
   try {
     await proveConnections(opts.orm, relay, secrets);

@@ -45,9 +45,12 @@ export class EventHub {
   }
 
   /**
-   * `listener` gets the clinic's events published from now on. `fromNow`: not those announced as
-   * committed before it subscribed (a subscription without `after` starts where it subscribed,
-   * however far behind the relay is); without it, every event above the watermark it read.
+   * `listener` gets the clinic's events published from now on: every one above the watermark it
+   * read. `fromNow` (a subscription without `after`): not those the relay would have published
+   * already had it kept up, however far behind it is (idle, it advances every 100 ms): the ids
+   * announced as committed in one unbroken run just above the watermark (nothing below them is
+   * still in flight). An announced id above a gap still comes, with the lower ones, so what the
+   * subscriber sees is every event above some id, as before.
    */
   subscribe(clinicId: number, listener: Listener, opts: { fromNow?: boolean } = {}): () => void {
     let set = this.byClinic.get(clinicId);
@@ -57,13 +60,17 @@ export class EventHub {
     }
     let own = listener;
     if (opts.fromNow && this.announced.size) {
-      const before = new Set(this.announced);
-      own = (e) => {
-        if (!before.has(e.id)) listener(e);
-      };
+      let settled = this.mark;
+      while (this.announced.has(settled + 1)) settled++;
+      if (settled > this.mark) {
+        own = (e) => {
+          if (e.id > settled) listener(e);
+        };
+      }
     }
+    const size = set.size;
     set.add(own);
-    this.count++;
+    if (set.size > size) this.count++;
     this.onSubscribe?.();
     return () => {
       if (set.delete(own)) this.count--;

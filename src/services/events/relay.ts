@@ -108,7 +108,10 @@ export async function startEventRelay(opts: {
   hub: EventHub;
   /** Added to the connection's application_name: what other instances read of this one (the secrets' fingerprint). */
   tag?: string;
+  /** The pace with no subscriber (IDLE_ADVANCE_MS). */
+  idleAdvanceMs?: number;
 }): Promise<EventRelay> {
+  const idleMs = opts.idleAdvanceMs ?? IDLE_ADVANCE_MS;
   let closed = false;
   let flushing: Promise<void> | null = null;
   /** Every event id up to this one has been published, or will never commit. */
@@ -186,11 +189,11 @@ export async function startEventRelay(opts: {
   /** An idle advance waiting for its time, and how to start it now. */
   let idle: { timer: NodeJS.Timeout; now: () => void } | null = null;
 
-  /** The next tick, or with no subscriber (and no catch-up owed) IDLE_ADVANCE_MS later. */
+  /** The next tick, or with no subscriber (and no catch-up owed) `idleMs` later. */
   function pause(): Promise<void> {
     if (opts.hub.size > 0 || catchUp) return new Promise<void>((resolve) => setImmediate(resolve));
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => start(), IDLE_ADVANCE_MS).unref();
+      const timer = setTimeout(() => start(), idleMs).unref();
       const start = () => {
         clearTimeout(timer);
         idle = null;

@@ -131,4 +131,18 @@ describe('child pages planned at the page of patients', () => {
     );
     expect(r.body.errors[0]).toMatchObject({ extensions: { code: 'validation_failed', param: 'first' } });
   });
+
+  it('reads nothing for a list the variables leave out (@include / @skip on it)', async () => {
+    const q = `query($with: Boolean!) { patients(first: 3) { edges { node { id
+      appointments(first: 2) @include(if: $with) { edges { node { id } } }
+      treatments(first: 2) @skip(if: $with) { edges { node { id } } } } } } }`;
+    const out = await run(q, { with: false });
+    expect(out.body.errors).toBeUndefined();
+    expect(out.appointments).toHaveLength(0);
+    expect(out.sql.filter((x) => /from "treatment"/.test(x))).toHaveLength(1);
+    const inn = await run(q, { with: true });
+    expect(inn.appointments).toHaveLength(1);
+    expect(inn.sql.filter((x) => /from "treatment"/.test(x))).toHaveLength(0);
+    expect(inn.body.data.patients.edges[0].node.appointments.edges).toBeDefined();
+  });
 });

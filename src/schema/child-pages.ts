@@ -2,9 +2,12 @@ import {
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLField,
+  GraphQLIncludeDirective,
   type GraphQLObjectType,
   type GraphQLResolveInfo,
+  GraphQLSkipDirective,
   getArgumentValues,
+  getDirectiveValues,
   getNamedType,
   isObjectType,
   type SelectionSetNode,
@@ -202,6 +205,8 @@ async function prefetchLevel(
 
 async function prefetchOne(ctx: RequestContext, doc: Doc, p: Planned, items: readonly Row[]): Promise<void> {
   if (!mayReach(ctx.principal, p.scopes)) return;
+  // A field this request's variables leave out (`@include(if: $x)` on it) is not read for it.
+  if (!p.nodes.some((n) => included(n, doc.variableValues))) return;
   let read: FirstPages | undefined;
   try {
     read = p.child.plan(ctx, serviceArgs(getArgumentValues(p.field, p.nodes[0], doc.variableValues)));
@@ -293,6 +298,13 @@ function nodesAt(doc: Doc, nodes: readonly FieldNode[], path: readonly string[])
       .filter((f) => f.name.value === name);
   }
   return at.flatMap((n) => (n.selectionSet ? fieldsIn(doc, n.selectionSet) : []));
+}
+
+/** Whether `@skip`/`@include` on the field node itself keep it, with these variables. */
+function included(node: FieldNode, variables: Doc['variableValues']): boolean {
+  if (!node.directives?.length) return true;
+  if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false;
+  return getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false;
 }
 
 function fieldsIn(doc: Doc, set: SelectionSetNode): FieldNode[] {

@@ -267,6 +267,19 @@ describe('GraphQL', () => {
     });
   });
 
+  it('an omitted variable takes its default, non-null ones included; an explicit null for one is refused', async () => {
+    const q =
+      'query($n: Int! = 2, $query: String = "Re") { patients(first: $n, query: $query) { edges { node { firstName } } } }';
+    const omitted = await gql(q);
+    expect(omitted.body.errors).toBeUndefined();
+    expect(omitted.body.data.patients.edges).toEqual([{ node: { firstName: 'Rex' } }]);
+    const given = await gql(q, { n: 3, query: null });
+    expect(given.body.errors).toBeUndefined();
+    expect(given.body.data.patients.edges).toHaveLength(3);
+    const nulled = await gql(q, { n: null });
+    expect(nulled.body.errors?.[0].message).toMatch(/\$n/);
+  });
+
   it('invalid documents are invalid_request', async () => {
     const r = await gql('{ patients { nope } }');
     expect(r.body.errors[0].extensions.code).toBe('invalid_request');

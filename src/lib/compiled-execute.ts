@@ -4,10 +4,12 @@ import {
   type ExecutionResult,
   execute,
   type GraphQLSchema,
+  getOperationAST,
+  valueFromASTUntyped,
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 
-type Compiled = CompiledQuery | ExecutionResult;
+type Compiled = (CompiledQuery & { defaults: readonly [string, unknown][] }) | ExecutionResult;
 
 /**
  * Compiled queries per schema and document. Keyed weakly: SOFA's route documents live as long as
@@ -29,10 +31,39 @@ function compiledFor(schema: GraphQLSchema, document: DocumentNode, operationNam
   }
   let compiled = byDoc.get(operationName);
   if (!compiled) {
-    compiled = compileQuery(schema, document, operationName || undefined);
+    const query = compileQuery(schema, document, operationName || undefined);
+    compiled = isCompiledQuery(query)
+      ? Object.assign(query, { defaults: defaultsOf(document, operationName) })
+      : query;
     byDoc.set(operationName, compiled);
   }
   return compiled;
+}
+
+/**
+ * The operation's variables that have a default, with it as a client would send it. graphql-jit
+ * refuses an omitted non-null variable with a default (`$n: Int! = 3`), which GraphQL allows and
+ * graphql-js runs with the default: an omitted one is given its default before jit coerces it.
+ */
+function defaultsOf(document: DocumentNode, operationName: string): [string, unknown][] {
+  const operation = getOperationAST(document, operationName || undefined);
+  return (operation?.variableDefinitions ?? []).flatMap((v) =>
+    v.defaultValue ? [[v.variable.name.value, valueFromASTUntyped(v.defaultValue)] as [string, unknown]] : [],
+  );
+}
+
+function withDefaults(
+  variables: ExecutionArgs['variableValues'],
+  defaults: readonly [string, unknown][],
+): Record<string, unknown> {
+  const given = variables ?? {};
+  let out: Record<string, unknown> | undefined;
+  for (const [name, value] of defaults) {
+    if (name in given) continue;
+    out ??= { ...given };
+    out[name] = value;
+  }
+  return out ?? given;
 }
 
 /** A schema whose documents run on another (src/schema/execution-schema.ts). */
@@ -61,7 +92,9 @@ export function compiledExecute(args: ExecutionArgs): ExecutionResult | Promise<
   if (twin && document) args = { ...args, schema: twin.schema, document };
   const compiled = compiledFor(args.schema, args.document, args.operationName ?? '');
   if (!isCompiledQuery(compiled)) return execute(args);
-  return compiled.query(args.rootValue, args.contextValue, args.variableValues ?? {}) as
-    | ExecutionResult
-    | Promise<ExecutionResult>;
+  return compiled.query(
+    args.rootValue,
+    args.contextValue,
+    withDefaults(args.variableValues, compiled.defaults),
+  ) as ExecutionResult | Promise<ExecutionResult>;
 }

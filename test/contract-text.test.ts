@@ -210,6 +210,32 @@ describe('the webhook URL rule', () => {
   });
 });
 
+describe('the rule for a URL the service downloads from (media, recordings)', () => {
+  const downloads = (text: string) => /download/i.test(text) && statesRule(text);
+
+  it('OpenAPI: wherever it says which URLs pass, it says what a test clinic may use too', () => {
+    const stated = descriptions(doc, '').filter(([, text]) => downloads(text));
+    // The send's media.url, the recording's url and its operation.
+    expect(stated.length).toBeGreaterThanOrEqual(3);
+    for (const [where, text] of stated) expectTestClinicException(where, text);
+  });
+
+  it('GraphQL: likewise, on every field, argument and input field', () => {
+    const stated: [string, string][] = [];
+    for (const type of Object.values(sdl.getTypeMap())) {
+      if (type.name.startsWith('__') || !(isObjectType(type) || isInputObjectType(type))) continue;
+      for (const field of Object.values<any>(type.getFields())) {
+        if (field.description) stated.push([`${type.name}.${field.name}`, field.description]);
+        for (const arg of field.args ?? [])
+          if (arg.description) stated.push([`${type.name}.${field.name}(${arg.name})`, arg.description]);
+      }
+    }
+    const about = stated.filter(([, text]) => downloads(text));
+    expect(about.length).toBeGreaterThanOrEqual(2);
+    for (const [where, text] of about) expectTestClinicException(where, text);
+  });
+});
+
 // ---------- the 202 of a sample event ----------
 
 describe("a sample event's 202", () => {

@@ -14,6 +14,10 @@ export interface AddressPolicy {
   loopback: boolean;
 }
 
+/** How the contracts state the rule for a URL the service downloads from (media, recordings). */
+export const DOWNLOAD_URL_RULE =
+  "https to a public address (a test clinic's, cg_test_ keys, may also be plain http and a loopback address: docs/test-mode.md)";
+
 /** The host of a URL without IPv6 brackets. */
 export const bareHost = (u: URL) => (u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname);
 

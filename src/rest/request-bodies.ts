@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DOWNLOAD_URL_RULE } from '../lib/address-policy.ts';
 import { allWrites } from '../services/all-writes.ts';
 import { NETWORK_NOT_CONFIGURED_ERROR } from '../services/chat/networks.ts';
 import { CAPTION_MAX, PARAM_MAX, SEND_FIELDS, TEXT_MAX } from '../services/chat/send-input.ts';
@@ -171,7 +172,7 @@ const chatBodies: Record<string, BodyDoc> = {
         param: 'Idempotency-Key',
       },
       '422': validation(
-        'not exactly one of text, template or media; a bad `to`; an unknown or unsendable template (two different messages); params not of the template’s parameter_count; media that is not the declared type, too large, not downloadable or not at an allowed https address; a query parameter (this endpoint takes none)',
+        `not exactly one of text, template or media; a bad \`to\`; an unknown or unsendable template (two different messages); params not of the template’s parameter_count; media that is not the declared type, too large, not downloadable, or at a URL the rule refuses (${DOWNLOAD_URL_RULE}); a query parameter (this endpoint takes none)`,
         "Unknown template 'reminder'. GET /v1/chat/templates lists the clinic's templates.",
         'template',
       ),

@@ -1,5 +1,6 @@
 import { readByIds } from '../../db/list.ts';
 import { Call as CallEntity, Clinic, Patient } from '../../entities/index.ts';
+import { DOWNLOAD_URL_RULE } from '../../lib/address-policy.ts';
 import { AppError, invalid, notFound } from '../../lib/errors.ts';
 import { tryParseId } from '../../lib/ids.ts';
 import { type RequestContext, readsOf } from '../../lib/request-context.ts';
@@ -38,8 +39,7 @@ export const addCallRecordingInput = z.strictObject({
     .max(2048)
     .refine((url) => !carriesCredentials(url), CREDENTIALS_REFUSAL)
     .meta({
-      description:
-        'Where the phone system holds the audio: https, without a user name or password (a presigned link that lasts a few minutes will do). The service downloads it and keeps its own copy.',
+      description: `Where the phone system holds the audio: ${DOWNLOAD_URL_RULE}, without a user name or password (a presigned link that lasts a few minutes will do). The service downloads it and keeps its own copy.`,
     }),
 });
 
@@ -199,8 +199,7 @@ export const addCallRecording = defineWrite({
   status: 200,
   tag: 'Calls',
   summary: "Add a call's recording",
-  description:
-    'Downloads the audio at url (https; MP3, WAV, Ogg/Opus, M4A/MP4, WebM, FLAC, AAC or AMR, sniffed from its bytes; up to the media size limit) and keeps the service’s own copy; GET /v1/calls/{id}/recording then links to it. Only for a call reported with recorded: true (else 422, param recorded); a call has one recording (a second is a 409). Records call.recording.available.',
+  description: `Downloads the audio at url (${DOWNLOAD_URL_RULE}; MP3, WAV, Ogg/Opus, M4A/MP4, WebM, FLAC, AAC or AMR, sniffed from its bytes; up to the media size limit) and keeps the service’s own copy; GET /v1/calls/{id}/recording then links to it. Only for a call reported with recorded: true (else 422, param recorded); a call has one recording (a second is a 409). Records call.recording.available.`,
   scopes: ['calls:write'],
   input: addCallRecordingInput,
   example: { url: 'https://pbx.example.com/recordings/8841.mp3' },

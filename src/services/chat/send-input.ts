@@ -1,3 +1,4 @@
+import { DOWNLOAD_URL_RULE } from '../../lib/address-policy.ts';
 import { AppError } from '../../lib/errors.ts';
 import { toE164 } from '../../lib/phone.ts';
 import { CREDENTIALS_REFUSAL, carriesCredentials } from '../../lib/url-credentials.ts';
@@ -24,8 +25,7 @@ export const SEND_FIELDS = {
   params: "Positional: params[0] fills {{1}}. Exactly the template's parameter_count.",
   media: 'An image or a document, downloaded during the request.',
   mediaType: 'image (JPEG or PNG) or document (PDF).',
-  mediaUrl:
-    'An https URL, without a user name or password, the service downloads during the request (up to 16 MB); a presigned link valid a few minutes suffices.',
+  mediaUrl: `A URL the service downloads during the request (up to 16 MB): ${DOWNLOAD_URL_RULE}, without a user name or password; a presigned link valid a few minutes suffices.`,
   mediaFilename:
     "Documents only: the name the patient sees; defaults to the URL's file name; .pdf appended when missing.",
   mediaCaption:

@@ -7736,7 +7736,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Where the phone system holds the audio: https, without a user name or password (a presigned link that lasts a few minutes will do). The service downloads it and keeps its own copy. */
+                    /** @description Where the phone system holds the audio: https to a public address (a test clinic's, cg_test_ keys, may also be plain http and a loopback address: docs/test-mode.md), without a user name or password (a presigned link that lasts a few minutes will do). The service downloads it and keeps its own copy. */
                     url: string;
                 };
             };
@@ -10033,7 +10033,7 @@ export interface operations {
                         type: "image" | "document";
                         /**
                          * Format: uri
-                         * @description An https URL, without a user name or password, the service downloads during the request (up to 16 MB); a presigned link valid a few minutes suffices.
+                         * @description A URL the service downloads during the request (up to 16 MB): https to a public address (a test clinic's, cg_test_ keys, may also be plain http and a loopback address: docs/test-mode.md), without a user name or password; a presigned link valid a few minutes suffices.
                          */
                         url: string;
                         /** @description Documents only: the name the patient sees; defaults to the URL's file name; .pdf appended when missing. */
@@ -10161,7 +10161,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `validation_failed`: not exactly one of text, template or media; a bad `to`; an unknown or unsendable template (two different messages); params not of the template’s parameter_count; media that is not the declared type, too large, not downloadable or not at an allowed https address; a query parameter (this endpoint takes none); `param` names the field. */
+            /** @description `validation_failed`: not exactly one of text, template or media; a bad `to`; an unknown or unsendable template (two different messages); params not of the template’s parameter_count; media that is not the declared type, too large, not downloadable, or at a URL the rule refuses (https to a public address (a test clinic's, cg_test_ keys, may also be plain http and a loopback address: docs/test-mode.md)); a query parameter (this endpoint takes none); `param` names the field. */
             422: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];

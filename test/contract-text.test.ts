@@ -236,6 +236,26 @@ describe('the rule for a URL the service downloads from (media, recordings)', ()
   });
 });
 
+describe("OpenAPI operations' descriptions", () => {
+  it('every operation says what it does, beyond the scopes it needs', () => {
+    const bare: string[] = [];
+    for (const [path, item] of Object.entries<any>(doc.paths))
+      for (const [method, op] of Object.entries<any>(item)) {
+        if (!op?.responses) continue;
+        const text = String(op.description ?? '').replace(/\n*Scopes: [^\n]*$/, '');
+        if (text.trim().length < 20) bare.push(`${method.toUpperCase()} ${path}`);
+      }
+    expect(bare).toEqual([]);
+  });
+
+  it("REST's texts name REST's parameters, not GraphQL's", () => {
+    for (const [path, item] of Object.entries<any>(doc.paths))
+      for (const [method, op] of Object.entries<any>(item))
+        if (op?.description)
+          expect(op.description, `${method} ${path}`).not.toMatch(/\bupdatedSince\b|[a-z]+At\b/);
+  });
+});
+
 // ---------- the 202 of a sample event ----------
 
 describe("a sample event's 202", () => {

@@ -33,7 +33,9 @@ interface Records {
   plural: string;
   singular: string;
   type: any;
-  description: string;
+  /** What the list holds, and its order (newest first by its time, or oldest first by id). */
+  what: string;
+  order: 'newest' | 'oldest';
 }
 
 /** A client of a veterinary clinic (`own_…`); node(id:) reaches it. */
@@ -45,45 +47,48 @@ const records: Records[] = [
     plural: 'appointments',
     singular: 'appointment',
     type: AppointmentType,
-    description: 'Appointments, newest first by start; with updatedSince, oldest change first.',
+    what: 'Appointments',
+    order: 'newest',
   },
   {
     list: treatmentRecords,
     plural: 'treatments',
     singular: 'treatment',
     type: TreatmentType,
-    description: 'Treatments, newest first by performedAt; with updatedSince, oldest change first.',
+    what: 'Treatments',
+    order: 'newest',
   },
   {
     list: paymentRecords,
     plural: 'payments',
     singular: 'payment',
     type: PaymentType,
-    description: 'Payments and refunds, newest first by paidAt; with updatedSince, oldest change first.',
+    what: 'Payments and refunds',
+    order: 'newest',
   },
   {
     list: callRecords,
     plural: 'calls',
     singular: 'call',
     type: CallType,
-    description:
-      "Calls the clinic's phone system reported, newest first by startedAt; with updatedSince, oldest change first.",
+    what: "Calls the clinic's phone system reported",
+    order: 'newest',
   },
   {
     list: animalRecords,
     plural: 'animals',
     singular: 'animal',
     type: PatientType,
-    description:
-      "Veterinary clinics: the animals (the clinic's patients), oldest first; with updatedSince, oldest change first.",
+    what: "Veterinary clinics: the animals (the clinic's patients)",
+    order: 'oldest',
   },
   {
     list: clientRecords,
     plural: 'clients',
     singular: 'client',
     type: ClientType,
-    description:
-      "Veterinary clinics: the animals' owners, oldest first; with updatedSince, oldest change first.",
+    what: "Veterinary clinics: the animals' owners",
+    order: 'oldest',
   },
 ];
 
@@ -92,6 +97,12 @@ const cap = (s: string) => s[0].toUpperCase() + s.slice(1);
 /** An id filter's text: `patient_id` → only the records of that patient. */
 const refDescription = (param: string, kind: keyof typeof prefixes) =>
   `Only those of this ${param.replace(/_id$/, '').replace(/_/g, ' ')} (an id such as ${prefixes[kind]}_1).`;
+
+/** The list's description, with its fields named as `face` names them. */
+function describe(r: Records, face: Face): string {
+  const order = r.order === 'newest' ? `newest first by ${timeOf(r, face)}` : 'oldest first';
+  return `${r.what}, ${order}; with ${face === 'Public' ? 'updatedSince' : 'updated_since'}, oldest change first.`;
+}
 
 /** The field `from` and `to` bound (the list's time), as `face` names it. */
 function timeOf(r: Records, face: Face): string {
@@ -144,7 +155,7 @@ builder.queryFields((t) => {
       subGraphs: ['Public'],
       nullable: true,
       authScopes,
-      description: r.description,
+      description: describe(r, 'Public'),
       args: filterArgs('Public'),
       resolve: (_root: unknown, args: any, ctx: RequestContext, info: GraphQLResolveInfo) =>
         withServiceArgs(args, async (a) => {
@@ -157,6 +168,7 @@ builder.queryFields((t) => {
       type: restPage(`${cap(r.singular)}ListPage`, r.type),
       subGraphs: ['Rest'],
       authScopes,
+      description: describe(r, 'Rest'),
       args: {
         ...filterArgs('Rest'),
         limit: t.arg({ type: 'Limit', required: false, description: 'Page size, 1 to 100 (default 25).' }),
@@ -171,6 +183,7 @@ builder.queryFields((t) => {
       type: restOne(`${cap(r.singular)}Body`, r.type),
       subGraphs: ['Rest'],
       authScopes,
+      description: `One ${r.singular}, by its id; 404 when the clinic has none with it.`,
       args: {
         id: t.arg.string({ required: true }),
         response_format: t.arg.string({ required: false }),

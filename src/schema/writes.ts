@@ -135,6 +135,8 @@ builder.mutationFields((t) => {
       type: body,
       subGraphs: ['Rest'],
       authScopes,
+      // The operation's description in the OpenAPI document (rest/openapi-operation.ts).
+      ...(op.description ? { description: op.description } : {}),
       ...(hasId(op)
         ? {
             args: {

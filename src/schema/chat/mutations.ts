@@ -242,6 +242,8 @@ builder.mutationFields((t) => ({
   restSendMessage: t.field({
     type: SendResult,
     subGraphs: ['Rest'],
+    description:
+      "Sends text, a template or media (with an optional caption) to a patient phone through the clinic's messaging number. Free text inside the 24-hour window goes out as it is; outside it, wrapped in the clinic's marketing template. The message is recorded queued; its receipts follow as chat.message.* events.",
     authScopes: chatWrite,
     resolve: async (_root, _args, ctx) => {
       // The REST body as the Rest type says it: meta.caption is null when there is none.
@@ -252,6 +254,7 @@ builder.mutationFields((t) => ({
   restReactToMessage: t.field({
     type: MessageBody,
     subGraphs: ['Rest'],
+    description: "Sets, replaces or (with null) withdraws the clinic's emoji reaction to a message.",
     authScopes: chatWrite,
     args: { id: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => ({ data: await restWrite(ctx, reactToMessage, args) }),
@@ -259,6 +262,7 @@ builder.mutationFields((t) => ({
   restMarkConversationHandled: t.field({
     type: ConversationBody,
     subGraphs: ['Rest'],
+    description: "Marks a conversation handled or not handled (the inbox's to-do state).",
     authScopes: chatWrite,
     args: { id: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx) => ({ data: await restWrite(ctx, markConversationHandled, args) }),

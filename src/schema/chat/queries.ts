@@ -316,6 +316,8 @@ builder.queryFields((t) => {
     listConversations: t.field({
       type: ConversationPage,
       subGraphs: ['Rest'],
+      description:
+        "The clinic's conversations, most recent activity first; with updated_since, ascending mutation order (incremental sync).",
       authScopes: chatRead,
       args: { ...conversationArgs(t, 'Rest'), ...page },
       resolve: async (_root, args, ctx) =>
@@ -324,6 +326,7 @@ builder.queryFields((t) => {
     getConversation: t.field({
       type: ConversationBody,
       subGraphs: ['Rest'],
+      description: 'One conversation, by its id; 404 when the clinic has none with it.',
       authScopes: chatRead,
       args: { id: t.arg.string({ required: true }) },
       resolve: async (_root, args, ctx) => ({ data: await getConversation(ctx, args.id, conversationView) }),
@@ -331,6 +334,8 @@ builder.queryFields((t) => {
     listConversationMessages: t.field({
       type: MessagePage,
       subGraphs: ['Rest'],
+      description:
+        "A conversation's messages, inbound and outbound merged, newest first; with updated_since, ascending mutation order.",
       authScopes: chatRead,
       args: { id: t.arg.string({ required: true }), ...restMessageArgs },
       resolve: async (_root, args, ctx) =>
@@ -339,6 +344,8 @@ builder.queryFields((t) => {
     listMessages: t.field({
       type: MessagePage,
       subGraphs: ['Rest'],
+      description:
+        'Inbound and outbound messages across conversations, newest first; with updated_since, ascending mutation order.',
       authScopes: chatRead,
       args: restMessageArgs,
       resolve: async (_root, args, ctx) =>
@@ -347,6 +354,7 @@ builder.queryFields((t) => {
     getMessage: t.field({
       type: MessageBody,
       subGraphs: ['Rest'],
+      description: 'One message (in_<n> or out_<n>); 404 when the clinic has none with that id.',
       authScopes: chatRead,
       args: { id: t.arg.string({ required: true }) },
       resolve: async (_root, args, ctx) => ({ data: await getMessage(ctx, args.id, messageView) }),
@@ -362,6 +370,7 @@ builder.queryFields((t) => {
     listTemplates: t.field({
       type: TemplateList,
       subGraphs: ['Rest'],
+      description: "The message templates of the clinic's messaging number, with whether each can be sent.",
       authScopes: allOf(Template.scopes),
       args: { sendable: t.arg.string({ required: false, description: 'true: only sendable ones.' }) },
       resolve: async (_root, args, ctx) => ({
@@ -371,6 +380,7 @@ builder.queryFields((t) => {
     listPatientChatMessages: t.field({
       type: MessagePage,
       subGraphs: ['Rest'],
+      description: "Messages of the patient's phone, newest first; empty when the patient has no phone.",
       authScopes: patientChat,
       args: { id: t.arg.string({ required: true, description: 'Patient id.' }), ...page },
       resolve: async (_root, args, ctx) =>

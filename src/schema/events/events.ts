@@ -71,6 +71,7 @@ builder.queryFields((t) => ({
   getEvent: t.field({
     type: restOne('EventBody', EventType),
     subGraphs: ['Rest'],
+    description: 'One event, as a webhook delivery carries it; 404 when the clinic has none with that id.',
     authScopes,
     args: { id: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx: RequestContext) => ({ data: await getEvent(ctx, args.id) }),

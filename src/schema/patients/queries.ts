@@ -32,6 +32,8 @@ interface Records {
   list: ChildList;
   type: any;
   description: string;
+  /** The same, with REST's names. */
+  restDescription: string;
   /** Its own filters, named as `face` names them (face-args.ts). */
   filterArgs?: (t: any, face: Face) => Record<string, any>;
 }
@@ -43,6 +45,7 @@ const records: Records[] = [
     list: patientAppointments,
     type: AppointmentType,
     description: "The patient's appointments, newest first by start.",
+    restDescription: "The patient's appointments, newest first by start.",
   },
   {
     field: 'treatments',
@@ -50,6 +53,7 @@ const records: Records[] = [
     list: patientTreatments,
     type: TreatmentType,
     description: "The patient's treatments, newest first by performedAt.",
+    restDescription: "The patient's treatments, newest first by performed_at.",
     filterArgs: (t, face) =>
       argsOn(face, {
         appointment_id: t.arg.string({
@@ -64,6 +68,7 @@ const records: Records[] = [
     list: patientPayments,
     type: PaymentType,
     description: "The patient's payments and refunds, newest first by paidAt.",
+    restDescription: "The patient's payments and refunds, newest first by paid_at.",
   },
 ];
 
@@ -182,6 +187,8 @@ builder.queryFields((t) => {
       type: PatientPage,
       subGraphs: ['Rest'],
       authScopes: patientScopes,
+      description:
+        'Patients (animals at veterinary clinics), oldest first, filtered by phone, email or a name prefix.',
       args: {
         phone: t.arg.string({ required: false }),
         email: t.arg.string({ required: false }),
@@ -199,6 +206,8 @@ builder.queryFields((t) => {
       type: PatientBody,
       subGraphs: ['Rest'],
       authScopes: patientScopes,
+      description:
+        'One patient (an animal at a veterinary clinic), by its id; 404 when the clinic has none with it.',
       args: { id, response_format: t.arg.string({ required: false }), include },
       resolve: async (_root, args, ctx) => {
         const view = viewFor(Patient, groupsOfRequest(args, includesOf(Patient)));
@@ -210,6 +219,7 @@ builder.queryFields((t) => {
     fields[r.restName] = t.field({
       type: restPage(`${r.list.resource.name}Page`, r.type),
       subGraphs: ['Rest'],
+      description: r.restDescription,
       authScopes: allOf([...Patient.scopes, ...r.list.resource.scopes]),
       args: { id, ...(r.filterArgs?.(t, 'Rest') ?? {}), ...limitArgs, include },
       resolve: async (_root: unknown, args: any, ctx: RequestContext) =>

@@ -63,6 +63,7 @@ builder.queryFields((t) => ({
   getWebhook: t.field({
     type: restOne('WebhookSubscriptionBody', WebhookSubscriptionType),
     subGraphs: ['Rest'],
+    description: 'One webhook subscription, its secret masked; 404 when the clinic has none with that id.',
     authScopes,
     args: { id: t.arg.string({ required: true }) },
     resolve: async (_root, args, ctx: RequestContext) => ({ data: await getWebhook(ctx, args.id) }),

@@ -9,13 +9,17 @@ export interface paths {
         };
         /**
          * Search patients
-         * @description Scopes: `patients:read`.
+         * @description Patients (animals at veterinary clinics), oldest first, filtered by phone, email or a name prefix.
+         *
+         *     Scopes: `patients:read`.
          */
         get: operations["listPatients"];
         put?: never;
         /**
          * Create a patient
-         * @description Scopes: `patients:write`.
+         * @description Dental clinics (at veterinary ones, POST /v1/clients and /v1/animals). A first_name or a last_name is required. Records patient.created.
+         *
+         *     Scopes: `patients:write`.
          */
         post: operations["restCreatePatient"];
         delete?: never;
@@ -33,7 +37,9 @@ export interface paths {
         };
         /**
          * Get a patient
-         * @description Scopes: `patients:read`.
+         * @description One patient (an animal at a veterinary clinic), by its id; 404 when the clinic has none with it.
+         *
+         *     Scopes: `patients:read`.
          */
         get: operations["getPatient"];
         put?: never;
@@ -43,7 +49,9 @@ export interface paths {
         head?: never;
         /**
          * Change a patient
-         * @description Scopes: `patients:write`.
+         * @description Dental clinics. Absent fields are kept, null clears one; a patient keeps a first_name or a last_name. Records patient.updated.
+         *
+         *     Scopes: `patients:write`.
          */
         patch: operations["restUpdatePatient"];
         trace?: never;
@@ -57,7 +65,9 @@ export interface paths {
         };
         /**
          * A patient's appointments
-         * @description Scopes: `patients:read`, `appointments:read`.
+         * @description The patient's appointments, newest first by start.
+         *
+         *     Scopes: `patients:read`, `appointments:read`.
          */
         get: operations["listPatientAppointments"];
         put?: never;
@@ -77,13 +87,17 @@ export interface paths {
         };
         /**
          * A patient's treatments
-         * @description Scopes: `patients:read`, `treatments:read`.
+         * @description The patient's treatments, newest first by performed_at.
+         *
+         *     Scopes: `patients:read`, `treatments:read`.
          */
         get: operations["listPatientTreatments"];
         put?: never;
         /**
          * Record a treatment of a patient
-         * @description Scopes: `treatments:write`.
+         * @description price defaults to the menu item's price, status to planned. Records treatment.created.
+         *
+         *     Scopes: `treatments:write`.
          */
         post: operations["restCreateTreatment"];
         delete?: never;
@@ -101,13 +115,17 @@ export interface paths {
         };
         /**
          * A patient's payments and refunds
-         * @description Scopes: `patients:read`, `payments:read`.
+         * @description The patient's payments and refunds, newest first by paid_at.
+         *
+         *     Scopes: `patients:read`, `payments:read`.
          */
         get: operations["listPatientPayments"];
         put?: never;
         /**
          * Record a payment of a patient
-         * @description Scopes: `payments:write`.
+         * @description currency defaults to the clinic's, paid_at to now, billing_account_id to the clinic's only account. A full card number or security code anywhere is a 422. Records payment.recorded.
+         *
+         *     Scopes: `payments:write`.
          */
         post: operations["restRecordPayment"];
         delete?: never;
@@ -125,7 +143,9 @@ export interface paths {
         };
         /**
          * Chat messages of a patient's phone
-         * @description Scopes: `patients:read`, `chat:read`.
+         * @description Messages of the patient's phone, newest first; empty when the patient has no phone.
+         *
+         *     Scopes: `patients:read`, `chat:read`.
          */
         get: operations["listPatientChatMessages"];
         put?: never;
@@ -145,13 +165,17 @@ export interface paths {
         };
         /**
          * Appointments
-         * @description Scopes: `appointments:read`.
+         * @description Appointments, newest first by start; with updated_since, oldest change first.
+         *
+         *     Scopes: `appointments:read`.
          */
         get: operations["listAppointments"];
         put?: never;
         /**
          * Book an appointment
-         * @description Scopes: `appointments:write`.
+         * @description A booking that overlaps another active appointment of the same provider is a 409 naming it; of two bookings racing for one slot exactly one succeeds. Records appointment.created.
+         *
+         *     Scopes: `appointments:write`.
          */
         post: operations["restCreateAppointment"];
         delete?: never;
@@ -169,7 +193,9 @@ export interface paths {
         };
         /**
          * Get an appointment
-         * @description Scopes: `appointments:read`.
+         * @description One appointment, by its id; 404 when the clinic has none with it.
+         *
+         *     Scopes: `appointments:read`.
          */
         get: operations["getAppointment"];
         put?: never;
@@ -179,7 +205,9 @@ export interface paths {
         head?: never;
         /**
          * Change an appointment
-         * @description Scopes: `appointments:write`.
+         * @description Time, status, provider, branch, type or note. Moving start alone keeps the length; a move onto another active booking of the provider is a 409. A cancelled appointment cannot be changed. Records appointment.updated.
+         *
+         *     Scopes: `appointments:write`.
          */
         patch: operations["restUpdateAppointment"];
         trace?: never;
@@ -193,7 +221,9 @@ export interface paths {
         };
         /**
          * Treatments
-         * @description Scopes: `treatments:read`.
+         * @description Treatments, newest first by performed_at; with updated_since, oldest change first.
+         *
+         *     Scopes: `treatments:read`.
          */
         get: operations["listTreatments"];
         put?: never;
@@ -213,7 +243,9 @@ export interface paths {
         };
         /**
          * Get a treatment
-         * @description Scopes: `treatments:read`.
+         * @description One treatment, by its id; 404 when the clinic has none with it.
+         *
+         *     Scopes: `treatments:read`.
          */
         get: operations["getTreatment"];
         put?: never;
@@ -223,7 +255,9 @@ export interface paths {
         head?: never;
         /**
          * Change a treatment
-         * @description Scopes: `treatments:write`.
+         * @description Any field but the patient; changing treatment_id keeps the price. A cancelled treatment cannot be changed (409). Records treatment.updated.
+         *
+         *     Scopes: `treatments:write`.
          */
         patch: operations["restUpdateTreatment"];
         trace?: never;
@@ -237,7 +271,9 @@ export interface paths {
         };
         /**
          * Payments and refunds
-         * @description Scopes: `payments:read`.
+         * @description Payments and refunds, newest first by paid_at; with updated_since, oldest change first.
+         *
+         *     Scopes: `payments:read`.
          */
         get: operations["listPayments"];
         put?: never;
@@ -257,7 +293,9 @@ export interface paths {
         };
         /**
          * Get a payment or refund
-         * @description Scopes: `payments:read`.
+         * @description One payment, by its id; 404 when the clinic has none with it.
+         *
+         *     Scopes: `payments:read`.
          */
         get: operations["getPayment"];
         put?: never;
@@ -277,13 +315,17 @@ export interface paths {
         };
         /**
          * Calls
-         * @description Scopes: `calls:read`.
+         * @description Calls the clinic's phone system reported, newest first by started_at; with updated_since, oldest change first.
+         *
+         *     Scopes: `calls:read`.
          */
         get: operations["listCalls"];
         put?: never;
         /**
          * Report a completed call
-         * @description Scopes: `calls:write`.
+         * @description From the clinic's phone system, once the call ended. The patient is matched by the other side's phone (from for an inbound call, to for an outbound one). Records call.completed, with recording.available false and transcript.status null.
+         *
+         *     Scopes: `calls:write`.
          */
         post: operations["restCreateCall"];
         delete?: never;
@@ -301,7 +343,9 @@ export interface paths {
         };
         /**
          * Get a call
-         * @description Scopes: `calls:read`.
+         * @description One call, by its id; 404 when the clinic has none with it.
+         *
+         *     Scopes: `calls:read`.
          */
         get: operations["getCall"];
         put?: never;
@@ -311,7 +355,9 @@ export interface paths {
         head?: never;
         /**
          * Set a call's note
-         * @description Scopes: `calls:write`.
+         * @description Adds, changes or (null) clears the staff's note. Records call.updated.
+         *
+         *     Scopes: `calls:write`.
          */
         patch: operations["restUpdateCall"];
         trace?: never;
@@ -333,7 +379,9 @@ export interface paths {
         put?: never;
         /**
          * Add a call's recording
-         * @description Scopes: `calls:write`.
+         * @description Downloads the audio at url (https to a public address (a test clinic's, cg_test_ keys, may also be plain http and a loopback address: docs/test-mode.md); MP3, WAV, Ogg/Opus, M4A/MP4, WebM, FLAC, AAC or AMR, sniffed from its bytes; up to the media size limit) and keeps the service’s own copy; GET /v1/calls/{id}/recording then links to it. Only for a call reported with recorded: true (else 422, param recorded); a call has one recording (a second is a 409). Records call.recording.available.
+         *
+         *     Scopes: `calls:write`.
          */
         post: operations["restAddCallRecording"];
         delete?: never;
@@ -351,13 +399,17 @@ export interface paths {
         };
         /**
          * Animals (veterinary)
-         * @description Scopes: `patients:read`.
+         * @description Veterinary clinics: the animals (the clinic's patients), oldest first; with updated_since, oldest change first.
+         *
+         *     Scopes: `patients:read`.
          */
         get: operations["listAnimals"];
         put?: never;
         /**
          * Add an animal
-         * @description Scopes: `patients:write`.
+         * @description Veterinary clinics: an animal of an existing client (client_id); its phone and email are the client's. A breed_id must be one of species_id's breeds (given alone, it sets the species). Records animal.created; the answer and the event embed owner and species.
+         *
+         *     Scopes: `patients:write`.
          */
         post: operations["restCreateAnimal"];
         delete?: never;
@@ -375,7 +427,9 @@ export interface paths {
         };
         /**
          * Get an animal (veterinary)
-         * @description Scopes: `patients:read`.
+         * @description One animal, by its id; 404 when the clinic has none with it.
+         *
+         *     Scopes: `patients:read`.
          */
         get: operations["getAnimal"];
         put?: never;
@@ -385,7 +439,9 @@ export interface paths {
         head?: never;
         /**
          * Change an animal
-         * @description Scopes: `patients:write`.
+         * @description Veterinary clinics. Absent fields are kept, null clears one; a new client_id moves the animal to that client (and its phone and email). Records animal.updated.
+         *
+         *     Scopes: `patients:write`.
          */
         patch: operations["restUpdateAnimal"];
         trace?: never;
@@ -399,13 +455,17 @@ export interface paths {
         };
         /**
          * Clients (veterinary)
-         * @description Scopes: `patients:read`.
+         * @description Veterinary clinics: the animals' owners, oldest first; with updated_since, oldest change first.
+         *
+         *     Scopes: `patients:read`.
          */
         get: operations["listClients"];
         put?: never;
         /**
          * Add a client
-         * @description Scopes: `patients:write`.
+         * @description Veterinary clinics: an owner, to whom animals are then added (POST /v1/animals). A first_name or a last_name is required. Records no event (a client without animals appears in none).
+         *
+         *     Scopes: `patients:write`.
          */
         post: operations["restCreateClient"];
         delete?: never;
@@ -423,7 +483,9 @@ export interface paths {
         };
         /**
          * Get a client (veterinary)
-         * @description Scopes: `patients:read`.
+         * @description One client, by its id; 404 when the clinic has none with it.
+         *
+         *     Scopes: `patients:read`.
          */
         get: operations["getClient"];
         put?: never;
@@ -433,7 +495,9 @@ export interface paths {
         head?: never;
         /**
          * Change a client
-         * @description Scopes: `patients:write`.
+         * @description Veterinary clinics. Absent fields are kept, null clears one. The client's phone and email are copied to each of its animals, and each animal records animal.updated.
+         *
+         *     Scopes: `patients:write`.
          */
         patch: operations["restUpdateClient"];
         trace?: never;
@@ -454,7 +518,9 @@ export interface paths {
         get: operations["getProviderWorkingHours"];
         /**
          * Replace a provider's working hours
-         * @description Scopes: `catalog:write`.
+         * @description Replaces the provider's whole week at once (an empty list clears it) and answers it as GET does, ordered by weekday and start. Times are the clinic's wall-clock times. The week's version is the provider's updated_at (the ETag of GET and PUT): If-Match with it refuses a PUT over a week changed since (412). Sending the same week again changes nothing.
+         *
+         *     Scopes: `catalog:write`.
          */
         put: operations["restSetWorkingHours"];
         post?: never;
@@ -495,7 +561,9 @@ export interface paths {
         };
         /**
          * Conversations
-         * @description Scopes: `chat:read`.
+         * @description The clinic's conversations, most recent activity first; with updated_since, ascending mutation order (incremental sync).
+         *
+         *     Scopes: `chat:read`.
          */
         get: operations["listConversations"];
         put?: never;
@@ -515,7 +583,9 @@ export interface paths {
         };
         /**
          * Get a conversation
-         * @description Scopes: `chat:read`.
+         * @description One conversation, by its id; 404 when the clinic has none with it.
+         *
+         *     Scopes: `chat:read`.
          */
         get: operations["getConversation"];
         put?: never;
@@ -535,7 +605,9 @@ export interface paths {
         };
         /**
          * A conversation's messages
-         * @description Scopes: `chat:read`.
+         * @description A conversation's messages, inbound and outbound merged, newest first; with updated_since, ascending mutation order.
+         *
+         *     Scopes: `chat:read`.
          */
         get: operations["listConversationMessages"];
         put?: never;
@@ -555,13 +627,17 @@ export interface paths {
         };
         /**
          * Messages across conversations
-         * @description Scopes: `chat:read`.
+         * @description Inbound and outbound messages across conversations, newest first; with updated_since, ascending mutation order.
+         *
+         *     Scopes: `chat:read`.
          */
         get: operations["listMessages"];
         put?: never;
         /**
          * Send a message
-         * @description Scopes: `chat:write`.
+         * @description Sends text, a template or media (with an optional caption) to a patient phone through the clinic's messaging number. Free text inside the 24-hour window goes out as it is; outside it, wrapped in the clinic's marketing template. The message is recorded queued; its receipts follow as chat.message.* events.
+         *
+         *     Scopes: `chat:write`.
          */
         post: operations["restSendMessage"];
         delete?: never;
@@ -579,7 +655,9 @@ export interface paths {
         };
         /**
          * Get a message
-         * @description Scopes: `chat:read`.
+         * @description One message (in_<n> or out_<n>); 404 when the clinic has none with that id.
+         *
+         *     Scopes: `chat:read`.
          */
         get: operations["getMessage"];
         put?: never;
@@ -621,7 +699,9 @@ export interface paths {
         };
         /**
          * Message templates
-         * @description Scopes: `chat:read`.
+         * @description The message templates of the clinic's messaging number, with whether each can be sent.
+         *
+         *     Scopes: `chat:read`.
          */
         get: operations["listTemplates"];
         put?: never;
@@ -649,7 +729,9 @@ export interface paths {
         put?: never;
         /**
          * Trigger a sample event
-         * @description Scopes: `webhooks:manage`.
+         * @description Test clinics only (a live clinic's key: 403 `test_mode_only`). Delivers a sample event of `type` to every enabled subscription of the clinic that receives the type, as a real event of that type would be (`cli events trigger <type>` calls this). Accepted (202) with the sample's envelope. Its `data` is a fixed sample of the type's object (docs/events.md, Samples), not one of the clinic: its ids name nothing. The envelope carries `test: true`; the sample is never listed by GET /v1/events nor streamed to GraphQL subscriptions, and shows in the delivery log like any delivery. One attempt, not retried on the schedule. Only subscriptions the key sees receive it (none receiving a chat.* type, or every type, for a key without chat:read). No such enabled subscription receives the type: 409. A chat.* type on a key without chat:read: 403.
+         *
+         *     Scopes: `webhooks:manage`.
          */
         post: operations["restTriggerEvent"];
         delete?: never;
@@ -667,7 +749,9 @@ export interface paths {
         };
         /**
          * Get an event
-         * @description Scopes: `webhooks:manage`.
+         * @description One event, as a webhook delivery carries it; 404 when the clinic has none with that id.
+         *
+         *     Scopes: `webhooks:manage`.
          */
         get: operations["getEvent"];
         put?: never;
@@ -695,7 +779,9 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to events
-         * @description Scopes: `webhooks:manage`.
+         * @description The answer is the only one that carries the whole secret (every read masks it); keep it, or delete and subscribe again. An Idempotency-Key replay answers it whole only while it is still the subscription's secret (masked after a rotation or a DELETE), and is a 404 once the subscription is out of the key's sight. Delivery (docs/events.md, Delivery): at least once (deduplicate on the event id), one POST per attempt signed with the secret; a 2xx answer within 10 s (by default) succeeds, anything else (3xx included: redirects are not followed) fails; failed attempts are retried after 10 s, 1 min, 5 min, 30 min, 2 h, 5 h, 8 h, 8 h (±20 %), about 24 h in all; a subscription whose every attempt failed for 72 h is disabled (disabled_at, disabled_reason) until POST /v1/webhooks/{id}/recover. The url: https, its host resolving to a public address; a test clinic's (cg_test_ keys) may also be plain http and a loopback address, such as http://localhost:4242/hooks (docs/test-mode.md); another, or one whose host resolves to a private, link-local, multicast or metadata address in either mode, is a 422 (url). An unknown type: 422 (event_types); a chat.* type on a key without chat:read: 403.
+         *
+         *     Scopes: `webhooks:manage`.
          */
         post: operations["restCreateWebhook"];
         delete?: never;
@@ -713,21 +799,27 @@ export interface paths {
         };
         /**
          * Get a webhook subscription
-         * @description Scopes: `webhooks:manage`.
+         * @description One webhook subscription, its secret masked; 404 when the clinic has none with that id.
+         *
+         *     Scopes: `webhooks:manage`.
          */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
          * Delete a subscription
-         * @description Scopes: `webhooks:manage`.
+         * @description Nothing more is delivered to it: its queued attempts, retries included, are dropped, and an attempt already under way checks again before it sends. Answers the subscription as it was deleted (enabled false); afterwards it is a 404 and is not listed.
+         *
+         *     Scopes: `webhooks:manage`.
          */
         delete: operations["restDeleteWebhook"];
         options?: never;
         head?: never;
         /**
          * Change a subscription
-         * @description Scopes: `webhooks:manage`.
+         * @description Absent fields are kept; description null clears it. The url is checked as on creation (422 url), event_types as well (422 event_types; a chat.* type on a key without chat:read: 403). A subscription receiving a type the key may not see (a chat.* type, or every type, without chat:read) is out of its sight: 404, as on every webhook route. enabled false disables it (disabled_reason says so); enabled true enables a disabled one (its failure streak starts again) without queuing the events it missed: POST /v1/webhooks/{id}/recover does that. The secret is not changed here: POST /v1/webhooks/{id}/rotate-secret. Events already queued are delivered to the URL the subscription has when they are attempted. Records no event (the catalog has no webhook type).
+         *
+         *     Scopes: `webhooks:manage`.
          */
         patch: operations["restUpdateWebhook"];
         trace?: never;
@@ -771,7 +863,9 @@ export interface paths {
         put?: never;
         /**
          * Add a branch
-         * @description Scopes: `catalog:write`.
+         * @description Answers the new entry (detailed). Records no event: the spec has no catalog events.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restCreateBranch"];
         delete?: never;
@@ -801,7 +895,9 @@ export interface paths {
         head?: never;
         /**
          * Change a branch
-         * @description Scopes: `catalog:write`.
+         * @description Absent fields are kept, null clears a nullable one. A disabled entry can be changed too. Records no event.
+         *
+         *     Scopes: `catalog:write`.
          */
         patch: operations["restUpdateBranch"];
         trace?: never;
@@ -823,7 +919,9 @@ export interface paths {
         put?: never;
         /**
          * Add a appointment type
-         * @description Scopes: `catalog:write`.
+         * @description Answers the new entry (detailed). Records no event: the spec has no catalog events.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restCreateAppointmentType"];
         delete?: never;
@@ -853,7 +951,9 @@ export interface paths {
         head?: never;
         /**
          * Change a appointment type
-         * @description Scopes: `catalog:write`.
+         * @description Absent fields are kept, null clears a nullable one. A disabled entry can be changed too. Records no event.
+         *
+         *     Scopes: `catalog:write`.
          */
         patch: operations["restUpdateAppointmentType"];
         trace?: never;
@@ -875,7 +975,9 @@ export interface paths {
         put?: never;
         /**
          * Add a appointment status
-         * @description Scopes: `catalog:write`.
+         * @description Answers the new entry (detailed). Records no event: the spec has no catalog events.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restCreateAppointmentStatus"];
         delete?: never;
@@ -905,7 +1007,9 @@ export interface paths {
         head?: never;
         /**
          * Change a appointment status
-         * @description Scopes: `catalog:write`.
+         * @description Absent fields are kept, null clears a nullable one. A disabled entry can be changed too. Records no event.
+         *
+         *     Scopes: `catalog:write`.
          */
         patch: operations["restUpdateAppointmentStatus"];
         trace?: never;
@@ -927,7 +1031,9 @@ export interface paths {
         put?: never;
         /**
          * Add a treatment menu item
-         * @description Scopes: `catalog:write`.
+         * @description Answers the new entry (detailed). Records no event: the spec has no catalog events.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restCreateTreatmentMenuItem"];
         delete?: never;
@@ -957,7 +1063,9 @@ export interface paths {
         head?: never;
         /**
          * Change a treatment menu item
-         * @description Scopes: `catalog:write`.
+         * @description Absent fields are kept, null clears a nullable one. A disabled entry can be changed too. Records no event.
+         *
+         *     Scopes: `catalog:write`.
          */
         patch: operations["restUpdateTreatmentMenuItem"];
         trace?: never;
@@ -979,7 +1087,9 @@ export interface paths {
         put?: never;
         /**
          * Add a provider
-         * @description Scopes: `catalog:write`.
+         * @description Answers the new entry (detailed). Records no event: the spec has no catalog events.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restCreateProvider"];
         delete?: never;
@@ -1009,7 +1119,9 @@ export interface paths {
         head?: never;
         /**
          * Change a provider
-         * @description Scopes: `catalog:write`.
+         * @description Absent fields are kept, null clears a nullable one. A disabled entry can be changed too. Records no event.
+         *
+         *     Scopes: `catalog:write`.
          */
         patch: operations["restUpdateProvider"];
         trace?: never;
@@ -1031,7 +1143,9 @@ export interface paths {
         put?: never;
         /**
          * Add a billing account
-         * @description Scopes: `catalog:write`.
+         * @description Answers the new entry (detailed). Records no event: the spec has no catalog events.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restCreateBillingAccount"];
         delete?: never;
@@ -1061,7 +1175,9 @@ export interface paths {
         head?: never;
         /**
          * Change a billing account
-         * @description Scopes: `catalog:write`.
+         * @description Absent fields are kept, null clears a nullable one. A disabled entry can be changed too. Records no event.
+         *
+         *     Scopes: `catalog:write`.
          */
         patch: operations["restUpdateBillingAccount"];
         trace?: never;
@@ -1083,7 +1199,9 @@ export interface paths {
         put?: never;
         /**
          * Add a species
-         * @description Scopes: `catalog:write`.
+         * @description Answers the new entry (detailed). Records no event: the spec has no catalog events.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restCreateSpecies"];
         delete?: never;
@@ -1113,7 +1231,9 @@ export interface paths {
         head?: never;
         /**
          * Change a species
-         * @description Scopes: `catalog:write`.
+         * @description Absent fields are kept, null clears a nullable one. A disabled entry can be changed too. Records no event.
+         *
+         *     Scopes: `catalog:write`.
          */
         patch: operations["restUpdateSpecies"];
         trace?: never;
@@ -1135,7 +1255,9 @@ export interface paths {
         put?: never;
         /**
          * Add a breed
-         * @description Scopes: `catalog:write`.
+         * @description Answers the new entry (detailed). Records no event: the spec has no catalog events.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restCreateBreed"];
         delete?: never;
@@ -1165,7 +1287,9 @@ export interface paths {
         head?: never;
         /**
          * Change a breed
-         * @description Scopes: `catalog:write`.
+         * @description Absent fields are kept, null clears a nullable one. A disabled entry can be changed too. Records no event.
+         *
+         *     Scopes: `catalog:write`.
          */
         patch: operations["restUpdateBreed"];
         trace?: never;
@@ -1187,7 +1311,9 @@ export interface paths {
         put?: never;
         /**
          * Add a vaccine
-         * @description Scopes: `catalog:write`, `vaccines:read`.
+         * @description Answers the new entry (detailed). Records no event: the spec has no catalog events.
+         *
+         *     Scopes: `catalog:write`, `vaccines:read`.
          */
         post: operations["restCreateVaccine"];
         delete?: never;
@@ -1217,7 +1343,9 @@ export interface paths {
         head?: never;
         /**
          * Change a vaccine
-         * @description Scopes: `catalog:write`, `vaccines:read`.
+         * @description Absent fields are kept, null clears a nullable one. A disabled entry can be changed too. Records no event.
+         *
+         *     Scopes: `catalog:write`, `vaccines:read`.
          */
         patch: operations["restUpdateVaccine"];
         trace?: never;
@@ -1239,7 +1367,9 @@ export interface paths {
         put?: never;
         /**
          * Add a measurement
-         * @description Scopes: `catalog:write`, `measurements:read`.
+         * @description Answers the new entry (detailed). Records no event: the spec has no catalog events.
+         *
+         *     Scopes: `catalog:write`, `measurements:read`.
          */
         post: operations["restCreateMeasurement"];
         delete?: never;
@@ -1269,7 +1399,9 @@ export interface paths {
         head?: never;
         /**
          * Change a measurement
-         * @description Scopes: `catalog:write`, `measurements:read`.
+         * @description Absent fields are kept, null clears a nullable one. A disabled entry can be changed too. Records no event.
+         *
+         *     Scopes: `catalog:write`, `measurements:read`.
          */
         patch: operations["restUpdateMeasurement"];
         trace?: never;
@@ -1285,7 +1417,9 @@ export interface paths {
         put?: never;
         /**
          * Mark a conversation handled or unhandled
-         * @description Scopes: `chat:write`.
+         * @description Marks a conversation handled or not handled (the inbox's to-do state).
+         *
+         *     Scopes: `chat:write`.
          */
         post: operations["restMarkConversationHandled"];
         delete?: never;
@@ -1305,7 +1439,9 @@ export interface paths {
         put?: never;
         /**
          * React to a message
-         * @description Scopes: `chat:write`.
+         * @description Sets, replaces or (with null) withdraws the clinic's emoji reaction to a message.
+         *
+         *     Scopes: `chat:write`.
          */
         post: operations["restReactToMessage"];
         delete?: never;
@@ -1325,7 +1461,9 @@ export interface paths {
         put?: never;
         /**
          * Cancel an appointment
-         * @description Scopes: `appointments:write`.
+         * @description Sets cancelled_at (and cancellation_reason); the slot is free again. Cancelling twice is a 409. Records appointment.cancelled.
+         *
+         *     Scopes: `appointments:write`.
          */
         post: operations["restCancelAppointment"];
         delete?: never;
@@ -1345,7 +1483,9 @@ export interface paths {
         put?: never;
         /**
          * Add a call's transcript
-         * @description Scopes: `calls:write`.
+         * @description completed (with segments, and a summary) or failed (neither: none will arrive). Only after the recording (else 422, param recording), for an answered call (param answered) with a non-zero duration (param duration), at a clinic with AI transcription on (param ai_transcription_enabled); a call has one transcript (a second is a 409). Records call.transcript.completed or call.transcript.failed.
+         *
+         *     Scopes: `calls:write`.
          */
         post: operations["restAddCallTranscript"];
         delete?: never;
@@ -1365,7 +1505,9 @@ export interface paths {
         put?: never;
         /**
          * Refund a payment
-         * @description Scopes: `payments:write`.
+         * @description A new payment row with is_refund and refund_of_id, answered (201); amount defaults to what is left to refund, and refunds never exceed the payment (422). Records payment.recorded for the refund and payment.cancelled with the original payment's data.
+         *
+         *     Scopes: `payments:write`.
          */
         post: operations["restRefundPayment"];
         delete?: never;
@@ -1385,7 +1527,9 @@ export interface paths {
         put?: never;
         /**
          * Cancel a payment or refund
-         * @description Scopes: `payments:write`.
+         * @description Sets cancelled_at; a payment's active refunds are cancelled with it. Cancelling twice is a 409. Records payment.cancelled for it and for each refund cancelled with it.
+         *
+         *     Scopes: `payments:write`.
          */
         post: operations["restCancelPayment"];
         delete?: never;
@@ -1405,7 +1549,9 @@ export interface paths {
         put?: never;
         /**
          * Cancel a treatment
-         * @description Scopes: `treatments:write`.
+         * @description Sets cancelled_at (and cancellation_reason). Cancelling twice is a 409. Records treatment.cancelled.
+         *
+         *     Scopes: `treatments:write`.
          */
         post: operations["restCancelTreatment"];
         delete?: never;
@@ -1425,7 +1571,9 @@ export interface paths {
         put?: never;
         /**
          * Disable a branch
-         * @description Scopes: `catalog:write`.
+         * @description Takes the branch out of its list and out of reach of new writes (naming it is then a 422); what named it keeps naming it, and GET by id still answers it with disabled_at set. Disabling a disabled entry changes nothing.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restDisableBranch"];
         delete?: never;
@@ -1445,7 +1593,9 @@ export interface paths {
         put?: never;
         /**
          * Enable again a branch
-         * @description Scopes: `catalog:write`.
+         * @description Puts a disabled branch back in its list. Enabling an offered entry changes nothing.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restEnableBranch"];
         delete?: never;
@@ -1465,7 +1615,9 @@ export interface paths {
         put?: never;
         /**
          * Disable a appointment type
-         * @description Scopes: `catalog:write`.
+         * @description Takes the appointment type out of its list and out of reach of new writes (naming it is then a 422); what named it keeps naming it, and GET by id still answers it with disabled_at set. Disabling a disabled entry changes nothing.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restDisableAppointmentType"];
         delete?: never;
@@ -1485,7 +1637,9 @@ export interface paths {
         put?: never;
         /**
          * Enable again a appointment type
-         * @description Scopes: `catalog:write`.
+         * @description Puts a disabled appointment type back in its list. Enabling an offered entry changes nothing.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restEnableAppointmentType"];
         delete?: never;
@@ -1505,7 +1659,9 @@ export interface paths {
         put?: never;
         /**
          * Disable a appointment status
-         * @description Scopes: `catalog:write`.
+         * @description Takes the appointment status out of its list and out of reach of new writes (naming it is then a 422); what named it keeps naming it, and GET by id still answers it with disabled_at set. Disabling a disabled entry changes nothing.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restDisableAppointmentStatus"];
         delete?: never;
@@ -1525,7 +1681,9 @@ export interface paths {
         put?: never;
         /**
          * Enable again a appointment status
-         * @description Scopes: `catalog:write`.
+         * @description Puts a disabled appointment status back in its list. Enabling an offered entry changes nothing.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restEnableAppointmentStatus"];
         delete?: never;
@@ -1545,7 +1703,9 @@ export interface paths {
         put?: never;
         /**
          * Disable a treatment menu item
-         * @description Scopes: `catalog:write`.
+         * @description Takes the treatment menu item out of its list and out of reach of new writes (naming it is then a 422); what named it keeps naming it, and GET by id still answers it with disabled_at set. Disabling a disabled entry changes nothing.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restDisableTreatmentMenuItem"];
         delete?: never;
@@ -1565,7 +1725,9 @@ export interface paths {
         put?: never;
         /**
          * Enable again a treatment menu item
-         * @description Scopes: `catalog:write`.
+         * @description Puts a disabled treatment menu item back in its list. Enabling an offered entry changes nothing.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restEnableTreatmentMenuItem"];
         delete?: never;
@@ -1585,7 +1747,9 @@ export interface paths {
         put?: never;
         /**
          * Disable a provider
-         * @description Scopes: `catalog:write`.
+         * @description Takes the provider out of its list and out of reach of new writes (naming it is then a 422); what named it keeps naming it, and GET by id still answers it with disabled_at set. Disabling a disabled entry changes nothing.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restDisableProvider"];
         delete?: never;
@@ -1605,7 +1769,9 @@ export interface paths {
         put?: never;
         /**
          * Enable again a provider
-         * @description Scopes: `catalog:write`.
+         * @description Puts a disabled provider back in its list. Enabling an offered entry changes nothing.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restEnableProvider"];
         delete?: never;
@@ -1625,7 +1791,9 @@ export interface paths {
         put?: never;
         /**
          * Disable a billing account
-         * @description Scopes: `catalog:write`.
+         * @description Takes the billing account out of its list and out of reach of new writes (naming it is then a 422); what named it keeps naming it, and GET by id still answers it with disabled_at set. Disabling a disabled entry changes nothing.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restDisableBillingAccount"];
         delete?: never;
@@ -1645,7 +1813,9 @@ export interface paths {
         put?: never;
         /**
          * Enable again a billing account
-         * @description Scopes: `catalog:write`.
+         * @description Puts a disabled billing account back in its list. Enabling an offered entry changes nothing.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restEnableBillingAccount"];
         delete?: never;
@@ -1665,7 +1835,9 @@ export interface paths {
         put?: never;
         /**
          * Disable a species
-         * @description Scopes: `catalog:write`.
+         * @description Takes the species out of its list and out of reach of new writes (naming it is then a 422); what named it keeps naming it, and GET by id still answers it with disabled_at set. Disabling a disabled entry changes nothing.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restDisableSpecies"];
         delete?: never;
@@ -1685,7 +1857,9 @@ export interface paths {
         put?: never;
         /**
          * Enable again a species
-         * @description Scopes: `catalog:write`.
+         * @description Puts a disabled species back in its list. Enabling an offered entry changes nothing.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restEnableSpecies"];
         delete?: never;
@@ -1705,7 +1879,9 @@ export interface paths {
         put?: never;
         /**
          * Disable a breed
-         * @description Scopes: `catalog:write`.
+         * @description Takes the breed out of its list and out of reach of new writes (naming it is then a 422); what named it keeps naming it, and GET by id still answers it with disabled_at set. Disabling a disabled entry changes nothing.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restDisableBreed"];
         delete?: never;
@@ -1725,7 +1901,9 @@ export interface paths {
         put?: never;
         /**
          * Enable again a breed
-         * @description Scopes: `catalog:write`.
+         * @description Puts a disabled breed back in its list. Enabling an offered entry changes nothing.
+         *
+         *     Scopes: `catalog:write`.
          */
         post: operations["restEnableBreed"];
         delete?: never;
@@ -1745,7 +1923,9 @@ export interface paths {
         put?: never;
         /**
          * Disable a vaccine
-         * @description Scopes: `catalog:write`, `vaccines:read`.
+         * @description Takes the vaccine out of its list and out of reach of new writes (naming it is then a 422); what named it keeps naming it, and GET by id still answers it with disabled_at set. Disabling a disabled entry changes nothing.
+         *
+         *     Scopes: `catalog:write`, `vaccines:read`.
          */
         post: operations["restDisableVaccine"];
         delete?: never;
@@ -1765,7 +1945,9 @@ export interface paths {
         put?: never;
         /**
          * Enable again a vaccine
-         * @description Scopes: `catalog:write`, `vaccines:read`.
+         * @description Puts a disabled vaccine back in its list. Enabling an offered entry changes nothing.
+         *
+         *     Scopes: `catalog:write`, `vaccines:read`.
          */
         post: operations["restEnableVaccine"];
         delete?: never;
@@ -1785,7 +1967,9 @@ export interface paths {
         put?: never;
         /**
          * Disable a measurement
-         * @description Scopes: `catalog:write`, `measurements:read`.
+         * @description Takes the measurement out of its list and out of reach of new writes (naming it is then a 422); what named it keeps naming it, and GET by id still answers it with disabled_at set. Disabling a disabled entry changes nothing.
+         *
+         *     Scopes: `catalog:write`, `measurements:read`.
          */
         post: operations["restDisableMeasurement"];
         delete?: never;
@@ -1805,7 +1989,9 @@ export interface paths {
         put?: never;
         /**
          * Enable again a measurement
-         * @description Scopes: `catalog:write`, `measurements:read`.
+         * @description Puts a disabled measurement back in its list. Enabling an offered entry changes nothing.
+         *
+         *     Scopes: `catalog:write`, `measurements:read`.
          */
         post: operations["restEnableMeasurement"];
         delete?: never;
@@ -1825,7 +2011,9 @@ export interface paths {
         put?: never;
         /**
          * Rotate a subscription's secret
-         * @description Scopes: `webhooks:manage`.
+         * @description A new signing secret, whole in this answer only (every read masks it). The secret it replaces keeps signing for 24 h (previous_secret_expires_at): until then every delivery carries both signatures in X-Service-Signature (docs/events.md, Secret rotation), so the receiver can switch to the new secret at any time within the overlap. A second rotation within the overlap ends the oldest secret's at once: only the last two secrets sign. A subscription receiving a type the key may not see (a chat.* type, or every type, without chat:read) is out of its sight: 404, as on every webhook route. An Idempotency-Key replay rotates nothing and answers the first answer again, with the rotation's secret whole only while it is still the current one (masked after a later rotation: a replay never shows a newer secret; no secret is kept in the idempotency store), and a 404 once the subscription is out of the key's sight.
+         *
+         *     Scopes: `webhooks:manage`.
          */
         post: operations["restRotateWebhookSecret"];
         delete?: never;
@@ -1845,7 +2033,9 @@ export interface paths {
         put?: never;
         /**
          * Retry a delivery
-         * @description Scopes: `webhooks:manage`.
+         * @description Queues one more attempt of the delivery's event, at once, signed again. Accepted (202) with the subscription: the attempt shows in GET /v1/webhooks/{id}/deliveries as a new record with trigger manual once it has run (a manual attempt that fails is not retried on the schedule). A disabled subscription: 409 (recover it first); a deleted one, a delivery of another subscription, one whose event retention removed (with its deliveries), one of a chat.* event on a key without chat:read (not in its log either), or a subscription out of the key's sight (receiving a chat.* type, or every type, without chat:read): 404.
+         *
+         *     Scopes: `webhooks:manage`.
          */
         post: operations["restRetryWebhookDelivery"];
         delete?: never;
@@ -1865,7 +2055,9 @@ export interface paths {
         put?: never;
         /**
          * Recover failed deliveries
-         * @description Scopes: `webhooks:manage`.
+         * @description Beyond the spec (as Svix has it): enables the subscription if it was disabled (its failure streak starts again) and queues one attempt, trigger manual, of every event whose latest attempt to it since `since` failed, and of every event recorded since `since` of a type it subscribes to that it never received (those of a time it was disabled included), at most 10000, the newest. Accepted (202) with the subscription; the attempts show in its delivery log as they run. With `since` now, it only enables. A subscription out of the key's sight (receiving a chat.* type, or every type, without chat:read): 404.
+         *
+         *     Scopes: `webhooks:manage`.
          */
         post: operations["restRecoverWebhook"];
         delete?: never;
@@ -1885,7 +2077,9 @@ export interface paths {
         put?: never;
         /**
          * Send a sample event
-         * @description Scopes: `webhooks:manage`.
+         * @description Delivers a sample event of `type` to this subscription only, through the same queue, signing and log as every event. Accepted (202) with the sample's envelope (its id is the X-Service-Event-Id the receiver gets). Its `data` is a fixed sample of the type's object (docs/events.md, Samples), not one of the clinic: its ids name nothing. The envelope carries `test: true`; the sample is never listed by GET /v1/events nor streamed to GraphQL subscriptions, and shows in the delivery log like any delivery. One attempt, not retried on the schedule. A type the subscription does not receive: 422 (type); a chat.* type on a key without chat:read: 403; a subscription receiving one (or every type) on such a key is out of its sight: 404; a disabled subscription: 409.
+         *
+         *     Scopes: `webhooks:manage`.
          */
         post: operations["restTestWebhook"];
         delete?: never;

@@ -131,13 +131,11 @@ const LOCAL_PHONE = /^0[1-9]\d{7,10}$/;
 const SHORT_WORD = 6;
 
 /**
- * Whether `text` may hold a card number at all (the fast path, as most text and log lines go):
- * three ASCII digits in a row, or digits that something other than printable ASCII or an escape
- * could sit between or stand for.
+ * Whether `text` may hold a card number at all (the fast path, as most text and log lines go): 13
+ * ASCII digits, 3 in a row, when it is printable ASCII with no escape (its only digits); else 3
+ * in a row, or digits that something other than printable ASCII or an escape could stand for.
  */
 function mayHold(text: string): boolean {
-  // Printable ASCII with no escape: its digits are ASCII ones, and a card has 13 or more (most
-  // log lines' strings, a URL with a phone, say, are decided here without a scan).
   if (PLAIN.test(text)) return asciiDigits(text) >= 13 && /\d{3}/.test(text);
   if (/\d{3}/.test(text)) return true;
   return (
@@ -149,12 +147,11 @@ function mayHold(text: string): boolean {
 /** Printable ASCII without a %-escape or a backslash (which could stand for other characters). */
 const PLAIN = /^(?:[\x20-\x24\x26-\x5b\x5d-\x7e])*$/;
 
+const isAsciiDigit = (c: number) => c >= 48 && c <= 57;
+
 function asciiDigits(text: string): number {
   let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 48 && c <= 57) n++;
-  }
+  for (let i = 0; i < text.length; i++) if (isAsciiDigit(text.charCodeAt(i))) n++;
   return n;
 }
 

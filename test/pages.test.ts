@@ -100,6 +100,22 @@ describe('/', () => {
     expect(sample.body.data.test).toBe(true);
   });
 
+  it("names https in its calls when a trusted proxy says the client's connection was, and only then", async () => {
+    const proto = { 'x-forwarded-proto': 'https' };
+    const host = new URL(app.url).host;
+    // The test app trusts no proxy: a client cannot make the page name another scheme.
+    expect(await (await fetch(`${app.url}/`, { headers: proto })).text()).toContain(
+      `http://${host}/v1/webhooks`,
+    );
+    const behind = await startTestApp({ trustProxy: 'loopback' });
+    const behindHost = new URL(behind.url).host;
+    const html = await (await fetch(`${behind.url}/`, { headers: proto })).text();
+    expect(html).toContain(`https://${behindHost}/v1/webhooks`);
+    expect(html).not.toContain(`http://${behindHost}/v1/`);
+    const plain = await (await fetch(`${behind.url}/`)).text();
+    expect(plain).toContain(`http://${behindHost}/v1/webhooks`);
+  });
+
   it('links every document of docs/', async () => {
     const { html } = await page('/');
     for (const name of documents)

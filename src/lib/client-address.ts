@@ -31,6 +31,22 @@ export function clientAddressOf(req: IncomingMessage, trust: TrustProxy): string
 }
 
 /**
+ * Where the client reached the service (for texts that show calls back to it when no PUBLIC_URL
+ * says it): the Host it asked for, over https when its connection is TLS or a trusted proxy in
+ * front says the client's was (`X-Forwarded-Proto`), else http.
+ */
+export function requestOrigin(req: IncomingMessage, trust: TrustProxy): string {
+  const forwarded = String(req.headers['x-forwarded-proto'] ?? '')
+    .split(',')[0]
+    .trim()
+    .toLowerCase();
+  const viaTrusted = forwarded !== '' && trust(req.socket.remoteAddress ?? '', 0);
+  const tls = (req.socket as { encrypted?: boolean }).encrypted === true;
+  const scheme = viaTrusted ? (forwarded === 'https' ? 'https' : 'http') : tls ? 'https' : 'http';
+  return `${scheme}://${req.headers.host ?? '127.0.0.1:4000'}`;
+}
+
+/**
  * The address a budget of a client without a key is kept under: an IPv4 address (an
  * IPv4-mapped IPv6 one too) as it is, an IPv6 address by its /64, the least one host is given,
  * so that a host cannot take a fresh budget from each of its 2^64 addresses. Anything else

@@ -116,6 +116,7 @@ export function createApp(opts: AppOptions) {
   const serveErrorReference = createErrorReference(opts.errorReferenceSource, docPages.served);
   const serveLanding = createLanding({
     documents: docPages.documents,
+    trustProxy,
     ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
   });
   const metrics = opts.metricsToken

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { scopeToSee } from '../auth/event-scopes.ts';
 import { EVENT_TYPES, eventCatalog } from '../events/types.ts';
+import { requestOrigin, type TrustProxy } from '../lib/client-address.ts';
 import { ERROR_REFERENCE_PATH } from '../lib/error-docs.ts';
 import { type Document, documentLinks } from './doc-pages.ts';
 import { escapeHtml, renderPage, sendPage } from './page-layout.ts';
@@ -127,11 +128,15 @@ ${documentLinks(docs)}
 /**
  * The handler of `/`. Its calls name the address clients reach the service at: PUBLIC_URL when the
  * deployment sets it, else the one the browser asked for (its Host: what it shows is the page's
- * own address, pasted back by the same person).
+ * own address, pasted back by the same person; https behind a trusted proxy that says so).
  */
-export function createLanding(opts: { documents: () => Promise<Map<string, Document>>; publicUrl?: string }) {
+export function createLanding(opts: {
+  documents: () => Promise<Map<string, Document>>;
+  publicUrl?: string;
+  trustProxy: TrustProxy;
+}) {
   return async function serveLanding(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const origin = opts.publicUrl ?? `http://${req.headers.host ?? '127.0.0.1:4000'}`;
+    const origin = opts.publicUrl ?? requestOrigin(req, opts.trustProxy);
     sendPage(req, res, landingHtml(origin, (await opts.documents()).values()));
   };
 }

@@ -39,6 +39,17 @@ export class EventHub {
     for (const a of this.announced) if (a <= id) this.announced.delete(a);
   }
 
+  /**
+   * The watermark, extended through the ids announced as committed in one unbroken run just above
+   * it: every id up to here is committed (or never will be), published or not yet. A replay may
+   * read the outbox up to here; the relay, behind at its idle pace, publishes them later.
+   */
+  settledUpTo(): number {
+    let settled = this.mark;
+    while (this.announced.has(settled + 1)) settled++;
+    return settled;
+  }
+
   /** An id PostgreSQL announced as committed (the relay, as it hears it). */
   announce(id: number): void {
     if (id > this.mark) this.announced.add(id);
@@ -59,14 +70,11 @@ export class EventHub {
       this.byClinic.set(clinicId, set);
     }
     let own = listener;
-    if (opts.fromNow && this.announced.size) {
-      let settled = this.mark;
-      while (this.announced.has(settled + 1)) settled++;
-      if (settled > this.mark) {
-        own = (e) => {
-          if (e.id > settled) listener(e);
-        };
-      }
+    const settled = opts.fromNow ? this.settledUpTo() : this.mark;
+    if (settled > this.mark) {
+      own = (e) => {
+        if (e.id > settled) listener(e);
+      };
     }
     const size = set.size;
     set.add(own);

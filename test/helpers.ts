@@ -217,6 +217,32 @@ let clinicPhones = 0;
  * Waits until the database's chat-send jobs (src/services/chat/send-jobs.ts) are all finished,
  * read on a connection of its own so the app's statement counts stay its own.
  */
+/**
+ * Another service instance of the same cluster as `app` (its database and secrets), in this
+ * process; `close` stops it and its ORM (once, however often called).
+ */
+export async function secondInstance(
+  app: { databaseUrl: string },
+  opts: { relayIdleMs?: number } = {},
+): Promise<{ server: RunningServer; close: () => Promise<void> }> {
+  const orm = await openOrm(app.databaseUrl);
+  const server = await startHttpServer({
+    orm,
+    port: 0,
+    keyCacheTtlMs: 0,
+    limits: { rateLimitPoints: 0 },
+    networkSecret: NETWORK_SECRET,
+    mediaLinkSecret: MEDIA_LINK_SECRET,
+    ...opts,
+  });
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= server.close().then(() => orm.close());
+    return closing;
+  };
+  return { server, close };
+}
+
 export async function sendsDone(databaseUrl: string, timeoutMs = 30_000): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();

@@ -1,8 +1,7 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openOrm } from '../src/db/orm.ts';
-import { type RunningServer, startHttpServer } from '../src/server/start.ts';
-import { MEDIA_LINK_SECRET, NETWORK_SECRET, startTestApp, type TestApp } from './helpers.ts';
+import type { RunningServer } from '../src/server/start.ts';
+import { secondInstance, startTestApp, type TestApp } from './helpers.ts';
 import { connect, type TestSocket, until } from './ws-client.ts';
 
 /**
@@ -19,21 +18,8 @@ const sockets: TestSocket[] = [];
 
 beforeAll(async () => {
   app = await startTestApp();
-  const orm = await openOrm(app.databaseUrl);
   // A second instance of the same cluster: the same secrets as the test app's.
-  second = await startHttpServer({
-    orm,
-    port: 0,
-    keyCacheTtlMs: 0,
-    limits: { rateLimitPoints: 0 },
-    networkSecret: NETWORK_SECRET,
-    mediaLinkSecret: MEDIA_LINK_SECRET,
-  });
-  let closing: Promise<void> | undefined;
-  closeSecond = () => {
-    closing ??= second.close().then(() => orm.close());
-    return closing;
-  };
+  ({ server: second, close: closeSecond } = await secondInstance(app));
   const c = await app.clinicWithKey('dental', ['patients:write'], 'relay');
   writer = c.key;
   reader = await app.key(c.clinicId, ['webhooks:manage']);

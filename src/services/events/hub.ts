@@ -41,8 +41,8 @@ export class EventHub {
 
   /**
    * The watermark, extended through the ids announced as committed in one unbroken run just above
-   * it: every id up to here is committed (or never will be), published or not yet. A replay may
-   * read the outbox up to here; the relay, behind at its idle pace, publishes them later.
+   * it: every id up to here is committed (or never will be), published or not yet: where a
+   * subscription without `after` starts (the relay, behind at its idle pace, publishes them later).
    */
   settledUpTo(): number {
     let settled = this.mark;

@@ -82,17 +82,13 @@ export function liveEvents(ctx: ServiceContext, hub: EventHub, args: LiveEventAr
   let buffer: LiveEvent[] | null = after === undefined ? null : [];
   let last = after ?? 0;
   const queue = asyncQueue<Row>(() => unsubscribe(), bounded);
-  // Read in the same tick as the subscription below: nothing is published in between. Up to what
-  // has settled, published or not (the relay may be behind at its idle pace): the replay reads it.
-  const upTo = hub.settledUpTo();
+  // Read in the same tick as the subscription below: nothing is published in between.
+  const upTo = hub.watermark;
   const unsubscribe = hub.subscribe(
     ctx.principal.clinicId,
     (e) => {
       if (!wanted(e)) return;
       if (buffer) {
-        // What the replay reads (up to `upTo`) is not held twice: the relay's catch-up after an
-        // idle spell publishes it too.
-        if (e.id <= upTo) return;
         if (buffer.length >= MAX_UNREAD) queue.fail(tooFarBehind());
         else buffer.push(e);
       } else if (e.id > last) {
